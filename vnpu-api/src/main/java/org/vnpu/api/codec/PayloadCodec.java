@@ -1,0 +1,183 @@
+package org.vnpu.api.codec;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import org.vnpu.api.AnnotationKeys;
+import org.vnpu.api.payload.NodeHandshake;
+import org.vnpu.api.payload.NodeLock;
+import org.vnpu.api.payload.NodeRegistration;
+import org.vnpu.api.payload.PendingContainers;
+import org.vnpu.api.payload.PodAllocation;
+import org.vnpu.api.signing.SignedAllocation;
+
+/**
+ * Encodes and decodes the payloads of vNPU's internal annotations. Every value is a JSON object
+ * whose first field is {@code "v"}, the payload version; every field of the version is required;
+ * unknown fields are ignored so that a newer writer can add optional fields within a version.
+ * Decoding failures throw {@link MalformedPayloadException} naming the key, the field and the
+ * problem. Thread-safe.
+ */
+public final class PayloadCodec {
+
+  /** The payload version this build writes and reads. */
+  public static final int VERSION = 1;
+
+  private static final String VERSION_FIELD = "v";
+  private static final String SIGNATURE_FIELD = "signature";
+
+  private final ObjectMapper mapper =
+      JsonMapper.builder()
+          .addModule(new JavaTimeModule())
+          .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+          .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+          .enable(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES)
+          .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+          .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+          .build();
+
+  public String encodeRegistration(NodeRegistration registration) {
+    return write(registration);
+  }
+
+  /** Reads JSON v1, or openFuyao's legacy delimited format when the value is not an object. */
+  public NodeRegistration decodeRegistration(String value) {
+    String key = AnnotationKeys.NODE_REGISTER;
+    if (!value.stripLeading().startsWith("{")) {
+      return LegacyRegistrationFormat.parse(key, value);
+    }
+    return read(key, value, NodeRegistration.class);
+  }
+
+  public String encodeHandshake(NodeHandshake handshake) {
+    return write(handshake);
+  }
+
+  public NodeHandshake decodeHandshake(String value) {
+    return read(AnnotationKeys.NODE_HANDSHAKE, value, NodeHandshake.class);
+  }
+
+  public String encodeLock(NodeLock lock) {
+    return write(lock);
+  }
+
+  public NodeLock decodeLock(String value) {
+    return read(AnnotationKeys.NODE_LOCK, value, NodeLock.class);
+  }
+
+  public String encodePending(PendingContainers pending) {
+    return write(pending);
+  }
+
+  public PendingContainers decodePending(String value) {
+    return read(AnnotationKeys.DEVICES_TO_ALLOCATE, value, PendingContainers.class);
+  }
+
+  public String encodeAllocation(SignedAllocation signed) {
+    ObjectNode tree = versionedTree(signed.allocation());
+    tree.put(SIGNATURE_FIELD, signed.signature());
+    return serialize(tree);
+  }
+
+  public SignedAllocation decodeAllocation(String value) {
+    String key = AnnotationKeys.ALLOCATION;
+    ObjectNode body = unversioned(key, parse(key, value));
+    JsonNode signature = body.remove(SIGNATURE_FIELD);
+    if (signature == null || !signature.isTextual()) {
+      throw new MalformedPayloadException(key, "missing field signature (a base64 string)");
+    }
+    return new SignedAllocation(bind(key, body, PodAllocation.class), signature.asText());
+  }
+
+  /**
+   * The bytes an allocation signature covers: the compact v1 JSON of the allocation, fields in
+   * declaration order. Computed from the decoded record, so white space in the annotation does not
+   * matter.
+   */
+  public byte[] canonicalForm(PodAllocation allocation) {
+    return write(allocation).getBytes(UTF_8);
+  }
+
+  private String write(Object payload) {
+    return serialize(versionedTree(payload));
+  }
+
+  private ObjectNode versionedTree(Object payload) {
+    ObjectNode tree = mapper.createObjectNode();
+    tree.put(VERSION_FIELD, VERSION);
+    tree.setAll((ObjectNode) mapper.valueToTree(payload));
+    return tree;
+  }
+
+  private String serialize(ObjectNode tree) {
+    try {
+      return mapper.writeValueAsString(tree);
+    } catch (JsonProcessingException e) {
+      // A tree of plain JSON nodes always serializes.
+      throw new IllegalStateException("cannot serialize payload tree", e);
+    }
+  }
+
+  private <T> T read(String key, String value, Class<T> type) {
+    return bind(key, unversioned(key, parse(key, value)), type);
+  }
+
+  private JsonNode parse(String key, String value) {
+    try {
+      return mapper.readTree(value);
+    } catch (JsonProcessingException e) {
+      throw new MalformedPayloadException(key, "not valid JSON: " + e.getOriginalMessage());
+    }
+  }
+
+  private static ObjectNode unversioned(String key, JsonNode tree) {
+    if (tree == null || !tree.isObject()) {
+      throw new MalformedPayloadException(key, "expected a JSON object like {\"v\":1,...}");
+    }
+    ObjectNode body = ((ObjectNode) tree).deepCopy();
+    JsonNode version = body.remove(VERSION_FIELD);
+    if (version == null) {
+      throw new MalformedPayloadException(key, "missing field v (the payload version)");
+    }
+    if (!version.isInt() || version.intValue() != VERSION) {
+      throw new MalformedPayloadException(
+          key, "unsupported version " + version + " (this build reads v" + VERSION + ")");
+    }
+    return body;
+  }
+
+  private <T> T bind(String key, ObjectNode body, Class<T> type) {
+    try {
+      return mapper.treeToValue(body, type);
+    } catch (ValueInstantiationException e) {
+      Throwable cause = e.getCause() == null ? e : e.getCause();
+      throw new MalformedPayloadException(key, cause.getMessage() + where(e));
+    } catch (JsonProcessingException e) {
+      throw new MalformedPayloadException(key, e.getOriginalMessage() + where(e));
+    }
+  }
+
+  private static String where(JsonProcessingException e) {
+    if (!(e instanceof JsonMappingException mapping) || mapping.getPath().isEmpty()) {
+      return "";
+    }
+    StringBuilder path = new StringBuilder();
+    for (JsonMappingException.Reference step : mapping.getPath()) {
+      if (step.getFieldName() != null) {
+        path.append(path.length() == 0 ? "" : ".").append(step.getFieldName());
+      } else if (step.getIndex() >= 0) {
+        path.append('[').append(step.getIndex()).append(']');
+      }
+    }
+    return " (at " + path + ")";
+  }
+}

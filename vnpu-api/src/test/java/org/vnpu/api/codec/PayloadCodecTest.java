@@ -1,0 +1,148 @@
+package org.vnpu.api.codec;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import org.junit.jupiter.api.Test;
+import org.vnpu.api.signing.SignedAllocation;
+
+class PayloadCodecTest {
+
+  private final PayloadCodec codec = new PayloadCodec();
+
+  @Test
+  void registrationMatchesGoldenFile() throws IOException {
+    String encoded = codec.encodeRegistration(Payloads.registration());
+    GoldenFile.assertMatches("node-vnpu-register.json", encoded);
+    assertThat(codec.decodeRegistration(GoldenFile.read("node-vnpu-register.json")))
+        .isEqualTo(Payloads.registration());
+  }
+
+  @Test
+  void handshakeMatchesGoldenFile() throws IOException {
+    GoldenFile.assertMatches(
+        "node-vnpu-handshake.json", codec.encodeHandshake(Payloads.handshake()));
+    assertThat(codec.decodeHandshake(GoldenFile.read("node-vnpu-handshake.json")))
+        .isEqualTo(Payloads.handshake());
+  }
+
+  @Test
+  void lockMatchesGoldenFile() throws IOException {
+    GoldenFile.assertMatches("vnpu-node-lock.json", codec.encodeLock(Payloads.lock()));
+    assertThat(codec.decodeLock(GoldenFile.read("vnpu-node-lock.json"))).isEqualTo(Payloads.lock());
+  }
+
+  @Test
+  void pendingContainersMatchGoldenFile() throws IOException {
+    GoldenFile.assertMatches(
+        "vnpu-devices-to-allocate.json", codec.encodePending(Payloads.pending()));
+    assertThat(codec.decodePending(GoldenFile.read("vnpu-devices-to-allocate.json")))
+        .isEqualTo(Payloads.pending());
+  }
+
+  @Test
+  void signedAllocationMatchesGoldenFile() throws IOException {
+    SignedAllocation signed = new SignedAllocation(Payloads.allocation(), "c2lnbmF0dXJl");
+    GoldenFile.assertMatches("vnpu-ids-new.json", codec.encodeAllocation(signed));
+    assertThat(codec.decodeAllocation(GoldenFile.read("vnpu-ids-new.json"))).isEqualTo(signed);
+  }
+
+  @Test
+  void decodingToleratesWhiteSpaceAndUnknownFields() {
+    String lock =
+        "{ \"v\": 1, \"podUid\": \"u\", \"podNamespace\": \"n\", \"podName\": \"p\",\n"
+            + " \"acquiredAt\": \"2026-11-29T15:00:00Z\", \"expiresAt\": \"2026-11-29T15:05:00Z\","
+            + " \"addedLater\": true }";
+    assertThat(codec.decodeLock(lock).podUid()).isEqualTo("u");
+  }
+
+  @Test
+  void rejectsUnknownVersionNamingKeyAndVersion() {
+    assertThatThrownBy(() -> codec.decodeHandshake("{\"v\":2,\"state\":\"reported\"}"))
+        .isInstanceOf(MalformedPayloadException.class)
+        .hasMessage("huawei.com/node-vnpu-handshake: unsupported version 2 (this build reads v1)");
+  }
+
+  @Test
+  void rejectsMissingVersion() {
+    assertThatThrownBy(() -> codec.decodePending("{\"containers\":[]}"))
+        .hasMessage("huawei.com/vnpu-devices-to-allocate: missing field v (the payload version)");
+  }
+
+  @Test
+  void rejectsValueThatIsNotJson() {
+    assertThatThrownBy(() -> codec.decodeLock("{\"v\":1,"))
+        .isInstanceOf(MalformedPayloadException.class)
+        .hasMessageStartingWith("huawei.com/vnpu-node-lock: not valid JSON: ");
+  }
+
+  @Test
+  void rejectsJsonThatIsNotAnObject() {
+    assertThatThrownBy(() -> codec.decodeLock("[1,2]"))
+        .hasMessage("huawei.com/vnpu-node-lock: expected a JSON object like {\"v\":1,...}");
+  }
+
+  @Test
+  void rejectsMissingFieldNamingIt() {
+    String value =
+        codec.encodeRegistration(Payloads.registration()).replace("\"dieId\":\"VDIE-0a1c\",", "");
+    assertThatThrownBy(() -> codec.decodeRegistration(value))
+        .hasMessageContaining("huawei.com/node-vnpu-register: ")
+        .hasMessageContaining("'dieId'")
+        .hasMessageContaining("(at chips[1]");
+  }
+
+  @Test
+  void rejectsInvalidFieldValueNamingTheRule() {
+    String value =
+        codec
+            .encodeRegistration(Payloads.registration())
+            .replace("\"memoryMiB\":65536", "\"memoryMiB\":0");
+    assertThatThrownBy(() -> codec.decodeRegistration(value))
+        .hasMessageStartingWith("huawei.com/node-vnpu-register: memoryMiB=0 is out of range 1..");
+  }
+
+  @Test
+  void rejectsUnknownEnumValue() {
+    String value = codec.encodeHandshake(Payloads.handshake()).replace("reported", "asleep");
+    assertThatThrownBy(() -> codec.decodeHandshake(value))
+        .hasMessageContaining("huawei.com/node-vnpu-handshake: ")
+        .hasMessageContaining("asleep")
+        .hasMessageContaining("(at state)");
+  }
+
+  @Test
+  void rejectsAllocationWithoutSignature() {
+    String value =
+        codec
+            .encodeAllocation(new SignedAllocation(Payloads.allocation(), "x"))
+            .replace(",\"signature\":\"x\"", "");
+    assertThatThrownBy(() -> codec.decodeAllocation(value))
+        .hasMessage("huawei.com/vnpu-ids-new: missing field signature (a base64 string)");
+  }
+
+  @Test
+  void rejectsAllocationWithTwoVnpusOnOneChip() throws IOException {
+    ObjectNode tree =
+        (ObjectNode)
+            new ObjectMapper()
+                .readTree(codec.encodeAllocation(new SignedAllocation(Payloads.allocation(), "x")));
+    ArrayNode vnpus = (ArrayNode) tree.get("containers").get(1).get("vnpus");
+    vnpus.add(vnpus.get(0).deepCopy());
+    String value = tree.toString();
+    assertThatThrownBy(() -> codec.decodeAllocation(value))
+        .hasMessageContaining("container server has two vNPUs on chip 0");
+  }
+
+  @Test
+  void rejectsLockThatExpiresBeforeItIsTaken() {
+    String value =
+        codec.encodeLock(Payloads.lock()).replace("2026-11-29T15:05:00Z", "2026-11-29T14:00:00Z");
+    assertThatThrownBy(() -> codec.decodeLock(value))
+        .hasMessageContaining("expiresAt 2026-11-29T14:00:00Z must be after acquiredAt");
+  }
+}
