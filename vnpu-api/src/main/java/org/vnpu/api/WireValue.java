@@ -17,10 +17,10 @@ public interface WireValue {
         .findFirst();
   }
 
-  /** The accepted spellings of {@code type}, for error messages: {@code soft|hard}. */
+  /** The accepted spellings of {@code type}, for error messages: {@code soft, hard}. */
   static <E extends Enum<E> & WireValue> String choices(Class<E> type) {
     return Arrays.stream(type.getEnumConstants())
         .map(WireValue::wireName)
-        .collect(Collectors.joining("|"));
+        .collect(Collectors.joining(", "));
   }
 }

@@ -4,11 +4,9 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
@@ -158,26 +156,8 @@ public final class PayloadCodec {
   private <T> T bind(String key, ObjectNode body, Class<T> type) {
     try {
       return mapper.treeToValue(body, type);
-    } catch (ValueInstantiationException e) {
-      Throwable cause = e.getCause() == null ? e : e.getCause();
-      throw new MalformedPayloadException(key, cause.getMessage() + where(e));
     } catch (JsonProcessingException e) {
-      throw new MalformedPayloadException(key, e.getOriginalMessage() + where(e));
+      throw new MalformedPayloadException(key, JsonProblems.describe(e));
     }
-  }
-
-  private static String where(JsonProcessingException e) {
-    if (!(e instanceof JsonMappingException mapping) || mapping.getPath().isEmpty()) {
-      return "";
-    }
-    StringBuilder path = new StringBuilder();
-    for (JsonMappingException.Reference step : mapping.getPath()) {
-      if (step.getFieldName() != null) {
-        path.append(path.length() == 0 ? "" : ".").append(step.getFieldName());
-      } else if (step.getIndex() >= 0) {
-        path.append('[').append(step.getIndex()).append(']');
-      }
-    }
-    return " (at " + path + ")";
   }
 }

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import org.junit.jupiter.api.Test;
 import org.vnpu.api.signing.SignedAllocation;
+import org.vnpu.testkit.GoldenFile;
 
 class PayloadCodecTest {
 

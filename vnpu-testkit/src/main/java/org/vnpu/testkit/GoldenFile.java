@@ -1,4 +1,4 @@
-package org.vnpu.api.codec;
+package org.vnpu.testkit;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -8,16 +8,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Compares a wire payload with its golden file under {@code src/test/resources/golden}. Run with
- * {@code -Dvnpu.golden.update=true} to rewrite the files on purpose.
+ * Compares an output (a wire payload, a report) with its golden file under the calling module's
+ * {@code src/test/resources/golden}. Run with {@code -Dvnpu.golden.update=true} to rewrite the
+ * files on purpose.
  */
-final class GoldenFile {
+public final class GoldenFile {
 
   private static final Path DIR = Path.of("src/test/resources/golden");
 
   private GoldenFile() {}
 
-  static void assertMatches(String name, String actual) throws IOException {
+  /** Asserts that {@code actual} equals the golden file {@code name}, ignoring a final newline. */
+  public static void assertMatches(String name, String actual) throws IOException {
     Path file = DIR.resolve(name);
     if (Boolean.getBoolean("vnpu.golden.update")) {
       Files.createDirectories(DIR);
@@ -29,7 +31,8 @@ final class GoldenFile {
     assertThat(actual).isEqualTo(Files.readString(file, UTF_8).stripTrailing());
   }
 
-  static String read(String name) throws IOException {
+  /** The golden file {@code name} without its final newline. */
+  public static String read(String name) throws IOException {
     return Files.readString(DIR.resolve(name), UTF_8).stripTrailing();
   }
 }

@@ -1,0 +1,29 @@
+package org.vnpu.core.request;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The part of a pod the scheduler reads, independent of any Kubernetes client library.
+ *
+ * @param namespace pod namespace
+ * @param name pod name
+ * @param uid pod UID; empty for a manifest not yet created
+ * @param annotations pod annotations
+ * @param initContainers init containers, in order
+ * @param containers app containers
+ */
+public record PodManifest(
+    String namespace,
+    String name,
+    String uid,
+    Map<String, String> annotations,
+    List<ContainerSpec> initContainers,
+    List<ContainerSpec> containers) {
+
+  public PodManifest {
+    annotations = Map.copyOf(annotations);
+    initContainers = List.copyOf(initContainers);
+    containers = List.copyOf(containers);
+  }
+}

@@ -1,0 +1,28 @@
+package org.vnpu.core.request;
+
+import org.vnpu.api.AiCpuLevel;
+import org.vnpu.api.PlacementPolicy;
+import org.vnpu.api.SplitMode;
+
+/**
+ * The pod-wide choices its annotations make, defaults applied.
+ *
+ * @param mode split mode the pod needs (soft by default)
+ * @param aiCpuLevel template family for hard mode (low by default)
+ * @param nodePolicy how to choose among nodes (binpack by default)
+ * @param devicePolicy how to choose among a node's chips (binpack by default)
+ * @param dieId the die ID every vNPU must use; null for any
+ */
+public record PodOptions(
+    SplitMode mode,
+    AiCpuLevel aiCpuLevel,
+    PlacementPolicy nodePolicy,
+    PlacementPolicy devicePolicy,
+    String dieId) {
+
+  /** The options of a pod without vNPU annotations. */
+  public static PodOptions defaults() {
+    return new PodOptions(
+        SplitMode.SOFT, AiCpuLevel.LOW, PlacementPolicy.BINPACK, PlacementPolicy.BINPACK, null);
+  }
+}

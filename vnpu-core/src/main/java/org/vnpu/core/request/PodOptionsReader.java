@@ -1,0 +1,114 @@
+package org.vnpu.core.request;
+
+import java.util.List;
+import java.util.Map;
+import org.vnpu.api.AiCorePolicy;
+import org.vnpu.api.AiCpuLevel;
+import org.vnpu.api.AnnotationKeys;
+import org.vnpu.api.PlacementPolicy;
+import org.vnpu.api.SplitMode;
+import org.vnpu.api.WireValue;
+import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.core.chip.ChipModel;
+import org.vnpu.core.validation.Problem;
+
+/** Reads the pod-wide vNPU annotations, applying defaults and collecting problems. */
+final class PodOptionsReader {
+
+  /**
+   * What the annotations say.
+   *
+   * @param options pod-wide options
+   * @param policy the AI Core policy the pod names; null when it names none
+   * @param chipType catalog name of the chip type the pod pins; null when it pins none
+   */
+  record PodAnnotations(PodOptions options, AiCorePolicy policy, String chipType) {}
+
+  private final ChipCatalog catalog;
+
+  PodOptionsReader(ChipCatalog catalog) {
+    this.catalog = catalog;
+  }
+
+  PodAnnotations read(Map<String, String> annotations, List<Problem> problems) {
+    PodOptions defaults = PodOptions.defaults();
+    SplitMode mode =
+        wire(annotations, AnnotationKeys.MODE, SplitMode.class, defaults.mode(), problems);
+    AiCorePolicy policy =
+        wire(annotations, AnnotationKeys.AICORE_POLICY, AiCorePolicy.class, null, problems);
+    if (mode == SplitMode.HARD && policy != null) {
+      problems.add(
+          Problem.field(
+              AnnotationKeys.AICORE_POLICY,
+              policy.wireName(),
+              "AI Core policies apply to soft mode only, and this pod asks for "
+                  + AnnotationKeys.MODE
+                  + "=hard"));
+    }
+    PodOptions options =
+        new PodOptions(
+            mode,
+            wire(
+                annotations,
+                AnnotationKeys.HARD_AICPU_LEVEL,
+                AiCpuLevel.class,
+                defaults.aiCpuLevel(),
+                problems),
+            wire(
+                annotations,
+                AnnotationKeys.NODE_SCHEDULER_POLICY,
+                PlacementPolicy.class,
+                defaults.nodePolicy(),
+                problems),
+            wire(
+                annotations,
+                AnnotationKeys.DEVICE_SCHEDULER_POLICY,
+                PlacementPolicy.class,
+                defaults.devicePolicy(),
+                problems),
+            text(annotations, AnnotationKeys.USE_NPU_DIE_ID));
+    return new PodAnnotations(options, policy, chipType(annotations, problems));
+  }
+
+  private String chipType(Map<String, String> annotations, List<Problem> problems) {
+    String pinned = text(annotations, AnnotationKeys.USE_NPU_TYPE);
+    if (pinned == null) {
+      return null;
+    }
+    return catalog
+        .find(pinned)
+        .map(ChipModel::name)
+        .orElseGet(
+            () -> {
+              problems.add(
+                  Problem.field(
+                      AnnotationKeys.USE_NPU_TYPE,
+                      pinned,
+                      "is not a chip type of the catalog (" + catalog.names() + ")"));
+              return null;
+            });
+  }
+
+  private static String text(Map<String, String> annotations, String key) {
+    String value = annotations.get(key);
+    return value == null || value.isBlank() ? null : value.strip();
+  }
+
+  private static <E extends Enum<E> & WireValue> E wire(
+      Map<String, String> annotations,
+      String key,
+      Class<E> type,
+      E fallback,
+      List<Problem> problems) {
+    String value = annotations.get(key);
+    if (value == null) {
+      return fallback;
+    }
+    return WireValue.parse(type, value.strip())
+        .orElseGet(
+            () -> {
+              problems.add(Problem.field(key, value, "must be one of " + WireValue.choices(type)));
+              return fallback;
+            });
+  }
+}
