@@ -356,8 +356,10 @@ class RequestParserTest {
             "huawei.com/vnpu-mode=auto: must be one of soft, hard",
             "huawei.com/vnpu-hard-aicpu-level=max: must be one of low, high",
             "huawei.com/vnpu-aicore-policy=greedy: must be one of fixed-share, elastic, best-effort",
-            "huawei.com/vnpu-pod-node-scheduler-policy=pack: must be one of binpack, spread",
-            "huawei.com/vnpu-pod-device-scheduler-policy=random: must be one of binpack, spread");
+            "huawei.com/vnpu-pod-node-scheduler-policy=pack: must be one of binpack, spread,"
+                + " fragmentation-aware",
+            "huawei.com/vnpu-pod-device-scheduler-policy=random: must be one of binpack, spread,"
+                + " fragmentation-aware");
   }
 
   @Test

@@ -1,0 +1,22 @@
+package org.vnpu.core.engine;
+
+import org.vnpu.api.payload.PodAllocation;
+import org.vnpu.core.ledger.HostResources;
+
+/**
+ * A decided placement: the allocation the scheduler signs and writes, and the host resources the
+ * ledger charges with it.
+ *
+ * @param allocation per container, per vNPU: chip, memory, cores, policy, mode, template
+ * @param host host CPU and memory charged to the node
+ */
+public record AllocationPlan(PodAllocation allocation, HostResources host) {
+
+  public String node() {
+    return allocation.node();
+  }
+
+  public String podUid() {
+    return allocation.podUid();
+  }
+}

@@ -1,0 +1,28 @@
+package org.vnpu.core.engine;
+
+import java.util.Map;
+
+/** The engine's answer for one pod over a snapshot. */
+public sealed interface Decision {
+
+  /**
+   * The pod goes to a node.
+   *
+   * @param plan where each vNPU goes
+   * @param score the chosen node's score, 0..100
+   * @param feasibleNodes how many nodes could take the pod
+   */
+  record Placed(AllocationPlan plan, double score, int feasibleNodes) implements Decision {}
+
+  /**
+   * No node can take the pod.
+   *
+   * @param reason one sentence over all nodes, e.g. {@code 0/3 nodes fit: 3 split mode is hard}
+   * @param rejections the reason per node
+   */
+  record Unschedulable(String reason, Map<String, Rejection> rejections) implements Decision {
+    public Unschedulable {
+      rejections = Map.copyOf(rejections);
+    }
+  }
+}

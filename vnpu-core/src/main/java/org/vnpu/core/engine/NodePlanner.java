@@ -1,0 +1,183 @@
+package org.vnpu.core.engine;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.vnpu.api.SplitMode;
+import org.vnpu.core.ledger.ChipState;
+import org.vnpu.core.ledger.HostResources;
+import org.vnpu.core.ledger.NodeState;
+import org.vnpu.core.ledger.VnpuSizer;
+import org.vnpu.core.request.ContainerRequest;
+import org.vnpu.core.request.PodRequest;
+
+/** Plans one pod on one node: node-level checks, then a chip for every vNPU. */
+final class NodePlanner {
+
+  private final PodRequest request;
+  private final NodeState node;
+  private final PlacementContext context;
+  private final ChipState[] working;
+  private final HostResources hostAfter;
+  private final Scorer device;
+  private final List<NodePlan.Step> steps = new ArrayList<>();
+
+  private NodePlanner(
+      PodRequest request, HostResources host, NodeState node, PlacementContext context) {
+    this.request = request;
+    this.node = node;
+    this.context = context;
+    this.working = node.chips().toArray(new ChipState[0]);
+    this.hostAfter = node.hostFree().minus(host);
+    this.device = context.scorers().deviceScorer(request.options());
+  }
+
+  static NodeFit fit(
+      PodRequest request, HostResources host, NodeState node, PlacementContext context) {
+    Rejection refused = nodeLevel(request, host, node, context);
+    if (refused != null) {
+      return new NodeFit.Rejected(refused);
+    }
+    NodePlanner planner = new NodePlanner(request, host, node, context);
+    for (int c = 0; c < request.containers().size(); c++) {
+      Rejection rejected = planner.place(c);
+      if (rejected != null) {
+        return new NodeFit.Rejected(rejected);
+      }
+    }
+    double score =
+        context
+            .scorers()
+            .nodeScorer(request.options())
+            .nodeScore(node, planner.working, planner.hostAfter, context);
+    return new NodeFit.Fits(new NodePlan(node, List.copyOf(planner.steps), host), score);
+  }
+
+  private static Rejection nodeLevel(
+      PodRequest request, HostResources host, NodeState node, PlacementContext context) {
+    if (node.heartbeat() == null
+        || node.heartbeat().isBefore(context.now().minus(context.heartbeatTolerance()))) {
+      return Rejection.of(RejectKind.STALE_HEARTBEAT);
+    }
+    if (node.lock() != null
+        && !node.lock().isExpiredAt(context.now())
+        && !node.lock().podUid().equals(request.uid())) {
+      return Rejection.of(RejectKind.LOCKED);
+    }
+    SplitMode mode = node.inventory().splitMode();
+    boolean shares = request.containers().stream().anyMatch(c -> !c.wholeCard());
+    if (shares && mode != request.options().mode()) {
+      return Rejection.of(RejectKind.MODE_MISMATCH, mode.wireName());
+    }
+    if (host.cpuMilli() > node.hostFree().cpuMilli()) {
+      return Rejection.of(RejectKind.NOT_ENOUGH_HOST_CPU);
+    }
+    if (host.memoryMiB() > node.hostFree().memoryMiB()) {
+      return Rejection.of(RejectKind.NOT_ENOUGH_HOST_MEMORY);
+    }
+    return null;
+  }
+
+  /** Places every vNPU of container {@code c}; the rejection when one does not fit. */
+  private Rejection place(int c) {
+    ContainerRequest container = request.containers().get(c);
+    boolean[] taken = new boolean[working.length];
+    if (container.count() > 1 && container.wholeCard()) {
+      preferOneInterconnectGroup(container, taken);
+    }
+    for (int k = 0; k < container.count(); k++) {
+      ChipDiagnosis diagnosis = new ChipDiagnosis();
+      int best = -1;
+      double bestScore = Double.NEGATIVE_INFINITY;
+      VnpuSizer.Sized bestSize = null;
+      for (int i = 0; i < working.length; i++) {
+        VnpuSizer.Sized sized = taken[i] ? null : eligible(container, working[i], diagnosis);
+        if (sized == null) {
+          continue;
+        }
+        double score = device.chipScore(node, working, i, sized.demand(), hostAfter, context);
+        if (score > bestScore) {
+          best = i;
+          bestScore = score;
+          bestSize = sized;
+        }
+      }
+      if (best < 0) {
+        return k == 0
+            ? diagnosis.rejection(container, request.options())
+            : Rejection.of(RejectKind.NOT_ENOUGH_CHIPS, container.count(), k);
+      }
+      working[best] = working[best].plus(bestSize.demand());
+      taken[best] = true;
+      steps.add(new NodePlan.Step(c, best, bestSize.demand(), bestSize.template()));
+    }
+    return null;
+  }
+
+  /**
+   * The size of one vNPU of {@code container} on {@code state}, or null when it cannot go there.
+   */
+  private VnpuSizer.Sized eligible(
+      ContainerRequest container, ChipState state, ChipDiagnosis diagnosis) {
+    if (container.chipType() != null && !container.chipType().equals(state.chip().model().name())) {
+      diagnosis.reached(ChipDiagnosis.TYPE);
+      return null;
+    }
+    String dieId = request.options().dieId();
+    if (dieId != null && !dieId.equals(state.chip().dieId())) {
+      diagnosis.reached(ChipDiagnosis.DIE);
+      return null;
+    }
+    if (!state.chip().healthy()) {
+      diagnosis.reached(ChipDiagnosis.HEALTH);
+      return null;
+    }
+    VnpuSizer.Sized sized =
+        VnpuSizer.size(
+            state,
+            node.inventory().splitMode(),
+            container.cores(),
+            container.memoryMiB(),
+            container.policy(),
+            request.options().aiCpuLevel());
+    if (sized == null) {
+      diagnosis.reached(ChipDiagnosis.TEMPLATE);
+      return null;
+    }
+    if (!state.fits(sized.demand(), node.inventory().maxSharesPerChip())) {
+      diagnosis.capacity(state, sized.demand(), node.inventory().maxSharesPerChip());
+      return null;
+    }
+    return sized;
+  }
+
+  /**
+   * A multi-chip whole-card container keeps to the smallest interconnect group that holds it, so
+   * that its chips share HCCS and larger groups stay whole; chips of other groups are marked taken.
+   * When no single group has enough idle chips, every group stays open.
+   */
+  private void preferOneInterconnectGroup(ContainerRequest container, boolean[] taken) {
+    Map<String, List<Integer>> idleByGroup = new LinkedHashMap<>();
+    ChipDiagnosis ignored = new ChipDiagnosis();
+    for (int i = 0; i < working.length; i++) {
+      if (eligible(container, working[i], ignored) != null) {
+        idleByGroup
+            .computeIfAbsent(working[i].chip().interconnectGroup(), g -> new ArrayList<>())
+            .add(i);
+      }
+    }
+    List<Integer> chosen = null;
+    for (List<Integer> group : idleByGroup.values()) {
+      if (group.size() >= container.count() && (chosen == null || group.size() < chosen.size())) {
+        chosen = group;
+      }
+    }
+    if (chosen == null) {
+      return;
+    }
+    for (int i = 0; i < taken.length; i++) {
+      taken[i] = !chosen.contains(i);
+    }
+  }
+}

@@ -1,0 +1,57 @@
+package org.vnpu.core.engine;
+
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.vnpu.core.ledger.HostResources;
+import org.vnpu.core.ledger.NodeState;
+import org.vnpu.core.request.PodRequest;
+
+/**
+ * Filter, score and allocate: a snapshot and a request in, a decision out. Ties between nodes break
+ * by node name, so the same snapshot always gives the same decision.
+ */
+public final class PlacementEngine {
+
+  private PlacementEngine() {}
+
+  /** Whether {@code node} can take the pod, with its plan and score or the reason it cannot. */
+  public static NodeFit fit(
+      PodRequest request, HostResources host, NodeState node, PlacementContext context) {
+    return NodePlanner.fit(request, host, node, context);
+  }
+
+  /** The best node for the pod, or why there is none. */
+  public static Decision place(
+      PodRequest request,
+      HostResources host,
+      Collection<NodeState> nodes,
+      PlacementContext context) {
+    NodeFit.Fits best = null;
+    int feasible = 0;
+    Map<String, Rejection> rejections = new LinkedHashMap<>();
+    for (NodeState node : nodes) {
+      NodeFit fit = NodePlanner.fit(request, host, node, context);
+      if (fit instanceof NodeFit.Rejected rejected) {
+        rejections.put(node.name(), rejected.rejection());
+        continue;
+      }
+      NodeFit.Fits fits = (NodeFit.Fits) fit;
+      feasible++;
+      if (best == null || better(fits, best)) {
+        best = fits;
+      }
+    }
+    if (best == null) {
+      return new Decision.Unschedulable(RejectionSummary.of(nodes.size(), rejections), rejections);
+    }
+    return new Decision.Placed(best.plan().toAllocationPlan(request), best.score(), feasible);
+  }
+
+  private static boolean better(NodeFit.Fits candidate, NodeFit.Fits best) {
+    int byScore = Double.compare(candidate.score(), best.score());
+    return byScore > 0
+        || (byScore == 0
+            && candidate.plan().node().name().compareTo(best.plan().node().name()) < 0);
+  }
+}

@@ -1,0 +1,207 @@
+package org.vnpu.core.fragmentation;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.vnpu.api.AiCorePolicy;
+import org.vnpu.api.AiCpuLevel;
+import org.vnpu.core.ledger.ChipState;
+import org.vnpu.core.ledger.HostResources;
+import org.vnpu.core.ledger.NodeState;
+import org.vnpu.core.ledger.VnpuSizer;
+
+/**
+ * A node's fragmentation against a workload mix, in percent of one chip's compute: for each typical
+ * shape, the free compute the shape cannot use on this node — all of it when the node cannot host
+ * the shape (chip type, host CPU, too few chips with room), otherwise the free compute of the chips
+ * too small for it — weighted by the shape's probability. Shapes without vNPUs count all free
+ * compute as fragment, as in the paper.
+ *
+ * <p>Evaluating a hypothetical placement costs one pass over the mix's distinct device shapes: per
+ * node the meter keeps, per shape, how many chips can host it and their free compute, and updates
+ * only the chips a placement changes. Thread-safe.
+ */
+public final class FragmentationMeter {
+
+  private final List<Group> groups;
+  private final Map<String, Probe> probes = new ConcurrentHashMap<>();
+
+  public FragmentationMeter(WorkloadMix mix) {
+    this.groups = group(mix);
+  }
+
+  /** The fragmentation of {@code node} as it is. */
+  public double fragmentation(NodeState node) {
+    return probe(node).fragmentation();
+  }
+
+  /** The fragmentation of {@code node} with its chips and host resources replaced. */
+  public double fragmentationAfter(NodeState node, ChipState[] chips, HostResources hostFree) {
+    return probe(node).after(chips, hostFree);
+  }
+
+  private Probe probe(NodeState node) {
+    Probe probe = probes.get(node.name());
+    if (probe == null || probe.node != node) {
+      probe = new Probe(node);
+      probes.put(node.name(), probe);
+    }
+    return probe;
+  }
+
+  /** Shapes that need the same chips, with their host CPU needs sorted and probabilities summed. */
+  private record Group(
+      int count,
+      int corePercent,
+      Long memoryMiB,
+      String chipType,
+      long[] cpu,
+      double[] cumulative) {
+
+    /** Probability that a shape of this group needs at most {@code cpuFree} host CPU. */
+    double probabilityWithin(long cpuFree) {
+      int i = Arrays.binarySearch(cpu, cpuFree);
+      int last = i >= 0 ? lastEqual(i) : -i - 2;
+      return last < 0 ? 0 : cumulative[last];
+    }
+
+    private int lastEqual(int i) {
+      while (i + 1 < cpu.length && cpu[i + 1] == cpu[i]) {
+        i++;
+      }
+      return i;
+    }
+
+    boolean hosts(ChipState state, NodeState node) {
+      if (!state.chip().healthy()
+          || (chipType != null && !chipType.equals(state.chip().model().name()))) {
+        return false;
+      }
+      AiCorePolicy policy = corePercent == 0 ? AiCorePolicy.BEST_EFFORT : AiCorePolicy.ELASTIC;
+      VnpuSizer.Sized sized =
+          VnpuSizer.size(
+              state, node.inventory().splitMode(), corePercent, memoryMiB, policy, AiCpuLevel.LOW);
+      return sized != null && state.fits(sized.demand(), node.inventory().maxSharesPerChip());
+    }
+  }
+
+  private static List<Group> group(WorkloadMix mix) {
+    record Key(int count, int corePercent, Long memoryMiB, String chipType) {}
+    Map<Key, List<WorkloadMix.Weighted>> byKey = new LinkedHashMap<>();
+    for (WorkloadMix.Weighted weighted : mix.shapes()) {
+      WorkloadShape s = weighted.shape();
+      if (s.count() > 0) {
+        byKey
+            .computeIfAbsent(
+                new Key(s.count(), s.corePercent(), s.memoryMiB(), s.chipType()),
+                k -> new ArrayList<>())
+            .add(weighted);
+      }
+    }
+    List<Group> groups = new ArrayList<>();
+    byKey.forEach(
+        (key, members) -> {
+          members.sort((a, b) -> Long.compare(a.shape().cpuMilli(), b.shape().cpuMilli()));
+          long[] cpu = new long[members.size()];
+          double[] cumulative = new double[members.size()];
+          double sum = 0;
+          for (int i = 0; i < cpu.length; i++) {
+            cpu[i] = members.get(i).shape().cpuMilli();
+            sum += members.get(i).probability();
+            cumulative[i] = sum;
+          }
+          groups.add(
+              new Group(
+                  key.count(),
+                  key.corePercent(),
+                  key.memoryMiB(),
+                  key.chipType(),
+                  cpu,
+                  cumulative));
+        });
+    return List.copyOf(groups);
+  }
+
+  /** Per-shape aggregates of one node state. */
+  private final class Probe {
+    private final NodeState node;
+    private final boolean[][] hosts; // [chip][group]
+    private final int[] hostCount;
+    private final double[] hostFree;
+    private final double totalFree;
+
+    Probe(NodeState node) {
+      this.node = node;
+      int chips = node.chips().size();
+      hosts = new boolean[chips][];
+      hostCount = new int[groups.size()];
+      hostFree = new double[groups.size()];
+      double total = 0;
+      for (int c = 0; c < chips; c++) {
+        ChipState state = node.chips().get(c);
+        double free = state.freeComputePercent();
+        total += free;
+        hosts[c] = hostsOf(state);
+        for (int g = 0; g < hostCount.length; g++) {
+          if (hosts[c][g]) {
+            hostCount[g]++;
+            hostFree[g] += free;
+          }
+        }
+      }
+      totalFree = total;
+    }
+
+    private boolean[] hostsOf(ChipState state) {
+      boolean[] result = new boolean[groups.size()];
+      for (int g = 0; g < result.length; g++) {
+        result[g] = groups.get(g).hosts(state, node);
+      }
+      return result;
+    }
+
+    double fragmentation() {
+      return value(hostCount, hostFree, totalFree, node.hostFree());
+    }
+
+    double after(ChipState[] chips, HostResources hostAfter) {
+      int[] count = hostCount.clone();
+      double[] free = hostFree.clone();
+      double total = totalFree;
+      for (int c = 0; c < chips.length; c++) {
+        ChipState before = node.chips().get(c);
+        if (chips[c] == before) {
+          continue;
+        }
+        double freeBefore = before.freeComputePercent();
+        double freeAfter = chips[c].freeComputePercent();
+        total += freeAfter - freeBefore;
+        for (int g = 0; g < count.length; g++) {
+          if (hosts[c][g]) {
+            count[g]--;
+            free[g] -= freeBefore;
+          }
+          if (groups.get(g).hosts(chips[c], node)) {
+            count[g]++;
+            free[g] += freeAfter;
+          }
+        }
+      }
+      return value(count, free, total, hostAfter);
+    }
+
+    private double value(int[] count, double[] free, double total, HostResources host) {
+      double usable = 0;
+      for (int g = 0; g < count.length; g++) {
+        Group group = groups.get(g);
+        if (count[g] >= group.count()) {
+          usable += group.probabilityWithin(host.cpuMilli()) * free[g];
+        }
+      }
+      return total - usable;
+    }
+  }
+}

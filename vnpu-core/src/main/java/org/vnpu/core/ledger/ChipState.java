@@ -1,0 +1,107 @@
+package org.vnpu.core.ledger;
+
+import org.vnpu.core.inventory.Chip;
+
+/**
+ * One chip and what is in use on it. Immutable; {@link #plus} and {@link #minus} return new states.
+ *
+ * @param chip the chip
+ * @param memoryUsedMiB device memory reserved
+ * @param corePercentUsed AI Core percent reserved by soft shares
+ * @param aiCoresUsed AI Cores taken by hard-mode templates
+ * @param aiCpusUsed AI CPUs taken by hard-mode templates
+ * @param shares vNPUs on the chip
+ * @param exclusive whether a whole-card vNPU owns the chip
+ */
+public record ChipState(
+    Chip chip,
+    long memoryUsedMiB,
+    int corePercentUsed,
+    int aiCoresUsed,
+    int aiCpusUsed,
+    int shares,
+    boolean exclusive) {
+
+  /** The chip with nothing in use. */
+  public static ChipState idle(Chip chip) {
+    return new ChipState(chip, 0, 0, 0, 0, 0, false);
+  }
+
+  /** Whether nothing is in use, so that a whole card may take it. */
+  public boolean isIdle() {
+    return shares == 0;
+  }
+
+  public long freeMemoryMiB() {
+    return chip.memoryMiB() - memoryUsedMiB;
+  }
+
+  public int freeCorePercent() {
+    return 100 - corePercentUsed;
+  }
+
+  /**
+   * The share of the chip's compute not yet reserved, 0..100: soft shares reserve AI Core percent,
+   * hard templates reserve AI Cores, a whole card reserves everything.
+   */
+  public double freeComputePercent() {
+    if (exclusive) {
+      return 0;
+    }
+    double hardUsed = chip.aiCores() == 0 ? 0 : aiCoresUsed * 100.0 / chip.aiCores();
+    return 100.0 - Math.max(corePercentUsed, hardUsed);
+  }
+
+  /**
+   * Whether {@code demand} fits beside what is in use, with at most {@code maxShares} vNPUs. Health
+   * is not checked here: an allocation made before a chip turned unhealthy still counts.
+   */
+  public boolean fits(ChipDemand demand, int maxShares) {
+    if (exclusive) {
+      return false;
+    }
+    if (demand.exclusive()) {
+      return shares == 0;
+    }
+    return shares < maxShares
+        && demand.memoryMiB() <= freeMemoryMiB()
+        && demand.corePercent() <= freeCorePercent()
+        && aiCoresUsed + demand.aiCores() <= chip.aiCores()
+        && (chip.aiCpus() == 0 || aiCpusUsed + demand.aiCpus() <= chip.aiCpus());
+  }
+
+  public ChipState plus(ChipDemand demand) {
+    return new ChipState(
+        chip,
+        memoryUsedMiB + demand.memoryMiB(),
+        corePercentUsed + demand.corePercent(),
+        aiCoresUsed + demand.aiCores(),
+        aiCpusUsed + demand.aiCpus(),
+        shares + 1,
+        exclusive || demand.exclusive());
+  }
+
+  public ChipState minus(ChipDemand demand) {
+    return new ChipState(
+        chip,
+        memoryUsedMiB - demand.memoryMiB(),
+        corePercentUsed - demand.corePercent(),
+        aiCoresUsed - demand.aiCores(),
+        aiCpusUsed - demand.aiCpus(),
+        shares - 1,
+        exclusive && !demand.exclusive());
+  }
+
+  /** Whether usage stays within the chip's capacity. */
+  public boolean withinCapacity(int maxShares) {
+    return memoryUsedMiB <= chip.memoryMiB()
+        && corePercentUsed <= 100
+        && aiCoresUsed <= chip.aiCores()
+        && (chip.aiCpus() == 0 || aiCpusUsed <= chip.aiCpus())
+        && shares <= maxShares
+        && (!exclusive || shares == 1)
+        && memoryUsedMiB >= 0
+        && corePercentUsed >= 0
+        && shares >= 0;
+  }
+}

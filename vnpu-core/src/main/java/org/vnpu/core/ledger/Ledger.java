@@ -1,0 +1,168 @@
+package org.vnpu.core.ledger;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.vnpu.api.payload.ContainerAllocation;
+import org.vnpu.api.payload.NodeLock;
+import org.vnpu.api.payload.VnpuAssignment;
+import org.vnpu.core.engine.AllocationPlan;
+import org.vnpu.core.inventory.NodeInventory;
+
+/**
+ * The cluster's nodes and the allocations placed on them. Applying an allocation checks every chip
+ * again, so no sequence of applies, releases and node updates lets the ledger over-commit a chip
+ * through an allocation. Not thread-safe: the owner serialises access.
+ */
+public final class Ledger {
+
+  private final NavigableMap<String, NodeState> nodes = new TreeMap<>();
+  private final Map<String, AllocationPlan> placements = new HashMap<>();
+
+  /**
+   * Adds a node or replaces its inventory and host capacity, keeping its heartbeat, lock and the
+   * allocations on it (charged to the chips with the same die IDs).
+   */
+  public void putNode(NodeInventory inventory, HostResources hostCapacity) {
+    NodeState old = nodes.get(inventory.node());
+    NodeState fresh =
+        NodeState.idle(inventory, hostCapacity, old == null ? null : old.heartbeat())
+            .withLock(old == null ? null : old.lock());
+    for (AllocationPlan plan : placements.values()) {
+      if (plan.node().equals(inventory.node())) {
+        fresh = charge(fresh, plan, false).orElseThrow();
+      }
+    }
+    nodes.put(inventory.node(), fresh);
+  }
+
+  /** Forgets a node and the allocations on it. */
+  public void removeNode(String node) {
+    nodes.remove(node);
+    placements.values().removeIf(plan -> plan.node().equals(node));
+  }
+
+  public void heartbeat(String node, Instant at) {
+    nodes.computeIfPresent(node, (name, state) -> state.withHeartbeat(at));
+  }
+
+  /** Sets the node's lock; {@code null} clears it. */
+  public void lock(String node, NodeLock lock) {
+    nodes.computeIfPresent(node, (name, state) -> state.withLock(lock));
+  }
+
+  /**
+   * Charges {@code plan} to its node. Returns false and changes nothing when the node is unknown,
+   * the pod already has an allocation, a chip is missing, or anything does not fit.
+   */
+  public boolean apply(AllocationPlan plan) {
+    NodeState node = nodes.get(plan.node());
+    if (node == null || placements.containsKey(plan.podUid())) {
+      return false;
+    }
+    Optional<NodeState> charged = charge(node, plan, true);
+    charged.ifPresent(
+        state -> {
+          nodes.put(state.name(), state);
+          placements.put(plan.podUid(), plan);
+        });
+    return charged.isPresent();
+  }
+
+  /** Returns the pod's allocation to its node; the released plan, if there was one. */
+  public Optional<AllocationPlan> release(String podUid) {
+    AllocationPlan plan = placements.remove(podUid);
+    if (plan == null) {
+      return Optional.empty();
+    }
+    NodeState node = nodes.get(plan.node());
+    if (node != null) {
+      List<ChipState> chips = new ArrayList<>(node.chips());
+      forEachVnpu(
+          node,
+          plan,
+          (position, vnpu) -> {
+            ChipState chip = chips.get(position);
+            chips.set(position, chip.minus(Demands.of(vnpu, chip.chip())));
+          });
+      nodes.put(node.name(), node.withChips(chips, node.hostFree().plus(plan.host())));
+    }
+    return Optional.of(plan);
+  }
+
+  public Optional<NodeState> node(String name) {
+    return Optional.ofNullable(nodes.get(name));
+  }
+
+  /** The nodes in name order; a live view, not to be read while the ledger changes. */
+  public Collection<NodeState> nodes() {
+    return Collections.unmodifiableCollection(nodes.values());
+  }
+
+  /** The allocations by pod UID; a live view. */
+  public Map<String, AllocationPlan> placements() {
+    return Collections.unmodifiableMap(placements);
+  }
+
+  private static Optional<NodeState> charge(NodeState node, AllocationPlan plan, boolean check) {
+    if (check && !node.hostFree().covers(plan.host())) {
+      return Optional.empty();
+    }
+    List<ChipState> chips = new ArrayList<>(node.chips());
+    boolean[] fits = {true};
+    int found =
+        forEachVnpu(
+            node,
+            plan,
+            (position, vnpu) -> {
+              ChipState chip = chips.get(position);
+              ChipDemand demand = Demands.of(vnpu, chip.chip());
+              fits[0] &= chip.fits(demand, node.inventory().maxSharesPerChip());
+              chips.set(position, chip.plus(demand));
+            });
+    if (check && (!fits[0] || found < vnpuCount(plan))) {
+      return Optional.empty();
+    }
+    return Optional.of(node.withChips(chips, node.hostFree().minus(plan.host())));
+  }
+
+  private interface VnpuVisitor {
+    void visit(int position, VnpuAssignment vnpu);
+  }
+
+  /** Visits each vNPU of the plan whose die ID is on the node; returns how many were visited. */
+  private static int forEachVnpu(NodeState node, AllocationPlan plan, VnpuVisitor visitor) {
+    int found = 0;
+    for (ContainerAllocation container : plan.allocation().containers()) {
+      for (VnpuAssignment vnpu : container.vnpus()) {
+        int position = positionOfDie(node, vnpu.dieId());
+        if (position >= 0) {
+          visitor.visit(position, vnpu);
+          found++;
+        }
+      }
+    }
+    return found;
+  }
+
+  private static int vnpuCount(AllocationPlan plan) {
+    return plan.allocation().containers().stream().mapToInt(c -> c.vnpus().size()).sum();
+  }
+
+  private static int positionOfDie(NodeState node, String dieId) {
+    List<ChipState> chips = node.chips();
+    for (int i = 0; i < chips.size(); i++) {
+      if (chips.get(i).chip().dieId().equals(dieId)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+}

@@ -1,0 +1,97 @@
+package org.vnpu.core.engine;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.vnpu.api.SplitMode;
+import org.vnpu.api.payload.NodeRegistration;
+import org.vnpu.api.payload.RegisteredChip;
+import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.core.fragmentation.FragmentationMeter;
+import org.vnpu.core.fragmentation.WorkloadMix;
+import org.vnpu.core.inventory.NodeInventory;
+import org.vnpu.core.ledger.HostResources;
+import org.vnpu.core.ledger.Ledger;
+import org.vnpu.core.policy.Policies;
+import org.vnpu.core.request.ContainerSpec;
+import org.vnpu.core.request.PodManifest;
+import org.vnpu.core.request.PodRequest;
+import org.vnpu.core.request.RequestParser;
+
+/** Nodes, pods and contexts for engine tests. */
+public final class Fixtures {
+
+  public static final Instant NOW = Instant.parse("2026-11-29T15:00:00Z");
+  public static final ChipCatalog CATALOG = ChipCatalog.builtIn();
+  private static final RequestParser PARSER = new RequestParser(CATALOG);
+
+  private Fixtures() {}
+
+  /** A node of {@code chips} chips of one type, die IDs {@code <name>-d<i>}. */
+  public static NodeInventory node(
+      String name, String chipType, int chips, SplitMode mode, int maxShares) {
+    List<RegisteredChip> registered = new ArrayList<>();
+    long memory = CATALOG.find(chipType).orElseThrow().memoryMiB();
+    for (int i = 0; i < chips; i++) {
+      registered.add(new RegisteredChip(i, name + "-d" + i, chipType, memory, 0, 0, true, 0, ""));
+    }
+    return NodeInventory.from(name, new NodeRegistration(mode, maxShares, registered), CATALOG)
+        .orElseThrow();
+  }
+
+  public static NodeInventory node(String name, String chipType, int chips) {
+    return node(name, chipType, chips, SplitMode.SOFT, 20);
+  }
+
+  /** A ledger of these nodes, all with a fresh heartbeat and untracked host resources. */
+  public static Ledger ledger(NodeInventory... nodes) {
+    Ledger ledger = new Ledger();
+    for (NodeInventory node : nodes) {
+      ledger.putNode(node, HostResources.UNTRACKED);
+      ledger.heartbeat(node.node(), NOW);
+    }
+    return ledger;
+  }
+
+  public static PlacementContext context() {
+    return context(WorkloadMix.EMPTY);
+  }
+
+  public static PlacementContext context(WorkloadMix mix) {
+    return new PlacementContext(
+        NOW, Duration.ofSeconds(60), Policies.asRequested(), new FragmentationMeter(mix));
+  }
+
+  /** A one-container pod with these limits ({@code key=value}) and annotations. */
+  public static PodRequest pod(String uid, Map<String, String> annotations, String... limits) {
+    return pod(uid, annotations, List.of(container("main", limits)));
+  }
+
+  public static PodRequest pod(
+      String uid, Map<String, String> annotations, List<ContainerSpec> containers) {
+    return PARSER
+        .parse(new PodManifest("default", uid, uid, annotations, List.of(), containers))
+        .orElseThrow();
+  }
+
+  public static ContainerSpec container(String name, String... limits) {
+    Map<String, String> map = new LinkedHashMap<>();
+    for (String limit : limits) {
+      String[] kv = limit.split("=", 2);
+      map.put(kv[0].contains("/") ? kv[0] : "huawei.com/vnpu-" + kv[0], kv[1]);
+    }
+    return new ContainerSpec(name, map, Map.of());
+  }
+
+  /** Places the pod with the ledger's current nodes and applies the plan; the decision. */
+  public static Decision placeAndApply(Ledger ledger, PodRequest pod, PlacementContext context) {
+    Decision decision = PlacementEngine.place(pod, HostResources.NONE, ledger.nodes(), context);
+    if (decision instanceof Decision.Placed placed && !ledger.apply(placed.plan())) {
+      throw new AssertionError("the ledger refused the engine's plan " + placed.plan());
+    }
+    return decision;
+  }
+}

@@ -1,0 +1,232 @@
+package org.vnpu.core.ledger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import org.vnpu.api.SplitMode;
+import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.core.engine.AllocationPlan;
+import org.vnpu.core.engine.Decision;
+import org.vnpu.core.engine.Fixtures;
+import org.vnpu.core.engine.PlacementEngine;
+import org.vnpu.core.inventory.Chip;
+import org.vnpu.core.inventory.NodeInventory;
+import org.vnpu.core.request.ContainerSpec;
+import org.vnpu.core.request.PodManifest;
+import org.vnpu.core.request.PodRequest;
+import org.vnpu.core.request.RequestParser;
+import org.vnpu.core.validation.Validated;
+
+class LedgerProperties {
+
+  private static final RequestParser PARSER = new RequestParser(ChipCatalog.builtIn());
+
+  /** One step of a random history. */
+  sealed interface Step {}
+
+  record Place(PodRequest pod) implements Step {}
+
+  record Release(int which) implements Step {}
+
+  record FlipHealth(int node, int chip) implements Step {}
+
+  record Refresh(int node) implements Step {}
+
+  @Property(tries = 300)
+  void noHistoryOverCommitsAnyChip(@ForAll("histories") List<Step> history) {
+    Cluster cluster = new Cluster();
+    for (Step step : history) {
+      cluster.run(step);
+      for (NodeState node : cluster.ledger.nodes()) {
+        for (ChipState chip : node.chips()) {
+          assertThat(chip.withinCapacity(node.inventory().maxSharesPerChip()))
+              .as("%s after %s", chip, step)
+              .isTrue();
+        }
+      }
+    }
+  }
+
+  @Property(tries = 200)
+  void rebuildingFromTheAllocationsGivesTheSameLedger(@ForAll("histories") List<Step> history) {
+    Cluster cluster = new Cluster();
+    history.forEach(cluster::run);
+
+    Ledger rebuilt = Fixtures.ledger(cluster.inventories.toArray(NodeInventory[]::new));
+    List<AllocationPlan> plans = new ArrayList<>(cluster.ledger.placements().values());
+    java.util.Collections.reverse(plans);
+    plans.forEach(plan -> assertThat(rebuilt.apply(plan)).as("re-apply %s", plan).isTrue());
+
+    assertThat(List.copyOf(rebuilt.nodes())).isEqualTo(List.copyOf(cluster.ledger.nodes()));
+  }
+
+  @Property(tries = 200)
+  void applyThenReleaseRestoresTheLedgerExactly(
+      @ForAll("histories") List<Step> history, @ForAll("pods") PodRequest pod) {
+    Cluster cluster = new Cluster();
+    history.forEach(cluster::run);
+    List<NodeState> before = List.copyOf(cluster.ledger.nodes());
+
+    Decision decision =
+        PlacementEngine.place(pod, HostResources.NONE, cluster.ledger.nodes(), Fixtures.context());
+    if (decision instanceof Decision.Placed placed) {
+      assertThat(cluster.ledger.apply(placed.plan())).isTrue();
+      cluster.ledger.release(placed.plan().podUid());
+    }
+
+    assertThat(List.copyOf(cluster.ledger.nodes())).isEqualTo(before);
+  }
+
+  @Property(tries = 200)
+  void theSameSnapshotAlwaysGivesTheSameDecision(
+      @ForAll("histories") List<Step> history, @ForAll("pods") PodRequest pod) {
+    Cluster cluster = new Cluster();
+    history.forEach(cluster::run);
+    List<NodeState> snapshot = List.copyOf(cluster.ledger.nodes());
+
+    Decision first = PlacementEngine.place(pod, HostResources.NONE, snapshot, Fixtures.context());
+    Decision second =
+        PlacementEngine.place(pod, HostResources.NONE, List.copyOf(snapshot), Fixtures.context());
+
+    assertThat(second).isEqualTo(first);
+  }
+
+  /** A small heterogeneous cluster driven by random steps. */
+  private static final class Cluster {
+    final List<NodeInventory> inventories =
+        new ArrayList<>(
+            List.of(
+                Fixtures.node("soft-a", "910B3", 4, SplitMode.SOFT, 3),
+                Fixtures.node("soft-b", "910B4", 2, SplitMode.SOFT, 4),
+                Fixtures.node("hard", "310P3", 2, SplitMode.HARD, 7),
+                Fixtures.node("ring", "910A", 8, SplitMode.SOFT, 2)));
+    final Ledger ledger = Fixtures.ledger(inventories.toArray(NodeInventory[]::new));
+    int serial;
+
+    void run(Step step) {
+      if (step instanceof Place place) {
+        place(withUid(place.pod(), "pod-" + serial++));
+      } else if (step instanceof Release release) {
+        List<String> placed = new ArrayList<>(ledger.placements().keySet());
+        if (!placed.isEmpty()) {
+          java.util.Collections.sort(placed);
+          ledger.release(placed.get(release.which() % placed.size()));
+        }
+      } else if (step instanceof FlipHealth flip) {
+        flip(flip.node() % inventories.size(), flip.chip());
+      } else if (step instanceof Refresh refresh) {
+        ledger.putNode(
+            inventories.get(refresh.node() % inventories.size()), HostResources.UNTRACKED);
+      }
+    }
+
+    private void place(PodRequest pod) {
+      Decision decision =
+          PlacementEngine.place(pod, HostResources.NONE, ledger.nodes(), Fixtures.context());
+      if (decision instanceof Decision.Placed placed) {
+        assertThat(ledger.apply(placed.plan())).as("ledger accepts %s", placed.plan()).isTrue();
+      }
+    }
+
+    private void flip(int nodeIndex, int chipIndex) {
+      NodeInventory node = inventories.get(nodeIndex);
+      List<Chip> chips = new ArrayList<>(node.chips());
+      int position = chipIndex % chips.size();
+      Chip c = chips.get(position);
+      chips.set(
+          position,
+          new Chip(
+              c.index(),
+              c.dieId(),
+              c.model(),
+              c.memoryMiB(),
+              c.aiCores(),
+              c.aiCpus(),
+              !c.healthy(),
+              c.numaNode(),
+              c.interconnectGroup()));
+      NodeInventory updated =
+          new NodeInventory(node.node(), node.splitMode(), node.maxSharesPerChip(), chips);
+      inventories.set(nodeIndex, updated);
+      ledger.putNode(updated, HostResources.UNTRACKED);
+    }
+  }
+
+  private static PodRequest withUid(PodRequest pod, String uid) {
+    return new PodRequest(pod.namespace(), uid, uid, pod.options(), pod.containers());
+  }
+
+  @Provide
+  Arbitrary<List<Step>> histories() {
+    Arbitrary<Step> step =
+        Arbitraries.frequencyOf(
+            net.jqwik.api.Tuple.of(6, pods().map(Place::new)),
+            net.jqwik.api.Tuple.of(3, Arbitraries.integers().between(0, 50).map(Release::new)),
+            net.jqwik.api.Tuple.of(
+                1,
+                Combinators.combine(
+                        Arbitraries.integers().between(0, 3), Arbitraries.integers().between(0, 7))
+                    .as(FlipHealth::new)),
+            net.jqwik.api.Tuple.of(1, Arbitraries.integers().between(0, 3).map(Refresh::new)));
+    return step.list().ofMaxSize(40);
+  }
+
+  @Provide
+  Arbitrary<PodRequest> pods() {
+    Arbitrary<ContainerSpec> container =
+        Combinators.combine(
+                Arbitraries.of(1, 1, 1, 2, 4),
+                Arbitraries.of("0", "10", "25", "50", "75", "100", ""),
+                Arbitraries.of("", "", "1", "4", "16", "40"))
+            .as(LedgerProperties::container);
+    Arbitrary<Map<String, String>> annotations =
+        Combinators.combine(
+                Arbitraries.of("soft", "soft", "hard"),
+                Arbitraries.of("binpack", "spread", "fragmentation-aware"),
+                Arbitraries.of("binpack", "spread", "fragmentation-aware"),
+                Arbitraries.of("low", "high"))
+            .as(
+                (mode, node, device, level) -> {
+                  Map<String, String> map = new LinkedHashMap<>();
+                  map.put("huawei.com/vnpu-mode", mode);
+                  map.put("huawei.com/vnpu-pod-node-scheduler-policy", node);
+                  map.put("huawei.com/vnpu-pod-device-scheduler-policy", device);
+                  map.put("huawei.com/vnpu-hard-aicpu-level", level);
+                  return map;
+                });
+    return Combinators.combine(annotations, container.list().ofMinSize(1).ofMaxSize(2))
+        .as(LedgerProperties::parse)
+        .filter(java.util.Objects::nonNull);
+  }
+
+  private static ContainerSpec container(int count, String cores, String memory) {
+    Map<String, String> limits = new LinkedHashMap<>();
+    limits.put("huawei.com/vnpu-number", String.valueOf(count));
+    if (!cores.isEmpty()) {
+      limits.put("huawei.com/vnpu-cores", cores);
+    }
+    if (!memory.isEmpty()) {
+      limits.put("huawei.com/vnpu-memory.1Gi", memory);
+    }
+    return new ContainerSpec("c", limits, Map.of());
+  }
+
+  private static PodRequest parse(Map<String, String> annotations, List<ContainerSpec> containers) {
+    List<ContainerSpec> named = new ArrayList<>();
+    for (int i = 0; i < containers.size(); i++) {
+      named.add(new ContainerSpec("c" + i, containers.get(i).limits(), Map.of()));
+    }
+    Validated<PodRequest> parsed =
+        PARSER.parse(new PodManifest("default", "p", "p", annotations, List.of(), named));
+    return parsed instanceof Validated.Valid<PodRequest> valid ? valid.value() : null;
+  }
+}
