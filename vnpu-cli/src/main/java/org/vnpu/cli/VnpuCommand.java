@@ -1,6 +1,7 @@
 package org.vnpu.cli;
 
 import org.vnpu.core.chip.InvalidCatalogException;
+import org.vnpu.sim.input.InvalidInputException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -13,7 +14,7 @@ import picocli.CommandLine.Command;
     synopsisSubcommandLabel = "COMMAND",
     commandListHeading = "%nCommands:%n",
     footer = {"", "Run `vnpu COMMAND --help` for the options of one command."},
-    subcommands = {ChipsCommand.class, ValidatePodCommand.class})
+    subcommands = {ChipsCommand.class, ValidatePodCommand.class, SimulateCommand.class})
 public final class VnpuCommand implements Runnable {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -35,7 +36,9 @@ public final class VnpuCommand implements Runnable {
    */
   private static int inputError(
       Exception e, CommandLine command, CommandLine.ParseResult parseResult) throws Exception {
-    if (!(e instanceof InputException || e instanceof InvalidCatalogException)) {
+    if (!(e instanceof InputException
+        || e instanceof InvalidCatalogException
+        || e instanceof InvalidInputException)) {
       throw e;
     }
     command.getErr().println("vnpu " + command.getCommandName() + ": " + e.getMessage());

@@ -8,6 +8,7 @@ import org.vnpu.api.payload.PodAllocation;
 import org.vnpu.api.payload.VnpuAssignment;
 import org.vnpu.core.inventory.Chip;
 import org.vnpu.core.ledger.ChipDemand;
+import org.vnpu.core.ledger.ChipState;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.NodeState;
 import org.vnpu.core.request.ContainerRequest;
@@ -32,6 +33,20 @@ public record NodePlan(NodeState node, List<Step> steps, HostResources host) {
    * @param template hard-mode template; null otherwise
    */
   public record Step(int container, int position, ChipDemand demand, String template) {}
+
+  /** The node's chips with this plan applied. */
+  public ChipState[] chipsAfter() {
+    ChipState[] chips = node.chips().toArray(new ChipState[0]);
+    for (Step step : steps) {
+      chips[step.position()] = chips[step.position()].plus(step.demand());
+    }
+    return chips;
+  }
+
+  /** The node's free host resources with this plan applied. */
+  public HostResources hostAfter() {
+    return node.hostFree().minus(host);
+  }
 
   /** The allocation for {@code request}, as the scheduler writes it. */
   public AllocationPlan toAllocationPlan(PodRequest request) {

@@ -9,9 +9,8 @@ import org.vnpu.core.ledger.NodeState;
 
 /**
  * Least fragmentation growth first (the FGD paper's idea), measured against the context's mix of
- * request shapes, at full precision; among equal growth the fuller chip or node wins. The paper's
- * scheduler rounds its score to whole points and breaks ties at random, which throws away most of
- * the signal on a large cluster.
+ * request shapes; among placements whose growth differs by less than {@link #GROWTH_STEP}, the
+ * fuller chip or node wins, so that nearly-equal choices pack instead of scattering.
  */
 final class FragmentationAwareScorer implements Scorer {
 
@@ -29,7 +28,19 @@ final class FragmentationAwareScorer implements Scorer {
     ChipState[] trial = working.clone();
     trial[position] = working[position].plus(demand);
     double fragmentation = context.fragmentation().fragmentationAfter(node, trial, hostAfter);
-    return -fragmentation + TIE_BREAK * Utilization.of(trial[position]);
+    return -quantize(fragmentation) + TIE_BREAK * Utilization.of(trial[position]);
+  }
+
+  /**
+   * Fragmentation growth is compared in steps of this many percent of one chip, so that placements
+   * within a step count as equal and the fuller candidate wins. Measured on the openb default trace
+   * (docs/benchmarks.md): exact comparison leaves 5.8 % unallocated, steps of 8 leave 4.7 %; the
+   * FGD paper's whole-number sigmoid score has a similar effect.
+   */
+  static final double GROWTH_STEP = 8;
+
+  private static double quantize(double growth) {
+    return Math.round(growth / GROWTH_STEP) * GROWTH_STEP;
   }
 
   @Override
@@ -38,7 +49,7 @@ final class FragmentationAwareScorer implements Scorer {
     double growth =
         context.fragmentation().fragmentationAfter(before, after, hostAfter)
             - context.fragmentation().fragmentation(before);
-    double score = 50 - 50 * Math.tanh(growth / 400) + TIE_BREAK * Utilization.of(after);
+    double score = 50 - 50 * Math.tanh(quantize(growth) / 400) + TIE_BREAK * Utilization.of(after);
     return Math.max(0, Math.min(100, score));
   }
 }

@@ -1,0 +1,241 @@
+package org.vnpu.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.vnpu.api.PlacementPolicy;
+import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.core.fragmentation.WorkloadMix;
+import org.vnpu.sim.SharingComparison;
+import org.vnpu.sim.SimCluster;
+import org.vnpu.sim.SimPod;
+import org.vnpu.sim.experiment.Contenders;
+import org.vnpu.sim.experiment.Experiment;
+import org.vnpu.sim.experiment.Protocol;
+import org.vnpu.sim.experiment.RunResult;
+import org.vnpu.sim.experiment.TieBreak;
+import org.vnpu.sim.input.ClusterFile;
+import org.vnpu.sim.input.OpenbTrace;
+import org.vnpu.sim.input.WorkloadFile;
+import org.vnpu.sim.report.CsvReport;
+import org.vnpu.sim.report.PaperResults;
+import org.vnpu.sim.report.PlotReport;
+import org.vnpu.sim.report.Summary;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code vnpu simulate}: replays a cluster and a workload through the engine. */
+@Command(
+    name = "simulate",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Compare placement policies on a simulated cluster.",
+      "Without inputs it simulates a built-in Ascend example and shows what vNPU sharing gains over"
+          + " whole-card allocation. With a cluster and a workload (our YAML, or the Alibaba openb"
+          + " trace) it follows the FGD paper's protocol: inflate the workload to --tune × capacity"
+          + " by sampling with replacement, shuffle, let pods arrive one by one, and report the"
+          + " unallocated compute at arrived = 100 % per policy over --seeds."
+    })
+final class SimulateCommand implements Callable<Integer> {
+
+  @ArgGroup(exclusive = true)
+  Inputs inputs;
+
+  static final class Inputs {
+    @ArgGroup(exclusive = false)
+    Yaml yaml;
+
+    @ArgGroup(exclusive = false)
+    Openb openb;
+  }
+
+  static final class Yaml {
+    @Option(
+        names = "--cluster",
+        required = true,
+        paramLabel = "FILE",
+        description = "Cluster YAML (node groups).")
+    Path cluster;
+
+    @Option(
+        names = "--workload",
+        required = true,
+        paramLabel = "FILE",
+        description = "Workload YAML (pod shapes with counts).")
+    Path workload;
+  }
+
+  static final class Openb {
+    @Option(
+        names = "--openb-nodes",
+        required = true,
+        paramLabel = "CSV",
+        description = "openb node list, e.g. openb_node_list_gpu_node.csv.")
+    Path nodes;
+
+    @Option(
+        names = "--openb-pods",
+        required = true,
+        paramLabel = "CSV",
+        description = "openb pod list, e.g. openb_pod_list_default.csv.")
+    Path pods;
+  }
+
+  @Option(
+      names = "--tune",
+      defaultValue = "1.3",
+      paramLabel = "X",
+      description = "Inflate the workload to X × cluster compute (default: ${DEFAULT-VALUE}).")
+  double tune;
+
+  @Option(
+      names = "--seeds",
+      defaultValue = "42..51",
+      converter = SeedRange.class,
+      paramLabel = "SEEDS",
+      description = "Seeds, a range 42..51 or a list 42,43 (default: ${DEFAULT-VALUE}).")
+  List<Long> seeds;
+
+  @Option(
+      names = "--policies",
+      split = ",",
+      paramLabel = "LIST",
+      description = "Policies to compare (default: all): ${COMPLETION-CANDIDATES}.",
+      completionCandidates = PolicyNames.class)
+  List<String> policies;
+
+  @Option(
+      names = "--tie-break",
+      defaultValue = "first",
+      paramLabel = "HOW",
+      description =
+          "How the paper's baselines choose among equal scores: first (node order) or random"
+              + " (default: ${DEFAULT-VALUE}).")
+  TieBreak tieBreak;
+
+  @Option(
+      names = "--paper-results",
+      paramLabel = "DIR",
+      description =
+          "Directory of the FGD paper's analysis_allo_discrete.csv (default: ../fgd-expected beside the openb pod list, when present).")
+  Path paperResults;
+
+  @Option(
+      names = "--csv",
+      paramLabel = "FILE",
+      description = "Write one row per arrival of every run.")
+  Path csv;
+
+  @Option(
+      names = "--plot",
+      paramLabel = "PNG",
+      description = "Plot unallocated against arrived compute, one line per policy.")
+  Path plot;
+
+  @Option(
+      names = "--threads",
+      paramLabel = "N",
+      description = "Runs in parallel (default: the number of processors).")
+  Integer threads;
+
+  @Option(
+      names = {"-q", "--quiet"},
+      description = "No progress bar.")
+  boolean quiet;
+
+  @Mixin CatalogOption catalog;
+
+  @Mixin OutputOption output;
+
+  @Spec CommandSpec spec;
+
+  static final class PolicyNames implements Iterable<String> {
+    @Override
+    public java.util.Iterator<String> iterator() {
+      return Contenders.names().iterator();
+    }
+  }
+
+  @Override
+  public Integer call() throws IOException {
+    ChipCatalog chips = catalog.load();
+    if (inputs == null) {
+      return builtInExample(chips);
+    }
+    List<String> chosen = policies == null ? Contenders.names() : policies;
+    for (String policy : chosen) {
+      if (!Contenders.names().contains(policy)) {
+        throw new InputException(
+            "policy " + policy + " is unknown; known: " + String.join(", ", Contenders.names()));
+      }
+    }
+    SimCluster cluster;
+    List<SimPod> workload;
+    String workloadName;
+    if (inputs.openb != null) {
+      cluster = OpenbTrace.nodes(inputs.openb.nodes);
+      workload = OpenbTrace.pods(inputs.openb.pods);
+      workloadName = inputs.openb.pods.getFileName().toString().replaceFirst("\\.csv$", "");
+    } else {
+      cluster = ClusterFile.read(inputs.yaml.cluster, chips);
+      workload = WorkloadFile.read(inputs.yaml.workload, chips);
+      workloadName = inputs.yaml.workload.getFileName().toString();
+    }
+    Experiment experiment =
+        new Experiment(
+            cluster,
+            workload,
+            WorkloadMix.typical(workload.stream().map(SimPod::shape).toList(), 0.95, 1),
+            new Protocol(tune),
+            chosen,
+            seeds,
+            tieBreak);
+    ProgressBar bar =
+        new ProgressBar(spec.commandLine().getErr(), chosen.size() * seeds.size(), quiet);
+    List<RunResult> results =
+        experiment.run(threads == null ? Runtime.getRuntime().availableProcessors() : threads, bar);
+    bar.done();
+    Summary summary = Summary.of(results, workloadName, paper(workloadName));
+    if (csv != null) {
+      CsvReport.write(csv, results);
+    }
+    if (plot != null) {
+      PlotReport.write(plot, "Unallocated compute — " + workloadName, results);
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    out.print(
+        output.render(summary, s -> SimulationText.summary(s, cluster, results, seeds, tune)));
+    out.flush();
+    return 0;
+  }
+
+  private PaperResults paper(String workloadName) {
+    Path dir = paperResults;
+    if (dir == null && inputs.openb != null) {
+      Path sibling = inputs.openb.pods.toAbsolutePath().getParent().resolveSibling("fgd-expected");
+      dir = Files.exists(sibling.resolve(PaperResults.FILE)) ? sibling : null;
+    }
+    if (dir == null) {
+      return null;
+    }
+    PaperResults results = PaperResults.read(dir);
+    return results.knows(workloadName) ? results : null;
+  }
+
+  private int builtInExample(ChipCatalog chips) {
+    SharingComparison comparison = SharingComparison.builtIn(chips);
+    SharingComparison.Result result = comparison.run(PlacementPolicy.FRAGMENTATION_AWARE);
+    PrintWriter out = spec.commandLine().getOut();
+    out.print(output.render(result, r -> SimulationText.sharing(comparison, r)));
+    out.flush();
+    return 0;
+  }
+}

@@ -1,0 +1,96 @@
+package org.vnpu.cli;
+
+import java.util.List;
+import java.util.Locale;
+import org.vnpu.sim.SharingComparison;
+import org.vnpu.sim.SimCluster;
+import org.vnpu.sim.experiment.RunResult;
+import org.vnpu.sim.report.Spread;
+import org.vnpu.sim.report.Summary;
+
+/** The text reports of {@code vnpu simulate}. */
+final class SimulationText {
+
+  private SimulationText() {}
+
+  static String summary(
+      Summary summary, SimCluster cluster, List<RunResult> results, List<Long> seeds, double tune) {
+    StringBuilder out = new StringBuilder();
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "%d nodes, %d chips; %d arrivals per run (tune %.2f); %d seeds; %d runs%n%n",
+            cluster.nodes().size(),
+            cluster.chips(),
+            results.get(0).samples().size(),
+            tune,
+            seeds.size(),
+            results.size()));
+    TextTable table =
+        new TextTable(
+            "POLICY",
+            "UNALLOCATED @ ARRIVED=100%",
+            "PAPER",
+            "IN PAPER RANGE",
+            "FAILED PODS",
+            "RUN");
+    for (Summary.Row row : summary.rows()) {
+      table.row(
+          row.policy(),
+          percent(row.unallocated()),
+          row.paper() == null ? "-" : percent(row.paper()),
+          row.withinPaperRange() == null ? "-" : row.withinPaperRange() ? "yes" : "no",
+          String.format(Locale.ROOT, "%.0f", row.failedPods().mean()),
+          String.format(Locale.ROOT, "%.1f s", row.millis().mean() / 1000));
+    }
+    Summary.Row best = summary.best();
+    return out.append(table.render(""))
+        .append(
+            String.format(
+                Locale.ROOT,
+                "%nLeast unallocated: %s (%s %%). Unallocated = compute not allocated, in %% of the"
+                    + " cluster, when the arrived requests reach 100 %% of it; mean ± sd over seeds.%n",
+                best.policy(),
+                best.unallocated()))
+        .toString();
+  }
+
+  static String sharing(SharingComparison comparison, SharingComparison.Result result) {
+    SimCluster cluster = comparison.cluster();
+    StringBuilder out = new StringBuilder();
+    out.append("Built-in example: ")
+        .append(cluster.nodes().size())
+        .append(" nodes, ")
+        .append(cluster.chips())
+        .append(
+            " chips (4 Atlas 800I A2 with 8× 910B3, 4 Atlas 800 with 4× Atlas 300I Duo = 8× 310P3)\n")
+        .append("Workload: ")
+        .append(comparison.describeWorkload())
+        .append(" — in random order (seed ")
+        .append(comparison.seed())
+        .append("), policy fragmentation-aware\n\n");
+    TextTable table = new TextTable("", "PODS PLACED", "CHIP COMPUTE RESERVED");
+    row(table, "vNPU sharing", result.shared());
+    row(table, "whole cards only", result.wholeCards());
+    out.append(table.render(""));
+    double gain = result.shared().placed() / (double) Math.max(1, result.wholeCards().placed());
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "%nSharing places %.1f× as many pods on the same chips. Try your own cluster:"
+                + " vnpu simulate --cluster FILE --workload FILE (see vnpu simulate --help).%n",
+            gain));
+    return out.toString();
+  }
+
+  private static void row(TextTable table, String label, SharingComparison.Outcome outcome) {
+    table.row(
+        label,
+        outcome.placed() + " / " + outcome.pods(),
+        String.format(Locale.ROOT, "%.0f %%", outcome.allocatedPercent()));
+  }
+
+  private static String percent(Spread spread) {
+    return Double.isNaN(spread.mean()) ? "n/a (never reached)" : spread + " %";
+  }
+}

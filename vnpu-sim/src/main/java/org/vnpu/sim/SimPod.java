@@ -1,0 +1,52 @@
+package org.vnpu.sim;
+
+import java.util.List;
+import org.vnpu.core.fragmentation.WorkloadShape;
+import org.vnpu.core.ledger.HostResources;
+import org.vnpu.core.request.ContainerRequest;
+import org.vnpu.core.request.PodOptions;
+import org.vnpu.core.request.PodRequest;
+
+/**
+ * One pod of a simulated workload.
+ *
+ * @param request what it asks of the engine
+ * @param host the host CPU and memory it requests
+ */
+public record SimPod(PodRequest request, HostResources host) {
+
+  /** A pod with one container, or none when {@code count} is 0 (host resources only). */
+  public static SimPod of(
+      String name, ContainerRequest container, PodOptions options, HostResources host) {
+    List<ContainerRequest> containers = container.count() == 0 ? List.of() : List.of(container);
+    return new SimPod(new PodRequest("sim", name, name, options, containers), host);
+  }
+
+  /** The same pod under another name, for workloads that repeat pods. */
+  public SimPod named(String name) {
+    PodRequest r = request;
+    return new SimPod(new PodRequest(r.namespace(), name, name, r.options(), r.containers()), host);
+  }
+
+  public String name() {
+    return request.name();
+  }
+
+  /** Chip compute it asks for, in percent of one chip: a whole card is 100 per chip. */
+  public long computePercent() {
+    long sum = 0;
+    for (ContainerRequest container : request.containers()) {
+      sum += (long) container.count() * container.cores();
+    }
+    return sum;
+  }
+
+  /** Its shape, as the fragmentation measure sees it (the first container's vNPUs). */
+  public WorkloadShape shape() {
+    if (request.containers().isEmpty()) {
+      return new WorkloadShape(0, 0, null, null, host.cpuMilli());
+    }
+    ContainerRequest c = request.containers().get(0);
+    return new WorkloadShape(c.count(), c.cores(), c.memoryMiB(), c.chipType(), host.cpuMilli());
+  }
+}

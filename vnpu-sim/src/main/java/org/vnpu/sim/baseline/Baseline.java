@@ -1,0 +1,25 @@
+package org.vnpu.sim.baseline;
+
+import org.vnpu.core.engine.AllocationPlan;
+import org.vnpu.core.engine.NodePlan;
+import org.vnpu.core.engine.PlacementContext;
+import org.vnpu.core.engine.Scorer;
+import org.vnpu.sim.SimPod;
+
+/** One of the paper's score plugins, with the GPU selection its runs used. */
+public interface Baseline {
+
+  /** Which chip of a node a vNPU takes. */
+  Scorer chipScorer();
+
+  /** The plugin's whole-number score of the planned node, before any normalisation. */
+  long score(NodePlan plan, SimPod pod, PlacementContext context);
+
+  /** Whether the plugin rescales its scores to 0..100 over the feasible nodes. */
+  default boolean normalizes() {
+    return false;
+  }
+
+  /** Told after the pod was placed, for plugins that remember the pods on each node. */
+  default void placed(SimPod pod, AllocationPlan plan) {}
+}

@@ -1,0 +1,36 @@
+package org.vnpu.sim.experiment;
+
+import java.util.Optional;
+import org.vnpu.api.PlacementPolicy;
+import org.vnpu.core.engine.AllocationPlan;
+import org.vnpu.core.engine.Decision;
+import org.vnpu.core.engine.PlacementContext;
+import org.vnpu.core.engine.PlacementEngine;
+import org.vnpu.core.engine.Scorer;
+import org.vnpu.core.ledger.Ledger;
+import org.vnpu.core.policy.Policies;
+import org.vnpu.sim.SimPod;
+
+/** The product: the placement engine with one built-in policy at node and chip level. */
+final class EngineContender implements Contender {
+
+  private final Scorer scorer;
+
+  EngineContender(PlacementPolicy policy) {
+    this.scorer = Policies.scorer(policy);
+  }
+
+  @Override
+  public Optional<AllocationPlan> choose(SimPod pod, Ledger ledger, PlacementContext context) {
+    PlacementContext fixed =
+        new PlacementContext(
+            context.now(),
+            context.heartbeatTolerance(),
+            Policies.fixed(scorer, scorer),
+            context.fragmentation());
+    Decision decision = PlacementEngine.place(pod.request(), pod.host(), ledger.nodes(), fixed);
+    return decision instanceof Decision.Placed placed
+        ? Optional.of(placed.plan())
+        : Optional.empty();
+  }
+}
