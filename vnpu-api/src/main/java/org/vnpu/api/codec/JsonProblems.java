@@ -34,6 +34,9 @@ public final class JsonProblems {
               .collect(Collectors.joining(", "))
           + ")";
     }
+    if (e.getOriginalMessage().startsWith("Cannot map `null` into type")) {
+      return "missing value";
+    }
     return e.getOriginalMessage();
   }
 

@@ -17,21 +17,21 @@ public record RunResult(String policy, long seed, List<Sample> samples, long mil
   }
 
   /**
-   * Unallocated compute, in % of capacity, when the arrived request first reaches {@code
-   * arrivedPercent} (the last arrival of that rounded bin, as the paper's analysis bins); NaN when
-   * the workload never gets there.
+   * Unallocated compute, in % of capacity, after the last arrival whose arrived request rounds to
+   * at most {@code arrivedPercent} (with the paper's 1 % bins: the end of that bin); NaN when the
+   * arrivals never reach it.
    */
   public double unallocatedAt(int arrivedPercent) {
     Sample last = null;
     for (Sample sample : samples) {
-      long bin = Math.round(sample.arrivedPercent());
-      if (bin == arrivedPercent) {
-        last = sample;
-      } else if (bin > arrivedPercent) {
-        break;
+      if (Math.round(sample.arrivedPercent()) > arrivedPercent) {
+        return last == null ? Double.NaN : 100 - last.allocatedPercent();
       }
+      last = sample;
     }
-    return last == null ? Double.NaN : 100 - last.allocatedPercent();
+    return last != null && Math.round(last.arrivedPercent()) == arrivedPercent
+        ? 100 - last.allocatedPercent()
+        : Double.NaN;
   }
 
   public Sample last() {
