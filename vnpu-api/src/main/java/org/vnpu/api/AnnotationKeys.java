@@ -30,13 +30,15 @@ public final class AnnotationKeys {
 
   /**
    * How the scheduler chooses among nodes. Written by: the user. Read by: scheduler. Value: a
-   * placement policy name, e.g. {@code binpack} (default) or {@code spread}.
+   * placement policy name: {@code fragmentation-aware} (default), {@code binpack} or {@code
+   * spread}.
    */
   public static final String NODE_SCHEDULER_POLICY = "huawei.com/vnpu-pod-node-scheduler-policy";
 
   /**
    * How the scheduler chooses among the chips of a node. Written by: the user. Read by: scheduler.
-   * Value: a placement policy name, e.g. {@code binpack} (default) or {@code spread}.
+   * Value: a placement policy name: {@code fragmentation-aware} (default), {@code binpack} or
+   * {@code spread}.
    */
   public static final String DEVICE_SCHEDULER_POLICY =
       "huawei.com/vnpu-pod-device-scheduler-policy";

@@ -25,7 +25,7 @@ class ValidatePodCommandTest {
         .isEqualTo(
             """
             pod default/infer-small: valid
-              mode soft, node policy binpack, device policy binpack
+              mode soft, node policy fragmentation-aware, device policy fragmentation-aware
               CONTAINER      VNPUS  KIND   AI CORE  MEMORY  POLICY       CHIP TYPE
               warmup (init)  1      share  10%      2 GiB   fixed-share  any
               server         1      share  30%      8 GiB   fixed-share  910B3

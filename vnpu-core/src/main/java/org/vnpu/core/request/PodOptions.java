@@ -9,8 +9,8 @@ import org.vnpu.api.SplitMode;
  *
  * @param mode split mode the pod needs (soft by default)
  * @param aiCpuLevel template family for hard mode (low by default)
- * @param nodePolicy how to choose among nodes (binpack by default)
- * @param devicePolicy how to choose among a node's chips (binpack by default)
+ * @param nodePolicy how to choose among nodes (fragmentation-aware by default, ADR 0004)
+ * @param devicePolicy how to choose among a node's chips (fragmentation-aware by default)
  * @param dieId the die ID every vNPU must use; null for any
  */
 public record PodOptions(
@@ -23,6 +23,10 @@ public record PodOptions(
   /** The options of a pod without vNPU annotations. */
   public static PodOptions defaults() {
     return new PodOptions(
-        SplitMode.SOFT, AiCpuLevel.LOW, PlacementPolicy.BINPACK, PlacementPolicy.BINPACK, null);
+        SplitMode.SOFT,
+        AiCpuLevel.LOW,
+        PlacementPolicy.FRAGMENTATION_AWARE,
+        PlacementPolicy.FRAGMENTATION_AWARE,
+        null);
   }
 }

@@ -14,12 +14,21 @@ import org.vnpu.api.AiCorePolicy;
 import org.vnpu.api.SplitMode;
 import org.vnpu.api.payload.NodeLock;
 import org.vnpu.api.payload.VnpuAssignment;
+import org.vnpu.core.fragmentation.WorkloadMix;
+import org.vnpu.core.fragmentation.WorkloadShape;
+import org.vnpu.core.ledger.ChipDemand;
 import org.vnpu.core.ledger.ChipState;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.Ledger;
+import org.vnpu.core.ledger.NodeState;
 import org.vnpu.core.request.PodRequest;
 
 class PlacementEngineTest {
+
+  private static final Map<String, String> BINPACK =
+      Map.of(
+          "huawei.com/vnpu-pod-node-scheduler-policy", "binpack",
+          "huawei.com/vnpu-pod-device-scheduler-policy", "binpack");
 
   private static final Map<String, String> SPREAD =
       Map.of(
@@ -29,16 +38,43 @@ class PlacementEngineTest {
   @Test
   void binpackPutsShareOnTheFullestChipThatFits() {
     Ledger ledger = ledger(node("a2", "910B3", 2));
-    placeAndApply(ledger, pod("p1", Map.of(), "number=1", "cores=30", "memory.1Gi=8"), context());
+    placeAndApply(ledger, pod("p1", BINPACK, "number=1", "cores=30", "memory.1Gi=8"), context());
 
     VnpuAssignment second =
         onlyVnpu(
             placeAndApply(
-                ledger, pod("p2", Map.of(), "number=1", "cores=20", "memory.1Gi=8"), context()));
+                ledger, pod("p2", BINPACK, "number=1", "cores=20", "memory.1Gi=8"), context()));
 
     assertThat(second.chipIndex()).isZero();
     assertThat(chip(ledger, "a2", 0).corePercentUsed()).isEqualTo(50);
     assertThat(chip(ledger, "a2", 0).memoryUsedMiB()).isEqualTo(16384);
+  }
+
+  @Test
+  void fragmentationAwareKeepsRoomForTheTypicalShapeWhereBinpackWouldNot() {
+    WorkloadMix halves =
+        new WorkloadMix(
+            List.of(new WorkloadMix.Weighted(new WorkloadShape(1, 50, 8192L, null, 0), 1.0)));
+    NodeState node = NodeState.idle(node("n", "910B3", 2), HostResources.UNTRACKED, Fixtures.NOW);
+    List<ChipState> chips =
+        List.of(
+            node.chips().get(0).plus(new ChipDemand(8192, 40, 0, 0, false)),
+            node.chips().get(1).plus(new ChipDemand(8192, 45, 0, 0, false)));
+    List<NodeState> snapshot = List.of(node.withChips(chips, HostResources.UNTRACKED));
+    PodRequest small = pod("p", Map.of(), "number=1", "cores=10", "memory.1Gi=1");
+
+    Decision aware = PlacementEngine.place(small, HostResources.NONE, snapshot, context(halves));
+    Decision packed =
+        PlacementEngine.place(
+            pod("p", BINPACK, "number=1", "cores=10", "memory.1Gi=1"),
+            HostResources.NONE,
+            snapshot,
+            context(halves));
+
+    assertThat(onlyVnpu(aware).chipIndex())
+        .as("60%% free stays able to host a 50%% share")
+        .isZero();
+    assertThat(onlyVnpu(packed).chipIndex()).as("binpack fills the fuller chip").isEqualTo(1);
   }
 
   @Test

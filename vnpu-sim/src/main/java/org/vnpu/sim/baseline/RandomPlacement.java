@@ -10,12 +10,18 @@ import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.NodeState;
 import org.vnpu.sim.SimPod;
 
-/** Random ({@code random_score.go}): a feasible node and a fitting GPU, uniformly at random. */
+/**
+ * Random ({@code random_score.go}): a feasible node and a fitting GPU, uniformly at random. The
+ * artifact draws the node in PreScore and scores only it; a random score per node is the same draw,
+ * whatever the tie-breaking.
+ */
 final class RandomPlacement implements Baseline {
 
   private final Scorer chips;
+  private final Random random;
 
   RandomPlacement(Random random) {
+    this.random = random;
     this.chips =
         new Scorer() {
           @Override
@@ -47,6 +53,6 @@ final class RandomPlacement implements Baseline {
 
   @Override
   public long score(NodePlan plan, SimPod pod, PlacementContext context) {
-    return 0;
+    return random.nextLong();
   }
 }
