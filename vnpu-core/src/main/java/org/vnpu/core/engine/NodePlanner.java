@@ -91,11 +91,13 @@ final class NodePlanner {
       int best = -1;
       double bestScore = Double.NEGATIVE_INFINITY;
       VnpuSizer.Sized bestSize = null;
+      boolean[] scored = new boolean[working.length];
       for (int i = 0; i < working.length; i++) {
         VnpuSizer.Sized sized = taken[i] ? null : eligible(container, working[i], diagnosis);
-        if (sized == null) {
+        if (sized == null || repeatsAnEarlierCandidate(i, scored)) {
           continue;
         }
+        scored[i] = true;
         double score = device.chipScore(node, working, i, sized.demand(), hostAfter, context);
         if (score > bestScore) {
           best = i;
@@ -113,6 +115,19 @@ final class NodePlanner {
       steps.add(new NodePlan.Step(c, best, bestSize.demand(), bestSize.template()));
     }
     return null;
+  }
+
+  /**
+   * Whether a chip already scored for this vNPU is interchangeable with chip {@code i}: it scores
+   * the same under any policy, and the earlier one wins ties, so chip {@code i} need not be scored.
+   */
+  private boolean repeatsAnEarlierCandidate(int i, boolean[] scored) {
+    for (int j = 0; j < i; j++) {
+      if (scored[j] && working[j].interchangeableWith(working[i])) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.vnpu.api.AiCorePolicy;
 import org.vnpu.api.AiCpuLevel;
+import org.vnpu.api.SplitMode;
 import org.vnpu.core.ledger.ChipState;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.NodeState;
@@ -61,18 +62,14 @@ public final class FragmentationMeter {
       long[] cpu,
       double[] cumulative) {
 
-    /** Probability that a shape of this group needs at most {@code cpuFree} host CPU. */
+    /**
+     * Probability that a shape of this group needs at most {@code cpuFree} host CPU ({@code cpu}
+     * holds distinct values, ascending).
+     */
     double probabilityWithin(long cpuFree) {
       int i = Arrays.binarySearch(cpu, cpuFree);
-      int last = i >= 0 ? lastEqual(i) : -i - 2;
+      int last = i >= 0 ? i : -i - 2;
       return last < 0 ? 0 : cumulative[last];
-    }
-
-    private int lastEqual(int i) {
-      while (i + 1 < cpu.length && cpu[i + 1] == cpu[i]) {
-        i++;
-      }
-      return i;
     }
 
     boolean hosts(ChipState state, NodeState node) {
@@ -80,11 +77,18 @@ public final class FragmentationMeter {
           || (chipType != null && !chipType.equals(state.chip().model().name()))) {
         return false;
       }
+      int maxShares = node.inventory().maxSharesPerChip();
+      if (node.inventory().splitMode() == SplitMode.SOFT) {
+        return corePercent == 100
+            ? state.isIdle() && !state.exclusive()
+            : state.fitsShare(
+                memoryMiB == null ? state.chip().memoryMiB() : memoryMiB, corePercent, maxShares);
+      }
       AiCorePolicy policy = corePercent == 0 ? AiCorePolicy.BEST_EFFORT : AiCorePolicy.ELASTIC;
       VnpuSizer.Sized sized =
           VnpuSizer.size(
               state, node.inventory().splitMode(), corePercent, memoryMiB, policy, AiCpuLevel.LOW);
-      return sized != null && state.fits(sized.demand(), node.inventory().maxSharesPerChip());
+      return sized != null && state.fits(sized.demand(), maxShares);
     }
   }
 

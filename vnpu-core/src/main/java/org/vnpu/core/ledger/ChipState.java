@@ -63,11 +63,19 @@ public record ChipState(
     if (demand.exclusive()) {
       return shares == 0;
     }
-    return shares < maxShares
-        && demand.memoryMiB() <= freeMemoryMiB()
-        && demand.corePercent() <= freeCorePercent()
+    return fitsShare(demand.memoryMiB(), demand.corePercent(), maxShares)
         && aiCoresUsed + demand.aiCores() <= chip.aiCores()
         && (chip.aiCpus() == 0 || aiCpusUsed + demand.aiCpus() <= chip.aiCpus());
+  }
+
+  /**
+   * Whether a soft share of this memory and AI Core percent fits; {@link #fits} without objects.
+   */
+  public boolean fitsShare(long memoryMiB, int corePercent, int maxShares) {
+    return !exclusive
+        && shares < maxShares
+        && memoryMiB <= freeMemoryMiB()
+        && corePercent <= freeCorePercent();
   }
 
   public ChipState plus(ChipDemand demand) {
@@ -90,6 +98,25 @@ public record ChipState(
         aiCpusUsed - demand.aiCpus(),
         shares - 1,
         exclusive && !demand.exclusive());
+  }
+
+  /**
+   * Whether the two chips have the same capacity, type and health and the same usage, so that any
+   * placement decision treats them alike.
+   */
+  public boolean interchangeableWith(ChipState other) {
+    return memoryUsedMiB == other.memoryUsedMiB
+        && corePercentUsed == other.corePercentUsed
+        && aiCoresUsed == other.aiCoresUsed
+        && aiCpusUsed == other.aiCpusUsed
+        && shares == other.shares
+        && exclusive == other.exclusive
+        && chip.memoryMiB() == other.chip.memoryMiB()
+        && chip.aiCores() == other.chip.aiCores()
+        && chip.aiCpus() == other.chip.aiCpus()
+        && chip.healthy() == other.chip.healthy()
+        && chip.model().equals(other.chip.model())
+        && chip.interconnectGroup().equals(other.chip.interconnectGroup());
   }
 
   /** Whether usage stays within the chip's capacity. */

@@ -368,6 +368,23 @@ class PlacementEngineTest {
   }
 
   @Test
+  void findsThePinnedDieAmongInterchangeableChips() {
+    Ledger ledger = ledger(node("a", "910B3", 4));
+    Decision.Placed pinned =
+        (Decision.Placed)
+            placeAndApply(
+                ledger,
+                pod(
+                    "d",
+                    Map.of("huawei.com/vnpu-use-npu-dieID", "a-d3"),
+                    "number=1",
+                    "cores=10",
+                    "memory.1Gi=1"),
+                context());
+    assertThat(onlyVnpu(pinned).dieId()).isEqualTo("a-d3");
+  }
+
+  @Test
   void skipsUnhealthyChips() {
     Ledger ledger = new Ledger();
     var inventory = node("n", "910B3", 2);

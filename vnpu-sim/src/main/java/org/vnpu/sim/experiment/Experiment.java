@@ -81,6 +81,7 @@ public record Experiment(
     PlacementContext context =
         new PlacementContext(SimCluster.EPOCH, Duration.ofDays(1), Policies.asRequested(), meter);
     double capacity = cluster.computePercent();
+    ClusterFragmentation fragmentation = new ClusterFragmentation(ledger, meter);
     long arrived = 0;
     long allocated = 0;
     int failed = 0;
@@ -92,6 +93,7 @@ public record Experiment(
       if (plan.isPresent() && ledger.apply(plan.get())) {
         allocated += pod.computePercent();
         contender.placed(pod, plan.get());
+        fragmentation.changed(plan.get().node());
       } else {
         failed++;
       }
@@ -100,7 +102,7 @@ public record Experiment(
               i + 1,
               100 * arrived / capacity,
               100 * allocated / capacity,
-              100 * fragmentation(ledger, meter) / capacity,
+              100 * fragmentation.total() / capacity,
               failed));
       if ((i + 1) % PROGRESS_STEP == 0 || i + 1 == arrivals.size()) {
         progress.advanced(policy, seed, i + 1, arrivals.size());
@@ -109,11 +111,29 @@ public record Experiment(
     return new RunResult(policy, seed, samples, (System.nanoTime() - started) / 1_000_000);
   }
 
-  private static double fragmentation(Ledger ledger, FragmentationMeter meter) {
-    double sum = 0;
-    for (NodeState node : ledger.nodes()) {
-      sum += meter.fragmentation(node);
+  /** The cluster's fragmentation, kept up to date node by node as placements change them. */
+  private static final class ClusterFragmentation {
+    private final Ledger ledger;
+    private final FragmentationMeter meter;
+    private final Map<String, Double> byNode = new java.util.HashMap<>();
+    private double total;
+
+    ClusterFragmentation(Ledger ledger, FragmentationMeter meter) {
+      this.ledger = ledger;
+      this.meter = meter;
+      for (NodeState node : ledger.nodes()) {
+        byNode.put(node.name(), meter.fragmentation(node));
+        total += byNode.get(node.name());
+      }
     }
-    return sum;
+
+    void changed(String node) {
+      double now = meter.fragmentation(ledger.node(node).orElseThrow());
+      total += now - byNode.put(node, now);
+    }
+
+    double total() {
+      return total;
+    }
   }
 }
