@@ -36,13 +36,22 @@ import picocli.CommandLine.Spec;
     name = "simulate",
     mixinStandardHelpOptions = true,
     sortOptions = false,
+    footerHeading = "%nExamples:%n",
+    footer = {
+      "  vnpu simulate",
+      "  vnpu simulate --cluster cluster.yaml --workload workload.yaml --seeds 1..5",
+      "  vnpu simulate --openb-nodes openb_node_list_gpu_node.csv \\",
+      "                --openb-pods openb_pod_list_default.csv --plot default.png",
+      "",
+      "Formats, protocol and policies: docs/simulator.md."
+    },
     description = {
       "Compare placement policies on a simulated cluster.",
       "Without inputs it simulates a built-in Ascend example and shows what vNPU sharing gains over"
           + " whole-card allocation. With a cluster and a workload (our YAML, or the Alibaba openb"
           + " trace) it follows the FGD paper's protocol: inflate the workload to --tune × capacity"
           + " by sampling with replacement, shuffle, let pods arrive one by one, and report the"
-          + " unallocated compute at arrived = 100 % per policy over --seeds."
+          + " unallocated compute at arrived = 100 %% per policy over --seeds."
     })
 final class SimulateCommand implements Callable<Integer> {
 
