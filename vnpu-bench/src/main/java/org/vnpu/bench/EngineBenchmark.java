@@ -86,7 +86,7 @@ public class EngineBenchmark {
         new PlacementContext(
             NOW,
             Duration.ofSeconds(60),
-            Policies.fixed(Policies.scorer(chosen), Policies.scorer(chosen)),
+            Policies.fixed(Policies.of(chosen).node(), Policies.of(chosen).chip()),
             new FragmentationMeter(mix));
     pod =
         new PodRequest(

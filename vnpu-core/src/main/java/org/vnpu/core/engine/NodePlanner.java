@@ -20,7 +20,7 @@ final class NodePlanner {
   private final PlacementContext context;
   private final ChipState[] working;
   private final HostResources hostAfter;
-  private final Scorer device;
+  private final ChipScorer device;
   private final List<NodePlan.Step> steps = new ArrayList<>();
 
   private NodePlanner(
@@ -30,7 +30,7 @@ final class NodePlanner {
     this.context = context;
     this.working = node.chips().toArray(new ChipState[0]);
     this.hostAfter = node.hostFree().minus(host);
-    this.device = context.scorers().deviceScorer(request.options());
+    this.device = context.scorers().chipScorer(request.options());
   }
 
   static NodeFit fit(
@@ -50,7 +50,7 @@ final class NodePlanner {
         context
             .scorers()
             .nodeScorer(request.options())
-            .nodeScore(node, planner.working, planner.hostAfter, context);
+            .score(node, planner.working, planner.hostAfter, context);
     return new NodeFit.Fits(new NodePlan(node, List.copyOf(planner.steps), host), score);
   }
 
@@ -98,7 +98,8 @@ final class NodePlanner {
           continue;
         }
         scored[i] = true;
-        double score = device.chipScore(node, working, i, sized.demand(), hostAfter, context);
+        double score =
+            device.score(new ChipCandidate(node, working, i, sized.demand(), hostAfter), context);
         if (score > bestScore) {
           best = i;
           bestScore = score;

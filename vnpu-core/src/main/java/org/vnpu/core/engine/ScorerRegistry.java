@@ -2,10 +2,13 @@ package org.vnpu.core.engine;
 
 import org.vnpu.core.request.PodOptions;
 
-/** Which scorers a pod's node-level and chip-level policies name. */
+/**
+ * Which scorers a pod's node-level and chip-level policies name; the built-in registry is {@code
+ * org.vnpu.core.policy.Policies}.
+ */
 public interface ScorerRegistry {
 
-  Scorer nodeScorer(PodOptions options);
+  NodeScorer nodeScorer(PodOptions options);
 
-  Scorer deviceScorer(PodOptions options);
+  ChipScorer chipScorer(PodOptions options);
 }

@@ -1,8 +1,9 @@
 package org.vnpu.core.policy;
 
+import org.vnpu.core.engine.ChipCandidate;
+import org.vnpu.core.engine.ChipScorer;
+import org.vnpu.core.engine.NodeScorer;
 import org.vnpu.core.engine.PlacementContext;
-import org.vnpu.core.engine.Scorer;
-import org.vnpu.core.ledger.ChipDemand;
 import org.vnpu.core.ledger.ChipState;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.NodeState;
@@ -12,7 +13,7 @@ import org.vnpu.core.ledger.NodeState;
  * request shapes; among placements whose growth differs by less than {@link #GROWTH_STEP}, the
  * fuller chip or node wins, so that nearly-equal choices pack instead of scattering.
  */
-final class FragmentationAwareScorer implements Scorer {
+final class FragmentationAwareScorer implements NodeScorer, ChipScorer {
 
   /**
    * Fragmentation growth is compared in steps of this many percent of one chip, so that placements
@@ -25,26 +26,20 @@ final class FragmentationAwareScorer implements Scorer {
   /** Weight of fullness, small enough to only break ties in fragmentation growth. */
   private static final double TIE_BREAK = 1e-3;
 
-  @Override
-  public double chipScore(
-      NodeState node,
-      ChipState[] working,
-      int position,
-      ChipDemand demand,
-      HostResources hostAfter,
-      PlacementContext context) {
-    ChipState[] trial = working.clone();
-    trial[position] = working[position].plus(demand);
-    double fragmentation = context.fragmentation().fragmentationAfter(node, trial, hostAfter);
-    return -quantize(fragmentation) + TIE_BREAK * Utilization.of(trial[position]);
-  }
-
   private static double quantize(double growth) {
     return Math.round(growth / GROWTH_STEP) * GROWTH_STEP;
   }
 
   @Override
-  public double nodeScore(
+  public double score(ChipCandidate candidate, PlacementContext context) {
+    ChipState[] trial = candidate.chipsAfter();
+    double fragmentation =
+        context.fragmentation().fragmentationAfter(candidate.node(), trial, candidate.hostAfter());
+    return -quantize(fragmentation) + TIE_BREAK * Utilization.of(trial[candidate.position()]);
+  }
+
+  @Override
+  public double score(
       NodeState before, ChipState[] after, HostResources hostAfter, PlacementContext context) {
     double growth =
         context.fragmentation().fragmentationAfter(before, after, hostAfter)

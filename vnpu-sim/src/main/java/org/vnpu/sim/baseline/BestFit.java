@@ -2,7 +2,6 @@ package org.vnpu.sim.baseline;
 
 import org.vnpu.core.engine.NodePlan;
 import org.vnpu.core.engine.PlacementContext;
-import org.vnpu.core.engine.Scorer;
 import org.vnpu.core.ledger.NodeState;
 import org.vnpu.sim.SimPod;
 
@@ -11,13 +10,6 @@ import org.vnpu.sim.SimPod;
  * 8 GPUs), min-max normalised over the feasible nodes.
  */
 final class BestFit implements Baseline {
-
-  private final Scorer chips = new BestFitChips();
-
-  @Override
-  public Scorer chipScorer() {
-    return chips;
-  }
 
   @Override
   public long score(NodePlan plan, SimPod pod, PlacementContext context) {

@@ -2,7 +2,6 @@ package org.vnpu.sim.baseline;
 
 import org.vnpu.core.engine.NodePlan;
 import org.vnpu.core.engine.PlacementContext;
-import org.vnpu.core.engine.Scorer;
 import org.vnpu.core.ledger.NodeState;
 import org.vnpu.sim.SimPod;
 
@@ -12,13 +11,6 @@ import org.vnpu.sim.SimPod;
  * artifact's merged mode names no GPU; best fit is assumed.
  */
 final class DotProduct implements Baseline {
-
-  private final Scorer chips = new BestFitChips();
-
-  @Override
-  public Scorer chipScorer() {
-    return chips;
-  }
 
   @Override
   public long score(NodePlan plan, SimPod pod, PlacementContext context) {

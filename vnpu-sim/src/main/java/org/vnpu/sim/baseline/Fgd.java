@@ -1,9 +1,8 @@
 package org.vnpu.sim.baseline;
 
+import org.vnpu.core.engine.ChipScorer;
 import org.vnpu.core.engine.NodePlan;
 import org.vnpu.core.engine.PlacementContext;
-import org.vnpu.core.engine.Scorer;
-import org.vnpu.core.ledger.ChipDemand;
 import org.vnpu.core.ledger.ChipState;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.NodeState;
@@ -12,38 +11,14 @@ import org.vnpu.sim.SimPod;
 /**
  * FGD as the paper's artifact scores it ({@code fgd_score.go}): ⌊sigmoid(fragmentation decrease /
  * 1000 GPU milli) × 100⌋ for the node, choosing the GPU with the highest such score (the first on
- * ties). Our {@code fragmentation-aware} policy is the same idea at full precision.
+ * ties). Our {@code fragmentation-aware} policy builds on the same measure.
  */
 final class Fgd implements Baseline {
 
-  private final Scorer chips =
-      new Scorer() {
-        @Override
-        public double chipScore(
-            NodeState node,
-            ChipState[] working,
-            int position,
-            ChipDemand demand,
-            HostResources hostAfter,
-            PlacementContext context) {
-          ChipState[] trial = working.clone();
-          trial[position] = working[position].plus(demand);
-          return paperScore(node, trial, hostAfter, context);
-        }
-
-        @Override
-        public double nodeScore(
-            NodeState before,
-            ChipState[] after,
-            HostResources hostAfter,
-            PlacementContext context) {
-          return 0;
-        }
-      };
-
   @Override
-  public Scorer chipScorer() {
-    return chips;
+  public ChipScorer chipScorer() {
+    return (candidate, context) ->
+        paperScore(candidate.node(), candidate.chipsAfter(), candidate.hostAfter(), context);
   }
 
   @Override

@@ -5,7 +5,6 @@ import java.util.Map;
 import org.vnpu.core.engine.AllocationPlan;
 import org.vnpu.core.engine.NodePlan;
 import org.vnpu.core.engine.PlacementContext;
-import org.vnpu.core.engine.Scorer;
 import org.vnpu.sim.SimPod;
 
 /**
@@ -17,13 +16,7 @@ import org.vnpu.sim.SimPod;
  */
 final class GpuClustering implements Baseline {
 
-  private final Scorer chips = new BestFitChips();
   private final Map<String, Map<String, Integer>> affinities = new HashMap<>();
-
-  @Override
-  public Scorer chipScorer() {
-    return chips;
-  }
 
   @Override
   public long score(NodePlan plan, SimPod pod, PlacementContext context) {

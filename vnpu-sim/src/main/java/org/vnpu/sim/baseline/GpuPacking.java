@@ -3,7 +3,6 @@ package org.vnpu.sim.baseline;
 import java.util.Arrays;
 import org.vnpu.core.engine.NodePlan;
 import org.vnpu.core.engine.PlacementContext;
-import org.vnpu.core.engine.Scorer;
 import org.vnpu.core.ledger.NodeState;
 import org.vnpu.sim.SimPod;
 
@@ -13,13 +12,6 @@ import org.vnpu.sim.SimPod;
  * nodes last (33 − free GPUs, at least the number of free GPUs); pods without GPUs score 0.
  */
 final class GpuPacking implements Baseline {
-
-  private final Scorer chips = new BestFitChips();
-
-  @Override
-  public Scorer chipScorer() {
-    return chips;
-  }
 
   @Override
   public long score(NodePlan plan, SimPod pod, PlacementContext context) {

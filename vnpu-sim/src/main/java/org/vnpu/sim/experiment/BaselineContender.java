@@ -7,6 +7,7 @@ import java.util.Random;
 import org.vnpu.core.engine.AllocationPlan;
 import org.vnpu.core.engine.NodeFit;
 import org.vnpu.core.engine.NodePlan;
+import org.vnpu.core.engine.NodeScorer;
 import org.vnpu.core.engine.PlacementContext;
 import org.vnpu.core.engine.PlacementEngine;
 import org.vnpu.core.ledger.Ledger;
@@ -22,6 +23,9 @@ import org.vnpu.sim.baseline.Baseline;
  * or to a random one, as {@link TieBreak} says.
  */
 final class BaselineContender implements Contender {
+
+  /** Baselines score nodes themselves; the engine's node score is not used. */
+  private static final NodeScorer UNUSED = (before, after, hostAfter, context) -> 0;
 
   private final Baseline baseline;
   private final Random random;
@@ -39,7 +43,7 @@ final class BaselineContender implements Contender {
         new PlacementContext(
             context.now(),
             context.heartbeatTolerance(),
-            Policies.fixed(baseline.chipScorer(), baseline.chipScorer()),
+            Policies.fixed(UNUSED, baseline.chipScorer()),
             context.fragmentation());
     List<NodePlan> feasible = new ArrayList<>();
     List<Long> scores = new ArrayList<>();

@@ -6,7 +6,6 @@ import org.vnpu.core.engine.AllocationPlan;
 import org.vnpu.core.engine.Decision;
 import org.vnpu.core.engine.PlacementContext;
 import org.vnpu.core.engine.PlacementEngine;
-import org.vnpu.core.engine.Scorer;
 import org.vnpu.core.ledger.Ledger;
 import org.vnpu.core.policy.Policies;
 import org.vnpu.sim.SimPod;
@@ -14,10 +13,10 @@ import org.vnpu.sim.SimPod;
 /** The product: the placement engine with one built-in policy at node and chip level. */
 final class EngineContender implements Contender {
 
-  private final Scorer scorer;
+  private final Policies.Policy policy;
 
-  EngineContender(PlacementPolicy policy) {
-    this.scorer = Policies.scorer(policy);
+  EngineContender(PlacementPolicy name) {
+    this.policy = Policies.of(name);
   }
 
   @Override
@@ -26,7 +25,7 @@ final class EngineContender implements Contender {
         new PlacementContext(
             context.now(),
             context.heartbeatTolerance(),
-            Policies.fixed(scorer, scorer),
+            Policies.fixed(policy.node(), policy.chip()),
             context.fragmentation());
     Decision decision = PlacementEngine.place(pod.request(), pod.host(), ledger.nodes(), fixed);
     return decision instanceof Decision.Placed placed

@@ -1,0 +1,13 @@
+package org.vnpu.core.engine;
+
+import org.vnpu.core.ledger.ChipState;
+import org.vnpu.core.ledger.HostResources;
+import org.vnpu.core.ledger.NodeState;
+
+/** A node-level policy: how good a node is with a pod's plan applied, on 0..100 (higher first). */
+@FunctionalInterface
+public interface NodeScorer {
+
+  double score(
+      NodeState before, ChipState[] after, HostResources hostAfter, PlacementContext context);
+}
