@@ -17,4 +17,10 @@ public record PlacementContext(
     Instant now,
     Duration heartbeatTolerance,
     ScorerRegistry scorers,
-    FragmentationMeter fragmentation) {}
+    FragmentationMeter fragmentation) {
+
+  /** This context with other policies. */
+  public PlacementContext withScorers(ScorerRegistry registry) {
+    return new PlacementContext(now, heartbeatTolerance, registry, fragmentation);
+  }
+}

@@ -24,4 +24,11 @@ public record Chip(
     int aiCpus,
     boolean healthy,
     int numaNode,
-    String interconnectGroup) {}
+    String interconnectGroup) {
+
+  /** This chip as the driver reports it healthy or not. */
+  public Chip withHealth(boolean health) {
+    return new Chip(
+        index, dieId, model, memoryMiB, aiCores, aiCpus, health, numaNode, interconnectGroup);
+  }
+}

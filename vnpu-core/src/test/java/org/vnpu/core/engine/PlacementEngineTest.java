@@ -388,7 +388,7 @@ class PlacementEngineTest {
   void skipsUnhealthyChips() {
     Ledger ledger = new Ledger();
     var inventory = node("n", "910B3", 2);
-    var chips = List.of(inventory.chips().get(0), withHealth(inventory.chips().get(1), false));
+    var chips = List.of(inventory.chips().get(0), inventory.chips().get(1).withHealth(false));
     ledger.putNode(
         new org.vnpu.core.inventory.NodeInventory("n", SplitMode.SOFT, 20, chips),
         HostResources.UNTRACKED);
@@ -505,20 +505,6 @@ class PlacementEngineTest {
             pod("p", Map.of(), "number=1"), HostResources.NONE, List.of(), context());
     assertThat(((Decision.Unschedulable) decision).reason())
         .isEqualTo("0/0 nodes fit: no vNPU node is known");
-  }
-
-  private static org.vnpu.core.inventory.Chip withHealth(
-      org.vnpu.core.inventory.Chip c, boolean healthy) {
-    return new org.vnpu.core.inventory.Chip(
-        c.index(),
-        c.dieId(),
-        c.model(),
-        c.memoryMiB(),
-        c.aiCores(),
-        c.aiCpus(),
-        healthy,
-        c.numaNode(),
-        c.interconnectGroup());
   }
 
   private static ChipState chip(Ledger ledger, String node, int position) {

@@ -142,18 +142,7 @@ class LedgerProperties {
       List<Chip> chips = new ArrayList<>(node.chips());
       int position = chipIndex % chips.size();
       Chip c = chips.get(position);
-      chips.set(
-          position,
-          new Chip(
-              c.index(),
-              c.dieId(),
-              c.model(),
-              c.memoryMiB(),
-              c.aiCores(),
-              c.aiCpus(),
-              !c.healthy(),
-              c.numaNode(),
-              c.interconnectGroup()));
+      chips.set(position, c.withHealth(!c.healthy()));
       NodeInventory updated =
           new NodeInventory(node.node(), node.splitMode(), node.maxSharesPerChip(), chips);
       inventories.set(nodeIndex, updated);

@@ -39,12 +39,7 @@ final class BaselineContender implements Contender {
 
   @Override
   public Optional<AllocationPlan> choose(SimPod pod, Ledger ledger, PlacementContext context) {
-    PlacementContext chips =
-        new PlacementContext(
-            context.now(),
-            context.heartbeatTolerance(),
-            Policies.fixed(UNUSED, baseline.chipScorer()),
-            context.fragmentation());
+    PlacementContext chips = context.withScorers(Policies.fixed(UNUSED, baseline.chipScorer()));
     List<NodePlan> feasible = new ArrayList<>();
     List<Long> scores = new ArrayList<>();
     for (NodeState node : ledger.nodes()) {

@@ -21,12 +21,7 @@ final class EngineContender implements Contender {
 
   @Override
   public Optional<AllocationPlan> choose(SimPod pod, Ledger ledger, PlacementContext context) {
-    PlacementContext fixed =
-        new PlacementContext(
-            context.now(),
-            context.heartbeatTolerance(),
-            Policies.fixed(policy.node(), policy.chip()),
-            context.fragmentation());
+    PlacementContext fixed = context.withScorers(Policies.fixed(policy.node(), policy.chip()));
     Decision decision = PlacementEngine.place(pod.request(), pod.host(), ledger.nodes(), fixed);
     return decision instanceof Decision.Placed placed
         ? Optional.of(placed.plan())
