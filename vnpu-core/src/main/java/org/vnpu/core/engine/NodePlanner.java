@@ -66,8 +66,7 @@ final class NodePlanner {
       return Rejection.of(RejectKind.LOCKED);
     }
     SplitMode mode = node.inventory().splitMode();
-    boolean shares = request.containers().stream().anyMatch(c -> !c.wholeCard());
-    if (shares && mode != request.options().mode()) {
+    if (mode != request.options().mode() && hasShares(request)) {
       return Rejection.of(RejectKind.MODE_MISMATCH, mode.wireName());
     }
     if (host.cpuMilli() > node.hostFree().cpuMilli()) {
@@ -77,6 +76,15 @@ final class NodePlanner {
       return Rejection.of(RejectKind.NOT_ENOUGH_HOST_MEMORY);
     }
     return null;
+  }
+
+  private static boolean hasShares(PodRequest request) {
+    for (ContainerRequest container : request.containers()) {
+      if (!container.wholeCard()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Places every vNPU of container {@code c}; the rejection when one does not fit. */

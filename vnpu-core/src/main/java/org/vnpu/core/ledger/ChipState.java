@@ -115,7 +115,7 @@ public record ChipState(
         && chip.aiCores() == other.chip.aiCores()
         && chip.aiCpus() == other.chip.aiCpus()
         && chip.healthy() == other.chip.healthy()
-        && chip.model().equals(other.chip.model())
+        && chip.model().name().equals(other.chip.model().name())
         && chip.interconnectGroup().equals(other.chip.interconnectGroup());
   }
 
