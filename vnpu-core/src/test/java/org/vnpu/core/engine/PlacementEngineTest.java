@@ -134,7 +134,7 @@ class PlacementEngineTest {
         placeAndApply(
             ledger, pod("p2", Map.of(), "number=1", "cores=10", "memory.1Gi=1"), context());
 
-    assertThat(((Decision.Unschedulable) next).reason())
+    assertThat(reason(next))
         .isEqualTo("0/1 nodes fit: 1 not enough device memory (need 1 GiB, largest free 0 GiB)");
   }
 
@@ -163,7 +163,7 @@ class PlacementEngineTest {
         placeAndApply(
             ledger, pod("p3", Map.of(), "number=1", "cores=10", "memory.1Gi=40"), context());
 
-    assertThat(((Decision.Unschedulable) decision).reason())
+    assertThat(reason(decision))
         .isEqualTo("0/1 nodes fit: 1 not enough device memory (need 40 GiB, largest free 32 GiB)");
   }
 
@@ -177,7 +177,7 @@ class PlacementEngineTest {
         placeAndApply(
             ledger, pod("p", Map.of(), "number=1", "cores=50", "memory.1Gi=40"), context());
 
-    assertThat(((Decision.Unschedulable) decision).reason())
+    assertThat(reason(decision))
         .isEqualTo(
             "0/3 nodes fit: 2 not enough device memory (need 40 GiB, largest free 32 GiB), 1 split mode is hard");
   }
@@ -192,8 +192,7 @@ class PlacementEngineTest {
         placeAndApply(
             ledger, pod("p3", Map.of(), "number=1", "cores=10", "memory.1Gi=1"), context());
 
-    assertThat(((Decision.Unschedulable) third).reason())
-        .isEqualTo("0/1 nodes fit: 1 share slots exhausted (2 per chip)");
+    assertThat(reason(third)).isEqualTo("0/1 nodes fit: 1 share slots exhausted (2 per chip)");
   }
 
   @Test
@@ -205,7 +204,7 @@ class PlacementEngineTest {
         placeAndApply(
             ledger, pod("p2", Map.of(), "number=1", "cores=40", "memory.1Gi=1"), context());
 
-    assertThat(((Decision.Unschedulable) second).reason())
+    assertThat(reason(second))
         .isEqualTo("0/1 nodes fit: 1 not enough AI Core (need 40%, largest free 30%)");
   }
 
@@ -222,8 +221,7 @@ class PlacementEngineTest {
     assertThat(whole.chipIndex()).isEqualTo(1);
     assertThat(whole.wholeCard()).isTrue();
     assertThat(whole.memoryMiB()).isEqualTo(65536);
-    assertThat(((Decision.Unschedulable) another).reason())
-        .isEqualTo("0/1 nodes fit: 1 no idle chip for a whole card");
+    assertThat(reason(another)).isEqualTo("0/1 nodes fit: 1 no idle chip for a whole card");
     assertThat(
             placeAndApply(
                 ledger, pod("share2", Map.of(), "number=1", "cores=10", "memory.1Gi=1"), context()))
@@ -256,8 +254,7 @@ class PlacementEngineTest {
     assertThat(six.plan().allocation().containers().get(0).vnpus()).hasSize(6);
 
     Decision tooMany = placeAndApply(ledger, pod("two", Map.of(), "number=2"), context());
-    assertThat(((Decision.Unschedulable) tooMany).reason())
-        .isEqualTo("0/1 nodes fit: 1 not enough chips (need 2, found 1)");
+    assertThat(reason(tooMany)).isEqualTo("0/1 nodes fit: 1 not enough chips (need 2, found 1)");
   }
 
   @Test
@@ -318,7 +315,7 @@ class PlacementEngineTest {
             ledger,
             pod("p", Map.of("huawei.com/vnpu-mode", "hard"), "number=1", "cores=50"),
             context());
-    assertThat(((Decision.Unschedulable) decision).reason())
+    assertThat(reason(decision))
         .isEqualTo("0/1 nodes fit: 1 no hard-mode template fits (50% AI Core)");
   }
 
@@ -363,8 +360,7 @@ class PlacementEngineTest {
 
     assertThat(typed.plan().node()).isEqualTo("b");
     assertThat(onlyVnpu(pinned).dieId()).isEqualTo("a-d1");
-    assertThat(((Decision.Unschedulable) missing).reason())
-        .isEqualTo("0/2 nodes fit: 2 no chip with die ID zz");
+    assertThat(reason(missing)).isEqualTo("0/2 nodes fit: 2 no chip with die ID zz");
   }
 
   @Test
@@ -398,17 +394,13 @@ class PlacementEngineTest {
     Decision second = placeAndApply(ledger, pod("b", Map.of(), "number=1"), context());
 
     assertThat(chip(ledger, "n", 0).exclusive()).isTrue();
-    assertThat(((Decision.Unschedulable) second).reason())
-        .isEqualTo("0/1 nodes fit: 1 no idle chip for a whole card");
+    assertThat(reason(second)).isEqualTo("0/1 nodes fit: 1 no idle chip for a whole card");
     Ledger onlySick = new Ledger();
     onlySick.putNode(
         new org.vnpu.core.inventory.NodeInventory("s", SplitMode.SOFT, 20, List.of(chips.get(1))),
         HostResources.UNTRACKED);
     onlySick.heartbeat("s", Fixtures.NOW);
-    assertThat(
-            ((Decision.Unschedulable)
-                    placeAndApply(onlySick, pod("c", Map.of(), "number=1"), context()))
-                .reason())
+    assertThat(reason(placeAndApply(onlySick, pod("c", Map.of(), "number=1"), context())))
         .isEqualTo("0/1 nodes fit: 1 the matching chips are unhealthy");
   }
 
@@ -426,7 +418,7 @@ class PlacementEngineTest {
     assertThat(placed.feasibleNodes()).isEqualTo(1);
 
     Decision none = placeAndApply(ledger, pod("q", Map.of(), "number=1"), context());
-    assertThat(((Decision.Unschedulable) none).reason())
+    assertThat(reason(none))
         .isEqualTo(
             "0/3 nodes fit: 1 device plugin heartbeat is stale, 1 node is locked by another pod's"
                 + " allocation, 1 no idle chip for a whole card");
@@ -484,10 +476,8 @@ class PlacementEngineTest {
         PlacementEngine.place(
             pod("p", Map.of(), "number=1"), new HostResources(1, 9000), ledger.nodes(), context());
 
-    assertThat(((Decision.Unschedulable) cpu).reason())
-        .isEqualTo("0/1 nodes fit: 1 not enough host CPU");
-    assertThat(((Decision.Unschedulable) memory).reason())
-        .isEqualTo("0/1 nodes fit: 1 not enough host memory");
+    assertThat(reason(cpu)).isEqualTo("0/1 nodes fit: 1 not enough host CPU");
+    assertThat(reason(memory)).isEqualTo("0/1 nodes fit: 1 not enough host memory");
   }
 
   @Test
@@ -503,8 +493,12 @@ class PlacementEngineTest {
     Decision decision =
         PlacementEngine.place(
             pod("p", Map.of(), "number=1"), HostResources.NONE, List.of(), context());
-    assertThat(((Decision.Unschedulable) decision).reason())
-        .isEqualTo("0/0 nodes fit: no vNPU node is known");
+    assertThat(reason(decision)).isEqualTo("0/0 nodes fit: no vNPU node is known");
+  }
+
+  private static String reason(Decision decision) {
+    assertThat(decision).as("%s", decision).isInstanceOf(Decision.Unschedulable.class);
+    return ((Decision.Unschedulable) decision).reason();
   }
 
   private static ChipState chip(Ledger ledger, String node, int position) {
