@@ -12,8 +12,22 @@ import org.vnpu.core.request.PodRequest;
  *
  * @param request what it asks of the engine
  * @param host the host CPU and memory it requests
+ * @param timing when it arrives and leaves; null in workloads without times (arrivals only)
  */
-public record SimPod(PodRequest request, HostResources host) {
+public record SimPod(PodRequest request, HostResources host, Timing timing) {
+
+  /**
+   * When a pod arrives and leaves, in seconds from the start of the workload.
+   *
+   * @param arrival when it arrives
+   * @param departure when it leaves; null when it stays
+   */
+  public record Timing(double arrival, Double departure) {}
+
+  /** A pod of a workload without times. */
+  public SimPod(PodRequest request, HostResources host) {
+    this(request, host, null);
+  }
 
   /** A pod with one container, or none when {@code count} is 0 (host resources only). */
   public static SimPod of(
@@ -25,7 +39,8 @@ public record SimPod(PodRequest request, HostResources host) {
   /** The same pod under another name, for workloads that repeat pods. */
   public SimPod named(String name) {
     PodRequest r = request;
-    return new SimPod(new PodRequest(r.namespace(), name, name, r.options(), r.containers()), host);
+    return new SimPod(
+        new PodRequest(r.namespace(), name, name, r.options(), r.containers()), host, timing);
   }
 
   public String name() {

@@ -2,9 +2,11 @@ package org.vnpu.sim.experiment;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.PriorityQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -82,18 +84,30 @@ public record Experiment(
         new PlacementContext(SimCluster.EPOCH, Duration.ofDays(1), Policies.asRequested(), meter);
     double capacity = cluster.computePercent();
     ClusterFragmentation fragmentation = new ClusterFragmentation(ledger, meter);
+    PriorityQueue<SimPod> running =
+        new PriorityQueue<>(Comparator.comparingDouble(p -> p.timing().departure()));
     long arrived = 0;
     long allocated = 0;
     int failed = 0;
     List<Sample> samples = new ArrayList<>(arrivals.size());
     for (int i = 0; i < arrivals.size(); i++) {
       SimPod pod = arrivals.get(i);
+      while (pod.timing() != null
+          && !running.isEmpty()
+          && running.peek().timing().departure() <= pod.timing().arrival()) {
+        SimPod leaving = running.poll();
+        ledger.release(leaving.request().uid()).ifPresent(p -> fragmentation.changed(p.node()));
+        allocated -= leaving.computePercent();
+      }
       arrived += pod.computePercent();
       Optional<AllocationPlan> plan = contender.choose(pod, ledger, context);
       if (plan.isPresent() && ledger.apply(plan.get())) {
         allocated += pod.computePercent();
         contender.placed(pod, plan.get());
         fragmentation.changed(plan.get().node());
+        if (pod.timing() != null && pod.timing().departure() != null) {
+          running.add(pod);
+        }
       } else {
         failed++;
       }

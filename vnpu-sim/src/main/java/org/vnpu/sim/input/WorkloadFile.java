@@ -33,9 +33,13 @@ import org.vnpu.sim.SimPod;
  *     policy: elastic    # optional: fixed-share, elastic, best-effort
  *     cpuMilli: 8000
  *     memoryMiB: 32768
+ *     arrival: 0         # optional, seconds: with times on every shape the workload is replayed
+ *     departure: 3600    # optional, seconds: when the pods leave
  * </pre>
  *
- * Pods arrive in the file's order, repeated {@code count} times; the simulator shuffles them.
+ * Without times, pods arrive in the file's order, repeated {@code count} times, and the simulator
+ * inflates and shuffles them (the FGD protocol). With times, the copies of a shape arrive together
+ * at {@code arrival}, leave at {@code departure}, and nothing is inflated or shuffled.
  */
 public final class WorkloadFile {
 
@@ -50,7 +54,9 @@ public final class WorkloadFile {
       String mode,
       String policy,
       long cpuMilli,
-      long memoryMiB) {}
+      long memoryMiB,
+      Double arrival,
+      Double departure) {}
 
   record Content(List<Shape> pods) {}
 
@@ -68,6 +74,16 @@ public final class WorkloadFile {
     if (content.pods() == null || content.pods().isEmpty()) {
       throw new InvalidInputException(
           source + ": lists no pods (expected a top-level `pods:` list)");
+    }
+    long timed = content.pods().stream().filter(shape -> shape.arrival() != null).count();
+    if (timed != 0 && timed != content.pods().size()) {
+      throw new InvalidInputException(
+          source
+              + ": "
+              + timed
+              + " of "
+              + content.pods().size()
+              + " pod shapes have an arrival time; give every shape one, or none");
     }
     RequestParser parser = new RequestParser(catalog);
     List<SimPod> pods = new ArrayList<>();
@@ -111,7 +127,29 @@ public final class WorkloadFile {
               + String.join("; ", invalid.problems().stream().map(Problem::message).toList()));
     }
     return new SimPod(
-        request.orElseThrow(), new HostResources(shape.cpuMilli(), shape.memoryMiB()));
+        request.orElseThrow(),
+        new HostResources(shape.cpuMilli(), shape.memoryMiB()),
+        timing(where, shape));
+  }
+
+  private static SimPod.Timing timing(String where, Shape shape) {
+    if (shape.arrival() == null) {
+      if (shape.departure() != null) {
+        throw new InvalidInputException(where + ": departure needs an arrival");
+      }
+      return null;
+    }
+    if (shape.arrival() < 0
+        || (shape.departure() != null && shape.departure() <= shape.arrival())) {
+      throw new InvalidInputException(
+          where
+              + ": arrival "
+              + shape.arrival()
+              + " and departure "
+              + shape.departure()
+              + " must satisfy 0 ≤ arrival < departure");
+    }
+    return new SimPod.Timing(shape.arrival(), shape.departure());
   }
 
   private static void putIfSet(Map<String, String> map, String key, Object value) {

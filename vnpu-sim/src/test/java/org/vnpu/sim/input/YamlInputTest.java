@@ -88,7 +88,8 @@ class YamlInputTest {
             "w.yaml",
             "pods:\n  - {name: p, count: 1, vnpus: 1, cpuMilli: 1, memoryMiB: 1, gpu: 1}\n");
     assertThatThrownBy(() -> WorkloadFile.read(file, CATALOG))
-        .hasMessageContaining(file + ": unknown field gpu (known: chipType, cores, count, ")
+        .hasMessageContaining(
+            file + ": unknown field gpu (known: arrival, chipType, cores, count, ")
         .hasMessageEndingWith("(at pods[0].gpu)");
   }
 
