@@ -1,5 +1,6 @@
 package org.vnpu.core.engine;
 
+import java.util.Collections;
 import java.util.Map;
 
 /** The engine's answer for one pod over a snapshot. */
@@ -17,12 +18,17 @@ public sealed interface Decision {
   /**
    * No node can take the pod.
    *
-   * @param reason one sentence over all nodes, e.g. {@code 0/3 nodes fit: 3 split mode is hard}
-   * @param rejections the reason per node
+   * @param nodes how many nodes were considered
+   * @param rejections the reason per node, in node order
    */
-  record Unschedulable(String reason, Map<String, Rejection> rejections) implements Decision {
+  record Unschedulable(int nodes, Map<String, Rejection> rejections) implements Decision {
     public Unschedulable {
-      rejections = Map.copyOf(rejections);
+      rejections = Collections.unmodifiableMap(rejections);
+    }
+
+    /** One sentence over all nodes, e.g. {@code 0/3 nodes fit: 3 split mode is hard}. */
+    public String reason() {
+      return RejectionSummary.of(nodes, rejections);
     }
   }
 }

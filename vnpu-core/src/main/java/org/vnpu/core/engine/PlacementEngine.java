@@ -1,7 +1,9 @@
 package org.vnpu.core.engine;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.NodeState;
@@ -29,11 +31,11 @@ public final class PlacementEngine {
       PlacementContext context) {
     NodeFit.Fits best = null;
     int feasible = 0;
-    Map<String, Rejection> rejections = new LinkedHashMap<>();
+    List<Map.Entry<String, Rejection>> rejections = new ArrayList<>();
     for (NodeState node : nodes) {
       NodeFit fit = NodePlanner.fit(request, host, node, context);
       if (fit instanceof NodeFit.Rejected rejected) {
-        rejections.put(node.name(), rejected.rejection());
+        rejections.add(Map.entry(node.name(), rejected.rejection()));
         continue;
       }
       NodeFit.Fits fits = (NodeFit.Fits) fit;
@@ -43,7 +45,9 @@ public final class PlacementEngine {
       }
     }
     if (best == null) {
-      return new Decision.Unschedulable(RejectionSummary.of(nodes.size(), rejections), rejections);
+      Map<String, Rejection> byNode = new LinkedHashMap<>();
+      rejections.forEach(entry -> byNode.put(entry.getKey(), entry.getValue()));
+      return new Decision.Unschedulable(nodes.size(), byNode);
     }
     return new Decision.Placed(best.plan().toAllocationPlan(request), best.score(), feasible);
   }
