@@ -1,5 +1,6 @@
 package org.vnpu.core.engine;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,6 +16,66 @@ import org.vnpu.core.request.PodRequest;
 /** Plans one pod on one node: node-level checks, then a chip for every vNPU. */
 final class NodePlanner {
 
+  /** What one pod's planning needs on every node, worked out once per pod. */
+  static final class ForPod {
+    private final PodRequest request;
+    private final HostResources host;
+    private final PlacementContext context;
+    private final Instant heartbeatCutoff;
+    private final boolean shares;
+    private final NodeScorer nodeScorer;
+    private final ChipScorer chipScorer;
+
+    ForPod(PodRequest request, HostResources host, PlacementContext context) {
+      this.request = request;
+      this.host = host;
+      this.context = context;
+      this.heartbeatCutoff = context.now().minus(context.heartbeatTolerance());
+      this.shares = request.containers().stream().anyMatch(c -> !c.wholeCard());
+      this.nodeScorer = context.scorers().nodeScorer(request.options());
+      this.chipScorer = context.scorers().chipScorer(request.options());
+    }
+
+    /** Whether {@code node} can take the pod, with its plan and score or why not. */
+    NodeFit fit(NodeState node) {
+      Rejection refused = nodeLevel(node);
+      if (refused != null) {
+        return new NodeFit.Rejected(refused);
+      }
+      NodePlanner planner = new NodePlanner(this, node);
+      for (int c = 0; c < request.containers().size(); c++) {
+        Rejection rejected = planner.place(c);
+        if (rejected != null) {
+          return new NodeFit.Rejected(rejected);
+        }
+      }
+      double score = nodeScorer.score(node, planner.working, planner.hostAfter, context);
+      return new NodeFit.Fits(new NodePlan(node, List.copyOf(planner.steps), host), score);
+    }
+
+    private Rejection nodeLevel(NodeState node) {
+      if (node.heartbeat() == null || node.heartbeat().isBefore(heartbeatCutoff)) {
+        return Rejection.of(RejectKind.STALE_HEARTBEAT);
+      }
+      if (node.lock() != null
+          && !node.lock().isExpiredAt(context.now())
+          && !node.lock().podUid().equals(request.uid())) {
+        return Rejection.of(RejectKind.LOCKED);
+      }
+      SplitMode mode = node.inventory().splitMode();
+      if (shares && mode != request.options().mode()) {
+        return Rejection.of(RejectKind.MODE_MISMATCH, mode.wireName());
+      }
+      if (host.cpuMilli() > node.hostFree().cpuMilli()) {
+        return Rejection.of(RejectKind.NOT_ENOUGH_HOST_CPU);
+      }
+      if (host.memoryMiB() > node.hostFree().memoryMiB()) {
+        return Rejection.of(RejectKind.NOT_ENOUGH_HOST_MEMORY);
+      }
+      return null;
+    }
+  }
+
   private final PodRequest request;
   private final NodeState node;
   private final PlacementContext context;
@@ -23,68 +84,13 @@ final class NodePlanner {
   private final ChipScorer device;
   private final List<NodePlan.Step> steps = new ArrayList<>();
 
-  private NodePlanner(
-      PodRequest request, HostResources host, NodeState node, PlacementContext context) {
-    this.request = request;
+  private NodePlanner(ForPod pod, NodeState node) {
+    this.request = pod.request;
     this.node = node;
-    this.context = context;
+    this.context = pod.context;
     this.working = node.chips().toArray(new ChipState[0]);
-    this.hostAfter = node.hostFree().minus(host);
-    this.device = context.scorers().chipScorer(request.options());
-  }
-
-  static NodeFit fit(
-      PodRequest request, HostResources host, NodeState node, PlacementContext context) {
-    Rejection refused = nodeLevel(request, host, node, context);
-    if (refused != null) {
-      return new NodeFit.Rejected(refused);
-    }
-    NodePlanner planner = new NodePlanner(request, host, node, context);
-    for (int c = 0; c < request.containers().size(); c++) {
-      Rejection rejected = planner.place(c);
-      if (rejected != null) {
-        return new NodeFit.Rejected(rejected);
-      }
-    }
-    double score =
-        context
-            .scorers()
-            .nodeScorer(request.options())
-            .score(node, planner.working, planner.hostAfter, context);
-    return new NodeFit.Fits(new NodePlan(node, List.copyOf(planner.steps), host), score);
-  }
-
-  private static Rejection nodeLevel(
-      PodRequest request, HostResources host, NodeState node, PlacementContext context) {
-    if (node.heartbeat() == null
-        || node.heartbeat().isBefore(context.now().minus(context.heartbeatTolerance()))) {
-      return Rejection.of(RejectKind.STALE_HEARTBEAT);
-    }
-    if (node.lock() != null
-        && !node.lock().isExpiredAt(context.now())
-        && !node.lock().podUid().equals(request.uid())) {
-      return Rejection.of(RejectKind.LOCKED);
-    }
-    SplitMode mode = node.inventory().splitMode();
-    if (mode != request.options().mode() && hasShares(request)) {
-      return Rejection.of(RejectKind.MODE_MISMATCH, mode.wireName());
-    }
-    if (host.cpuMilli() > node.hostFree().cpuMilli()) {
-      return Rejection.of(RejectKind.NOT_ENOUGH_HOST_CPU);
-    }
-    if (host.memoryMiB() > node.hostFree().memoryMiB()) {
-      return Rejection.of(RejectKind.NOT_ENOUGH_HOST_MEMORY);
-    }
-    return null;
-  }
-
-  private static boolean hasShares(PodRequest request) {
-    for (ContainerRequest container : request.containers()) {
-      if (!container.wholeCard()) {
-        return true;
-      }
-    }
-    return false;
+    this.hostAfter = node.hostFree().minus(pod.host);
+    this.device = pod.chipScorer;
   }
 
   /** Places every vNPU of container {@code c}; the rejection when one does not fit. */

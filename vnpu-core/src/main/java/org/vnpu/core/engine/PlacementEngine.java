@@ -20,7 +20,7 @@ public final class PlacementEngine {
   /** Whether {@code node} can take the pod, with its plan and score or the reason it cannot. */
   public static NodeFit fit(
       PodRequest request, HostResources host, NodeState node, PlacementContext context) {
-    return NodePlanner.fit(request, host, node, context);
+    return new NodePlanner.ForPod(request, host, context).fit(node);
   }
 
   /** The best node for the pod, or why there is none. */
@@ -32,8 +32,9 @@ public final class PlacementEngine {
     NodeFit.Fits best = null;
     int feasible = 0;
     List<Map.Entry<String, Rejection>> rejections = new ArrayList<>();
+    NodePlanner.ForPod planning = new NodePlanner.ForPod(request, host, context);
     for (NodeState node : nodes) {
-      NodeFit fit = NodePlanner.fit(request, host, node, context);
+      NodeFit fit = planning.fit(node);
       if (fit instanceof NodeFit.Rejected rejected) {
         rejections.add(Map.entry(node.name(), rejected.rejection()));
         continue;
