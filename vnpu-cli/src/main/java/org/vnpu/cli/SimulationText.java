@@ -1,7 +1,13 @@
 package org.vnpu.cli;
 
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.vnpu.core.inventory.Chip;
 import org.vnpu.sim.SharingComparison;
 import org.vnpu.sim.SimCluster;
 import org.vnpu.sim.experiment.RunResult;
@@ -62,8 +68,9 @@ final class SimulationText {
         .append(cluster.nodes().size())
         .append(" nodes, ")
         .append(cluster.chips())
-        .append(
-            " chips (4 Atlas 800I A2 with 8× 910B3, 4 Atlas 800 with 4× Atlas 300I Duo = 8× 310P3)\n")
+        .append(" chips (")
+        .append(chipsByType(cluster))
+        .append(")\n")
         .append("Workload: ")
         .append(comparison.describeWorkload())
         .append(" — in random order (seed ")
@@ -81,6 +88,23 @@ final class SimulationText {
                 + " vnpu simulate --cluster FILE --workload FILE (see vnpu simulate --help).%n",
             gain));
     return out.toString();
+  }
+
+  /** E.g. {@code 32× 910B3 on 4 nodes, 32× 310P3 on 4 nodes}. */
+  private static String chipsByType(SimCluster cluster) {
+    Map<String, Integer> chips = new LinkedHashMap<>();
+    Map<String, Integer> nodes = new LinkedHashMap<>();
+    for (SimCluster.Node node : cluster.nodes()) {
+      Set<String> types = new LinkedHashSet<>();
+      for (Chip chip : node.inventory().chips()) {
+        chips.merge(chip.model().name(), 1, Integer::sum);
+        types.add(chip.model().name());
+      }
+      types.forEach(type -> nodes.merge(type, 1, Integer::sum));
+    }
+    return chips.keySet().stream()
+        .map(type -> chips.get(type) + "× " + type + " on " + nodes.get(type) + " nodes")
+        .collect(Collectors.joining(", "));
   }
 
   private static void row(TextTable table, String label, SharingComparison.Outcome outcome) {
