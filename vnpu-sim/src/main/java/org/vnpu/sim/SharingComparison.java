@@ -73,12 +73,11 @@ public record SharingComparison(SimCluster cluster, List<SimPod> workload, long 
   }
 
   private Outcome outcome(List<SimPod> pods, PlacementPolicy policy) {
-    List<SimPod> typical = pods;
     Experiment experiment =
         new Experiment(
             cluster,
             pods,
-            WorkloadMix.typical(typical.stream().map(SimPod::shape).toList(), 1.0, 10),
+            WorkloadMix.typical(pods.stream().map(SimPod::shape).toList(), 1.0, 10),
             new Protocol(0),
             List.of(policy.wireName()),
             List.of(seed),

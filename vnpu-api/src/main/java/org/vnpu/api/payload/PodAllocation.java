@@ -2,7 +2,6 @@ package org.vnpu.api.payload;
 
 import java.util.HashSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -25,10 +24,5 @@ public record PodAllocation(String podUid, String node, List<ContainerAllocation
         throw new IllegalArgumentException("container " + container.name() + " appears twice");
       }
     }
-  }
-
-  /** The allocation of the container called {@code name}, if it has one. */
-  public Optional<ContainerAllocation> container(String name) {
-    return containers.stream().filter(c -> c.name().equals(name)).findFirst();
   }
 }

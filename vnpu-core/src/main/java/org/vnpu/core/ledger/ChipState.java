@@ -118,17 +118,4 @@ public record ChipState(
         && chip.model().name().equals(other.chip.model().name())
         && chip.interconnectGroup().equals(other.chip.interconnectGroup());
   }
-
-  /** Whether usage stays within the chip's capacity. */
-  public boolean withinCapacity(int maxShares) {
-    return memoryUsedMiB <= chip.memoryMiB()
-        && corePercentUsed <= 100
-        && aiCoresUsed <= chip.aiCores()
-        && (chip.aiCpus() == 0 || aiCpusUsed <= chip.aiCpus())
-        && shares <= maxShares
-        && (!exclusive || shares == 1)
-        && memoryUsedMiB >= 0
-        && corePercentUsed >= 0
-        && shares >= 0;
-  }
 }

@@ -48,7 +48,7 @@ class LedgerProperties {
       cluster.run(step);
       for (NodeState node : cluster.ledger.nodes()) {
         for (ChipState chip : node.chips()) {
-          assertThat(chip.withinCapacity(node.inventory().maxSharesPerChip()))
+          assertThat(withinCapacity(chip, node.inventory().maxSharesPerChip()))
               .as("%s after %s", chip, step)
               .isTrue();
         }
@@ -148,6 +148,20 @@ class LedgerProperties {
       inventories.set(nodeIndex, updated);
       ledger.putNode(updated, HostResources.UNTRACKED);
     }
+  }
+
+  /** The invariant: usage within every capacity of the chip. */
+  private static boolean withinCapacity(ChipState chip, int maxShares) {
+    Chip c = chip.chip();
+    return chip.memoryUsedMiB() >= 0
+        && chip.memoryUsedMiB() <= c.memoryMiB()
+        && chip.corePercentUsed() >= 0
+        && chip.corePercentUsed() <= 100
+        && chip.aiCoresUsed() <= c.aiCores()
+        && (c.aiCpus() == 0 || chip.aiCpusUsed() <= c.aiCpus())
+        && chip.shares() >= 0
+        && chip.shares() <= maxShares
+        && (!chip.exclusive() || chip.shares() == 1);
   }
 
   private static PodRequest withUid(PodRequest pod, String uid) {

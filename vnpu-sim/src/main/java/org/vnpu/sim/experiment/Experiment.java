@@ -3,11 +3,11 @@ package org.vnpu.sim.experiment;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.PriorityQueue;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -47,7 +47,7 @@ public record Experiment(
   private static final int PROGRESS_STEP = 250;
 
   public List<RunResult> run(int threads, Progress progress) {
-    Map<Long, List<SimPod>> arrivals = new ConcurrentHashMap<>();
+    Map<Long, List<SimPod>> arrivals = new HashMap<>(); // filled before any run starts
     for (long seed : seeds) {
       arrivals.put(seed, protocol.arrivals(workload, cluster.computePercent(), seed));
     }
