@@ -18,17 +18,19 @@ public final class GoldenFile {
 
   private GoldenFile() {}
 
-  /** Asserts that {@code actual} equals the golden file {@code name}, ignoring a final newline. */
+  /**
+   * Asserts that {@code actual} equals the golden file {@code name}, ignoring trailing white space.
+   */
   public static void assertMatches(String name, String actual) throws IOException {
     Path file = DIR.resolve(name);
     if (Boolean.getBoolean("vnpu.golden.update")) {
       Files.createDirectories(DIR);
-      Files.writeString(file, actual + "\n", UTF_8);
+      Files.writeString(file, actual.stripTrailing() + "\n", UTF_8);
     }
     assertThat(file)
         .as("golden file %s (regenerate with -Dvnpu.golden.update=true)", file)
         .exists();
-    assertThat(actual).isEqualTo(Files.readString(file, UTF_8).stripTrailing());
+    assertThat(actual.stripTrailing()).isEqualTo(Files.readString(file, UTF_8).stripTrailing());
   }
 
   /** The golden file {@code name} without its final newline. */

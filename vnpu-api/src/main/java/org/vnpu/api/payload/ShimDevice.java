@@ -1,0 +1,24 @@
+package org.vnpu.api.payload;
+
+import org.vnpu.api.AiCorePolicy;
+
+/**
+ * One shared chip as the runtime shim sees it: the container's {@code ordinal}-th visible device.
+ *
+ * @param dieId die ID of the chip, names its shared region
+ * @param memoryBytes device-memory quota of the container on this chip, exact
+ * @param cores AI Core percent guaranteed (0 for best-effort)
+ * @param policy how the AI Core share is enforced
+ * @param regionDirectory the chip's shared-region directory inside the container
+ */
+public record ShimDevice(
+    String dieId, long memoryBytes, int cores, AiCorePolicy policy, String regionDirectory) {
+
+  public ShimDevice {
+    Checks.text(dieId, "dieId");
+    Checks.range(memoryBytes, 1, Long.MAX_VALUE, "memoryBytes");
+    Checks.range(cores, 0, 100, "cores");
+    Checks.present(policy, "policy");
+    Checks.text(regionDirectory, "regionDirectory");
+  }
+}

@@ -1,0 +1,57 @@
+package org.vnpu.kube;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+@EnableKubernetesMockClient(crud = true)
+class AnnotationPatchesTest {
+
+  KubernetesClient client;
+
+  @Test
+  void setsAndRemovesNodeAnnotationsLeavingOthersAlone() {
+    client
+        .nodes()
+        .resource(
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName("n1")
+                .addToAnnotations("keep", "me")
+                .addToAnnotations("drop", "me")
+                .endMetadata()
+                .build())
+        .create();
+    Map<String, String> changes = new HashMap<>();
+    changes.put("drop", null);
+    changes.put("new", "value");
+
+    new AnnotationPatches(client).node("n1", changes);
+
+    assertThat(client.nodes().withName("n1").get().getMetadata().getAnnotations())
+        .containsExactlyInAnyOrderEntriesOf(Map.of("keep", "me", "new", "value"));
+  }
+
+  @Test
+  void compareAndSetRefusesANodeChangedSinceItWasRead() {
+    Node read =
+        client
+            .nodes()
+            .resource(new NodeBuilder().withNewMetadata().withName("n2").endMetadata().build())
+            .create();
+    AnnotationPatches patches = new AnnotationPatches(client);
+    patches.node("n2", Map.of("lock", "other pod"));
+
+    assertThat(patches.nodeIfUnchanged(read, Map.of("lock", "mine"))).isFalse();
+    Node fresh = client.nodes().withName("n2").get();
+    assertThat(patches.nodeIfUnchanged(fresh, Map.of("lock", "mine"))).isTrue();
+    assertThat(client.nodes().withName("n2").get().getMetadata().getAnnotations())
+        .containsEntry("lock", "mine");
+  }
+}
