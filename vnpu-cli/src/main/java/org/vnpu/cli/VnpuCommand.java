@@ -1,7 +1,7 @@
 package org.vnpu.cli;
 
 import org.vnpu.core.chip.InvalidCatalogException;
-import org.vnpu.sim.input.InvalidInputException;
+import org.vnpu.core.input.InvalidInputException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -14,7 +14,12 @@ import picocli.CommandLine.Command;
     synopsisSubcommandLabel = "COMMAND",
     commandListHeading = "%nCommands:%n",
     footer = {"", "Run `vnpu COMMAND --help` for the options of one command."},
-    subcommands = {ChipsCommand.class, ValidatePodCommand.class, SimulateCommand.class})
+    subcommands = {
+      ChipsCommand.class,
+      ValidatePodCommand.class,
+      SimulateCommand.class,
+      DevicePluginCommand.class
+    })
 public final class VnpuCommand implements Runnable {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

@@ -1,5 +1,8 @@
 package org.vnpu.api.signing;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.InvalidKeyException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -35,6 +38,27 @@ public final class AllocationSigner {
     }
     this.key = new SecretKeySpec(key.clone(), ALGORITHM);
     this.codec = codec;
+  }
+
+  /**
+   * A signer whose key is the whole content of {@code file}, byte for byte (a mounted Secret; no
+   * trailing newline is stripped, as random keys may end in one).
+   *
+   * @throws IllegalArgumentException when the file cannot be read or the key is too short
+   */
+  public static AllocationSigner fromKeyFile(Path file, PayloadCodec codec) {
+    byte[] key;
+    try {
+      key = Files.readAllBytes(file);
+    } catch (IOException e) {
+      throw new IllegalArgumentException(
+          "cannot read the allocation signing key " + file + ": " + e, e);
+    }
+    try {
+      return new AllocationSigner(key, codec);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
+    }
   }
 
   /** The allocation with its signature. */

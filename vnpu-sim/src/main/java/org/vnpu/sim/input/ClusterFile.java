@@ -8,6 +8,8 @@ import org.vnpu.api.SplitMode;
 import org.vnpu.api.payload.NodeRegistration;
 import org.vnpu.api.payload.RegisteredChip;
 import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.core.input.InvalidInputException;
+import org.vnpu.core.input.YamlFiles;
 import org.vnpu.core.inventory.NodeInventory;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.validation.Validated;

@@ -15,6 +15,7 @@ import org.vnpu.api.SplitMode;
 import org.vnpu.core.chip.ChipModel;
 import org.vnpu.core.chip.Interconnect;
 import org.vnpu.core.chip.InterconnectKind;
+import org.vnpu.core.input.InvalidInputException;
 import org.vnpu.core.inventory.Chip;
 import org.vnpu.core.inventory.NodeInventory;
 import org.vnpu.core.ledger.HostResources;

@@ -9,6 +9,8 @@ import java.util.Map;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.ResourceNames;
 import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.core.input.InvalidInputException;
+import org.vnpu.core.input.YamlFiles;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.request.ContainerSpec;
 import org.vnpu.core.request.PodManifest;

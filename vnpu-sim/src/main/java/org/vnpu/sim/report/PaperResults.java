@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
-import org.vnpu.sim.input.InvalidInputException;
+import org.vnpu.core.input.InvalidInputException;
 
 /**
  * The FGD paper's per-seed results ({@code analysis_allo_discrete.csv} of its artifact): the

@@ -11,10 +11,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.core.fragmentation.WorkloadMix;
+import org.vnpu.core.input.InvalidInputException;
 import org.vnpu.sim.SimCluster;
 import org.vnpu.sim.SimPod;
 import org.vnpu.sim.input.ClusterFile;
-import org.vnpu.sim.input.InvalidInputException;
 import org.vnpu.sim.input.WorkloadFile;
 
 class TimedWorkloadTest {

@@ -10,6 +10,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vnpu.api.AiCorePolicy;
+import org.vnpu.core.input.InvalidInputException;
 import org.vnpu.core.request.ContainerRequest;
 import org.vnpu.sim.SimCluster;
 import org.vnpu.sim.SimPod;

@@ -1,4 +1,4 @@
-package org.vnpu.sim.input;
+package org.vnpu.core.input;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -11,15 +11,18 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import org.vnpu.api.codec.JsonProblems;
 
-/** Reads the simulator's YAML files into records, with errors that name the file and field. */
-final class YamlFiles {
+/**
+ * Reads the YAML input files (simulator workloads, simulated inventories) into records, with errors
+ * that name the file and field.
+ */
+public final class YamlFiles {
 
   private static final ObjectMapper YAML =
       YAMLMapper.builder().enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES).build();
 
   private YamlFiles() {}
 
-  static <T> T read(Path file, Class<T> type) {
+  public static <T> T read(Path file, Class<T> type) {
     try (InputStream in = Files.newInputStream(file)) {
       return read(file.toString(), in, type);
     } catch (NoSuchFileException e) {
@@ -29,7 +32,7 @@ final class YamlFiles {
     }
   }
 
-  static <T> T read(String source, InputStream in, Class<T> type) {
+  public static <T> T read(String source, InputStream in, Class<T> type) {
     try {
       T value = YAML.readValue(in, type);
       if (value == null) {

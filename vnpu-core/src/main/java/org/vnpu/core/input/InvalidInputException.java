@@ -1,6 +1,6 @@
-package org.vnpu.sim.input;
+package org.vnpu.core.input;
 
-/** A simulator input that cannot be used; the message names the file, the place and the problem. */
+/** An input file that cannot be used; the message names the file, the place and the problem. */
 public final class InvalidInputException extends RuntimeException {
 
   private static final long serialVersionUID = 1L;

@@ -1,0 +1,216 @@
+package org.vnpu.cli;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import org.vnpu.api.LogLevel;
+import org.vnpu.api.codec.PayloadCodec;
+import org.vnpu.api.payload.NodeRegistration;
+import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.deviceplugin.DevicePlugin;
+import org.vnpu.deviceplugin.DevicePluginSettings;
+import org.vnpu.deviceplugin.allocate.Handouts;
+import org.vnpu.deviceplugin.driver.DriverException;
+import org.vnpu.deviceplugin.driver.Drivers;
+import org.vnpu.deviceplugin.driver.NpuDriver;
+import org.vnpu.deviceplugin.kubelet.KubeletRegistrar;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code vnpu device-plugin}: the node agent, run by a DaemonSet on every NPU node. */
+@Command(
+    name = "device-plugin",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Runs the vNPU device plugin of one node until stopped: discovers the NPUs, registers"
+          + " huawei.com/vnpu-number with the kubelet (and again after every kubelet restart),"
+          + " publishes the node's inventory and heartbeat, and answers Allocate for pods the vNPU"
+          + " scheduler placed here. Files and sockets: docs/node-agent.md.",
+      "",
+      "The Kubernetes connection is fabric8's default: in a pod its service account, elsewhere"
+          + " $KUBECONFIG or ~/.kube/config."
+    })
+final class DevicePluginCommand implements Callable<Integer> {
+
+  @Option(
+      names = "--node-name",
+      paramLabel = "NAME",
+      defaultValue = "${env:NODE_NAME}",
+      description = "This node's name in the API server (default: $NODE_NAME).")
+  String node;
+
+  @Option(
+      names = "--driver",
+      paramLabel = "KIND",
+      converter = DriverKindConverter.class,
+      description =
+          "How to discover NPUs: dcmi, npu-smi or simulated. Default: simulated when --inventory"
+              + " is given, else dcmi when libdcmi.so is installed, else npu-smi when installed.")
+  Drivers.Kind driver;
+
+  @Option(
+      names = "--inventory",
+      paramLabel = "FILE",
+      description = "YAML inventory of the simulated driver (format: docs/node-agent.md).")
+  Path inventory;
+
+  @Option(
+      names = "--dcmi-library",
+      paramLabel = "FILE",
+      description =
+          "libdcmi.so to load (default: the first of /usr/local/Ascend/driver/lib64/driver,"
+              + " /usr/local/dcmi, /usr/local/Ascend/driver/lib64/common).")
+  Path dcmiLibrary;
+
+  @Option(
+      names = "--npu-smi",
+      paramLabel = "FILE",
+      description = "npu-smi executable (default: from $PATH, /usr/local/bin or /usr/local/sbin).")
+  Path npuSmi;
+
+  @Option(
+      names = "--signing-key-file",
+      paramLabel = "FILE",
+      defaultValue = "/etc/vnpu/signing/key",
+      description =
+          "Key that verifies the scheduler's allocation signatures, at least 32 bytes, the same"
+              + " file the scheduler signs with (a mounted Secret). Default: ${DEFAULT-VALUE}.")
+  Path signingKey;
+
+  @Option(
+      names = "--max-shares-per-chip",
+      paramLabel = "N",
+      defaultValue = "20",
+      description =
+          "vNPUs one chip may hold at most; the kubelet sees this many devices per chip"
+              + " (1..63, default ${DEFAULT-VALUE}).")
+  int maxSharesPerChip;
+
+  @Option(
+      names = "--kubelet-dir",
+      paramLabel = "DIR",
+      description = "The kubelet's device-plugin directory (default: ${DEFAULT-VALUE}).")
+  Path kubeletDirectory = KubeletRegistrar.DEFAULT_DIRECTORY;
+
+  @Option(
+      names = "--state-dir",
+      paramLabel = "DIR",
+      defaultValue = "/var/run/vnpu",
+      description =
+          "Where per-pod shim configs, per-chip shared regions and the preload file live; must be"
+              + " a host path (default: ${DEFAULT-VALUE}).")
+  Path stateDirectory;
+
+  @Option(
+      names = "--shim-library",
+      paramLabel = "FILE",
+      defaultValue = "/usr/local/vnpu/lib/libvnpu.so",
+      description =
+          "libvnpu.so on the host, mounted into soft-mode containers (default: ${DEFAULT-VALUE}).")
+  Path shimLibrary;
+
+  @Option(
+      names = "--driver-mount",
+      paramLabel = "PATH",
+      description =
+          "Driver path to mount read-only into every NPU container, where it exists; repeat for"
+              + " several. Default: the Ascend driver's lib64, version.info, ascend_install.info,"
+              + " /usr/local/dcmi and npu-smi.")
+  List<Path> driverMounts = new ArrayList<>(Handouts.DRIVER_MOUNTS);
+
+  @Option(
+      names = "--shim-log-level",
+      paramLabel = "LEVEL",
+      defaultValue = "info",
+      converter = LogLevelConverter.class,
+      description =
+          "Log level of the shim in containers: error, warn, info, debug (default: ${DEFAULT-VALUE}).")
+  LogLevel shimLogLevel;
+
+  @Option(
+      names = "--poll-interval",
+      paramLabel = "DURATION",
+      defaultValue = "5s",
+      converter = DurationConverter.class,
+      description =
+          "How often the driver is asked for chips and health (default: ${DEFAULT-VALUE}).")
+  Duration pollInterval;
+
+  @Option(
+      names = "--heartbeat-interval",
+      paramLabel = "DURATION",
+      defaultValue = "30s",
+      converter = DurationConverter.class,
+      description =
+          "How often inventory and heartbeat are written to the node without a change; keep it"
+              + " well below the scheduler's heartbeat tolerance (default: ${DEFAULT-VALUE}).")
+  Duration heartbeatInterval;
+
+  @Option(
+      names = "--cleanup-interval",
+      paramLabel = "DURATION",
+      defaultValue = "1m",
+      converter = DurationConverter.class,
+      description = "How often the files of finished pods are removed (default: ${DEFAULT-VALUE}).")
+  Duration cleanupInterval;
+
+  @Mixin CatalogOption catalog;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    if (node == null || node.isBlank()) {
+      throw new InputException("--node-name is required (or set $NODE_NAME)");
+    }
+    if (maxSharesPerChip < 1 || maxSharesPerChip > NodeRegistration.MAX_SHARES_PER_CHIP) {
+      throw new InputException(
+          "--max-shares-per-chip="
+              + maxSharesPerChip
+              + " is out of range 1.."
+              + NodeRegistration.MAX_SHARES_PER_CHIP);
+    }
+    AllocationSigner signer;
+    NpuDriver npus;
+    try {
+      signer = AllocationSigner.fromKeyFile(signingKey, new PayloadCodec());
+      npus =
+          Drivers.open(
+              driver, dcmiLibrary, npuSmi, inventory, node, catalog.load(), Clock.systemUTC());
+    } catch (IllegalArgumentException | DriverException e) {
+      throw new InputException(e.getMessage());
+    }
+    DevicePluginSettings settings =
+        new DevicePluginSettings(
+            node,
+            kubeletDirectory,
+            stateDirectory,
+            shimLibrary,
+            driverMounts,
+            maxSharesPerChip,
+            shimLogLevel,
+            pollInterval,
+            heartbeatInterval,
+            cleanupInterval);
+    KubernetesClient client = new KubernetesClientBuilder().build();
+    CountDownLatch stopped = new CountDownLatch(1);
+    DevicePlugin plugin = DevicePlugin.start(settings, npus, signer, client, Clock.systemUTC());
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  plugin.close();
+                  client.close();
+                  stopped.countDown();
+                },
+                "vnpu-shutdown"));
+    stopped.await();
+    return 0;
+  }
+}

@@ -1,0 +1,123 @@
+package org.vnpu.deviceplugin;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Clock;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.vnpu.api.codec.PayloadCodec;
+import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.deviceplugin.allocate.AllocationGate;
+import org.vnpu.deviceplugin.allocate.Allocator;
+import org.vnpu.deviceplugin.allocate.Handouts;
+import org.vnpu.deviceplugin.allocate.NodeFiles;
+import org.vnpu.deviceplugin.driver.NpuDriver;
+import org.vnpu.deviceplugin.kubelet.DevicePluginService;
+import org.vnpu.deviceplugin.kubelet.KubeletRegistrar;
+import org.vnpu.deviceplugin.node.InventoryMonitor;
+import org.vnpu.deviceplugin.node.NodePublisher;
+import org.vnpu.deviceplugin.node.PodFileJanitor;
+
+/**
+ * One running device plugin: discovers chips, serves the kubelet, publishes the node, hands out
+ * allocations and cleans up. Two threads: one keeps the kubelet registration alive, one follows the
+ * driver and the files of finished pods.
+ */
+public final class DevicePlugin implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(DevicePlugin.class);
+
+  private final KubeletRegistrar registrar;
+  private final ScheduledExecutorService kubeletLoop;
+  private final ScheduledExecutorService nodeLoop;
+
+  private DevicePlugin(
+      KubeletRegistrar registrar,
+      ScheduledExecutorService kubeletLoop,
+      ScheduledExecutorService nodeLoop) {
+    this.registrar = registrar;
+    this.kubeletLoop = kubeletLoop;
+    this.nodeLoop = nodeLoop;
+  }
+
+  /** Starts a plugin; the first chip discovery happens before this returns. */
+  public static DevicePlugin start(
+      DevicePluginSettings settings,
+      NpuDriver driver,
+      AllocationSigner signer,
+      KubernetesClient client,
+      Clock clock) {
+    PayloadCodec codec = new PayloadCodec();
+    NodeFiles files = new NodeFiles(settings.stateDirectory()).prepare();
+    Allocator allocator =
+        new Allocator(
+            client,
+            settings.node(),
+            new AllocationGate(settings.node(), codec, signer),
+            codec,
+            files,
+            new Handouts(files, settings.shimLibrary(), settings.driverMounts()),
+            settings.shimLogLevel(),
+            clock);
+    DevicePluginService service = new DevicePluginService(allocator, settings.maxSharesPerChip());
+    InventoryMonitor monitor =
+        new InventoryMonitor(
+            driver,
+            new NodePublisher(client, settings.node(), settings.maxSharesPerChip(), codec, clock),
+            service::publish,
+            settings.heartbeatInterval(),
+            clock);
+    PodFileJanitor janitor = new PodFileJanitor(client, files, allocator::forget);
+    KubeletRegistrar registrar = new KubeletRegistrar(settings.pluginDirectory(), service);
+
+    monitor.poll();
+    ScheduledExecutorService kubeletLoop =
+        Executors.newSingleThreadScheduledExecutor(named("vnpu-kubelet"));
+    kubeletLoop.scheduleWithFixedDelay(
+        registrar::check,
+        0,
+        DevicePluginSettings.SOCKET_CHECK_INTERVAL.toMillis(),
+        TimeUnit.MILLISECONDS);
+    ScheduledExecutorService nodeLoop =
+        Executors.newSingleThreadScheduledExecutor(named("vnpu-node"));
+    nodeLoop.scheduleWithFixedDelay(
+        monitor::poll,
+        settings.pollInterval().toMillis(),
+        settings.pollInterval().toMillis(),
+        TimeUnit.MILLISECONDS);
+    nodeLoop.scheduleWithFixedDelay(
+        janitor::sweep, 0, settings.cleanupInterval().toMillis(), TimeUnit.MILLISECONDS);
+    LOG.info(
+        "device plugin for node {} started: driver {}, kubelet directory {}, state {}",
+        settings.node(),
+        driver.name(),
+        settings.pluginDirectory(),
+        settings.stateDirectory());
+    return new DevicePlugin(registrar, kubeletLoop, nodeLoop);
+  }
+
+  @Override
+  public void close() {
+    kubeletLoop.shutdownNow();
+    nodeLoop.shutdownNow();
+    try {
+      kubeletLoop.awaitTermination(5, TimeUnit.SECONDS);
+      nodeLoop.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    registrar.close();
+    LOG.info("device plugin stopped");
+  }
+
+  private static ThreadFactory named(String name) {
+    return runnable -> {
+      Thread thread = new Thread(runnable, name);
+      thread.setDaemon(true);
+      return thread;
+    };
+  }
+}

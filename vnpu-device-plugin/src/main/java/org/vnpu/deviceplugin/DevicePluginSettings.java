@@ -1,0 +1,40 @@
+package org.vnpu.deviceplugin;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.vnpu.api.LogLevel;
+
+/**
+ * How one device plugin runs; {@code vnpu device-plugin --help} explains each.
+ *
+ * @param node this node's name in the API server
+ * @param pluginDirectory the kubelet's device-plugin directory
+ * @param stateDirectory where per-pod, per-chip and preload files live
+ * @param shimLibrary libvnpu.so on the host
+ * @param driverMounts driver paths mounted into containers where they exist
+ * @param maxSharesPerChip share slots advertised per chip
+ * @param shimLogLevel the shim's log level in containers
+ * @param pollInterval how often the driver is asked for the chips
+ * @param heartbeatInterval how often inventory and heartbeat are published without a change
+ * @param cleanupInterval how often the files of finished pods are removed
+ */
+public record DevicePluginSettings(
+    String node,
+    Path pluginDirectory,
+    Path stateDirectory,
+    Path shimLibrary,
+    List<Path> driverMounts,
+    int maxSharesPerChip,
+    LogLevel shimLogLevel,
+    Duration pollInterval,
+    Duration heartbeatInterval,
+    Duration cleanupInterval) {
+
+  /** How often the registration loop looks at the sockets; a kubelet restart is seen within it. */
+  public static final Duration SOCKET_CHECK_INTERVAL = Duration.ofMillis(100);
+
+  public DevicePluginSettings {
+    driverMounts = List.copyOf(driverMounts);
+  }
+}

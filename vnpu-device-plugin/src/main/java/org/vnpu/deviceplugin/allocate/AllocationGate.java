@@ -1,0 +1,214 @@
+package org.vnpu.deviceplugin.allocate;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.vnpu.api.AnnotationKeys;
+import org.vnpu.api.BindPhase;
+import org.vnpu.api.codec.MalformedPayloadException;
+import org.vnpu.api.codec.PayloadCodec;
+import org.vnpu.api.payload.ContainerAllocation;
+import org.vnpu.api.payload.NodeLock;
+import org.vnpu.api.payload.PendingContainers;
+import org.vnpu.api.payload.PodAllocation;
+import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.api.signing.SignedAllocation;
+
+/**
+ * Decides whether an Allocate call may hand anything out, from what the API server says. No I/O:
+ * the caller reads the node and the pod, the gate checks them in order and names the first thing
+ * wrong. The pod must be the one the node lock names (by UID), bound to this node, in bind phase
+ * {@code allocating}, with an allocation signed by the scheduler for this pod and this node, and a
+ * next pending container with as many vNPUs as the kubelet sent device IDs.
+ */
+public final class AllocationGate {
+
+  /** What may be handed out: the next container of a verified allocation. */
+  public record Admission(
+      NodeFiles.PodRecord pod,
+      PodAllocation allocation,
+      ContainerAllocation container,
+      List<String> remaining) {}
+
+  private final String node;
+  private final PayloadCodec codec;
+  private final AllocationSigner signer;
+
+  public AllocationGate(String node, PayloadCodec codec, AllocationSigner signer) {
+    this.node = node;
+    this.codec = codec;
+    this.signer = signer;
+  }
+
+  /** The node's lock, valid at {@code now}. */
+  public NodeLock lock(Map<String, String> nodeAnnotations, Instant now)
+      throws AllocationRefusedException {
+    String value = nodeAnnotations == null ? null : nodeAnnotations.get(AnnotationKeys.NODE_LOCK);
+    if (value == null) {
+      throw new AllocationRefusedException(
+          "node "
+              + node
+              + " has no "
+              + AnnotationKeys.NODE_LOCK
+              + " annotation: no pod is being allocated here (was it scheduled by the vNPU"
+              + " scheduler?)");
+    }
+    NodeLock lock;
+    try {
+      lock = codec.decodeLock(value);
+    } catch (MalformedPayloadException e) {
+      throw new AllocationRefusedException(
+          "node " + node + " has a malformed lock: " + e.getMessage());
+    }
+    if (lock.isExpiredAt(now)) {
+      throw new AllocationRefusedException(
+          "the lock on node "
+              + node
+              + " for pod "
+              + lock.podNamespace()
+              + "/"
+              + lock.podName()
+              + " expired at "
+              + lock.expiresAt());
+    }
+    return lock;
+  }
+
+  /**
+   * Checks {@code pod} (null when it does not exist) against {@code lock} and returns what its next
+   * container receives.
+   */
+  public Admission admit(NodeLock lock, Pod pod, int deviceCount)
+      throws AllocationRefusedException {
+    String named = lock.podNamespace() + "/" + lock.podName();
+    if (pod == null) {
+      throw new AllocationRefusedException(
+          "pod " + named + " named by the lock on node " + node + " does not exist");
+    }
+    if (!lock.podUid().equals(pod.getMetadata().getUid())) {
+      throw new AllocationRefusedException(
+          "pod "
+              + named
+              + " has UID "
+              + pod.getMetadata().getUid()
+              + " but the lock on node "
+              + node
+              + " names UID "
+              + lock.podUid());
+    }
+    NodeFiles.PodRecord record =
+        new NodeFiles.PodRecord(lock.podUid(), lock.podNamespace(), lock.podName());
+    String boundTo = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
+    if (!node.equals(boundTo)) {
+      throw new AllocationRefusedException(
+          "pod "
+              + named
+              + (boundTo == null ? " is not bound to a node" : " is bound to node " + boundTo)
+              + ", not to this node "
+              + node,
+          record);
+    }
+    Map<String, String> annotations =
+        pod.getMetadata().getAnnotations() == null ? Map.of() : pod.getMetadata().getAnnotations();
+    String phase = annotations.get(AnnotationKeys.BIND_PHASE);
+    if (!BindPhase.ALLOCATING.wireName().equals(phase)) {
+      throw new AllocationRefusedException(
+          "pod "
+              + named
+              + " has "
+              + AnnotationKeys.BIND_PHASE
+              + "="
+              + phase
+              + ", expected "
+              + BindPhase.ALLOCATING.wireName(),
+          record);
+    }
+    PodAllocation allocation = verified(named, annotations, record);
+    if (!allocation.podUid().equals(lock.podUid()) || !allocation.node().equals(node)) {
+      throw new AllocationRefusedException(
+          "the allocation of pod "
+              + named
+              + " was signed for pod UID "
+              + allocation.podUid()
+              + " on node "
+              + allocation.node()
+              + ", not for UID "
+              + lock.podUid()
+              + " on "
+              + node,
+          record);
+    }
+    List<String> pending = pending(named, annotations, record);
+    String next = pending.get(0);
+    Optional<ContainerAllocation> container =
+        allocation.containers().stream().filter(c -> c.name().equals(next)).findFirst();
+    if (container.isEmpty()) {
+      throw new AllocationRefusedException(
+          "pod " + named + ": pending container " + next + " has no vNPUs in the allocation",
+          record);
+    }
+    if (container.get().vnpus().size() != deviceCount) {
+      throw new AllocationRefusedException(
+          "pod "
+              + named
+              + ": the kubelet asks for "
+              + deviceCount
+              + " device(s) for the next container, but container "
+              + next
+              + " was allocated "
+              + container.get().vnpus().size()
+              + " vNPU(s)",
+          record);
+    }
+    return new Admission(record, allocation, container.get(), pending.subList(1, pending.size()));
+  }
+
+  private PodAllocation verified(
+      String named, Map<String, String> annotations, NodeFiles.PodRecord record)
+      throws AllocationRefusedException {
+    String value = annotations.get(AnnotationKeys.ALLOCATION);
+    if (value == null) {
+      throw new AllocationRefusedException(
+          "pod " + named + " has no " + AnnotationKeys.ALLOCATION + " annotation", record);
+    }
+    SignedAllocation signed;
+    try {
+      signed = codec.decodeAllocation(value);
+    } catch (MalformedPayloadException e) {
+      throw new AllocationRefusedException("pod " + named + ": " + e.getMessage(), record);
+    }
+    if (!signer.verifies(signed)) {
+      throw new AllocationRefusedException(
+          "pod "
+              + named
+              + ": the signature of "
+              + AnnotationKeys.ALLOCATION
+              + " does not verify (edited, forged, or signed with another key)",
+          record);
+    }
+    return signed.allocation();
+  }
+
+  private List<String> pending(
+      String named, Map<String, String> annotations, NodeFiles.PodRecord record)
+      throws AllocationRefusedException {
+    String value = annotations.get(AnnotationKeys.DEVICES_TO_ALLOCATE);
+    if (value == null) {
+      throw new AllocationRefusedException(
+          "pod " + named + " has no " + AnnotationKeys.DEVICES_TO_ALLOCATE + " annotation", record);
+    }
+    PendingContainers pending;
+    try {
+      pending = codec.decodePending(value);
+    } catch (MalformedPayloadException e) {
+      throw new AllocationRefusedException("pod " + named + ": " + e.getMessage(), record);
+    }
+    if (pending.containers().isEmpty()) {
+      throw new AllocationRefusedException(
+          "pod " + named + ": every container already received its vNPUs", record);
+    }
+    return pending.containers();
+  }
+}

@@ -1,0 +1,247 @@
+package org.vnpu.deviceplugin.allocate;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.vnpu.api.AnnotationKeys;
+import org.vnpu.api.BindPhase;
+import org.vnpu.api.LogLevel;
+import org.vnpu.api.ShimContract;
+import org.vnpu.api.SplitMode;
+import org.vnpu.api.codec.MalformedPayloadException;
+import org.vnpu.api.codec.PayloadCodec;
+import org.vnpu.api.codec.ShimConfigFormat;
+import org.vnpu.api.payload.ContainerAllocation;
+import org.vnpu.api.payload.NodeLock;
+import org.vnpu.api.payload.PendingContainers;
+import org.vnpu.api.payload.ShimConfig;
+import org.vnpu.api.payload.ShimDevice;
+import org.vnpu.api.payload.VnpuAssignment;
+import org.vnpu.kube.AnnotationPatches;
+
+/**
+ * Answers the kubelet's Allocate calls, one container at a time: reads the node lock and the pod it
+ * names, lets the {@link AllocationGate} verify them, writes the container's shim config, and
+ * records progress: the pending list shrinks by one; after the last container the pod's bind phase
+ * becomes {@code success} and the node lock is released. A refusal sets the bind phase to {@code
+ * failed} (when the lock identified the pod) and releases the lock. A repeated call with the same
+ * device IDs, while the pod that got them is alive, returns the same answer.
+ */
+public final class Allocator {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Allocator.class);
+
+  private final KubernetesClient client;
+  private final String node;
+  private final AllocationGate gate;
+  private final PayloadCodec codec;
+  private final NodeFiles files;
+  private final Handouts handouts;
+  private final LogLevel shimLogLevel;
+  private final Clock clock;
+  private final AnnotationPatches patches;
+  private final ShimConfigFormat shimConfigs = new ShimConfigFormat();
+  private final Map<Set<String>, Answer> answers = new ConcurrentHashMap<>();
+
+  private record Answer(NodeFiles.PodRecord pod, Handout handout) {}
+
+  public Allocator(
+      KubernetesClient client,
+      String node,
+      AllocationGate gate,
+      PayloadCodec codec,
+      NodeFiles files,
+      Handouts handouts,
+      LogLevel shimLogLevel,
+      Clock clock) {
+    this.client = client;
+    this.node = node;
+    this.gate = gate;
+    this.codec = codec;
+    this.files = files;
+    this.handouts = handouts;
+    this.shimLogLevel = shimLogLevel;
+    this.clock = clock;
+    this.patches = new AnnotationPatches(client);
+  }
+
+  /**
+   * What the container that the kubelet gave {@code deviceIds} receives.
+   *
+   * @throws AllocationRefusedException when nothing may be handed out; the message says why
+   */
+  public synchronized Handout allocate(List<String> deviceIds) throws AllocationRefusedException {
+    Set<String> key = new TreeSet<>(deviceIds);
+    Optional<Handout> repeated = repeated(key);
+    if (repeated.isPresent()) {
+      return repeated.get();
+    }
+    Node self = client.nodes().withName(node).get();
+    if (self == null) {
+      throw new AllocationRefusedException("node " + node + " does not exist in the API server");
+    }
+    NodeLock lock = gate.lock(self.getMetadata().getAnnotations(), clock.instant());
+    try {
+      Pod pod = client.pods().inNamespace(lock.podNamespace()).withName(lock.podName()).get();
+      AllocationGate.Admission admission = gate.admit(lock, pod, deviceIds.size());
+      Handout handout = handOut(admission);
+      record(admission, lock);
+      answers.put(key, new Answer(admission.pod(), handout));
+      return handout;
+    } catch (AllocationRefusedException e) {
+      e.pod().ifPresent(this::markFailed);
+      releaseLock(lock);
+      throw e;
+    }
+  }
+
+  /** Forgets the answers given to the pod {@code uid}; its files are gone. */
+  public void forget(String uid) {
+    answers.values().removeIf(answer -> answer.pod().uid().equals(uid));
+  }
+
+  private Optional<Handout> repeated(Set<String> key) {
+    Answer answer = answers.get(key);
+    if (answer == null) {
+      return Optional.empty();
+    }
+    Pod pod =
+        client.pods().inNamespace(answer.pod().namespace()).withName(answer.pod().name()).get();
+    boolean alive =
+        pod != null
+            && answer.pod().uid().equals(pod.getMetadata().getUid())
+            && pod.getMetadata().getDeletionTimestamp() == null
+            && !Set.of("Succeeded", "Failed")
+                .contains(pod.getStatus() == null ? "" : pod.getStatus().getPhase());
+    if (!alive) {
+      answers.remove(key);
+      return Optional.empty();
+    }
+    LOG.info(
+        "repeated Allocate for {}/{}: same answer", answer.pod().namespace(), answer.pod().name());
+    return Optional.of(answer.handout());
+  }
+
+  private Handout handOut(AllocationGate.Admission admission) throws AllocationRefusedException {
+    ContainerAllocation container = admission.container();
+    try {
+      Path config = null;
+      if (container.vnpus().stream().anyMatch(Allocator::isSoftShare)) {
+        config =
+            files.writeConfig(
+                admission.pod(), container.name(), shimConfigs.write(shimConfig(admission)));
+      }
+      return handouts.of(container, config);
+    } catch (IOException | UncheckedIOException e) {
+      throw new AllocationRefusedException(
+          "cannot write the files of container "
+              + container.name()
+              + " of pod "
+              + admission.pod().namespace()
+              + "/"
+              + admission.pod().name()
+              + ": "
+              + e.getMessage(),
+          admission.pod());
+    }
+  }
+
+  private ShimConfig shimConfig(AllocationGate.Admission admission) {
+    List<ShimDevice> devices =
+        admission.container().vnpus().stream()
+            .map(
+                vnpu ->
+                    new ShimDevice(
+                        vnpu.dieId(),
+                        vnpu.memoryMiB() << 20,
+                        vnpu.cores(),
+                        vnpu.policy(),
+                        ShimContract.chipDirectory(vnpu.dieId())))
+            .toList();
+    return new ShimConfig(
+        admission.pod().uid(),
+        admission.pod().namespace(),
+        admission.pod().name(),
+        admission.container().name(),
+        shimLogLevel,
+        devices);
+  }
+
+  private static boolean isSoftShare(VnpuAssignment vnpu) {
+    return vnpu.mode() == SplitMode.SOFT && !vnpu.wholeCard();
+  }
+
+  private void record(AllocationGate.Admission admission, NodeLock lock) {
+    NodeFiles.PodRecord pod = admission.pod();
+    Map<String, String> changes = new HashMap<>();
+    changes.put(
+        AnnotationKeys.DEVICES_TO_ALLOCATE,
+        codec.encodePending(new PendingContainers(admission.remaining())));
+    if (admission.remaining().isEmpty()) {
+      changes.put(AnnotationKeys.BIND_PHASE, BindPhase.SUCCESS.wireName());
+    }
+    patches.pod(pod.namespace(), pod.name(), changes);
+    LOG.info(
+        "handed out container {} of pod {}/{}; {} container(s) to go",
+        admission.container().name(),
+        pod.namespace(),
+        pod.name(),
+        admission.remaining().size());
+    if (admission.remaining().isEmpty()) {
+      releaseLock(lock);
+    }
+  }
+
+  private void markFailed(NodeFiles.PodRecord pod) {
+    try {
+      patches.pod(
+          pod.namespace(),
+          pod.name(),
+          Map.of(AnnotationKeys.BIND_PHASE, BindPhase.FAILED.wireName()));
+    } catch (RuntimeException e) {
+      LOG.warn("cannot mark pod {}/{} failed: {}", pod.namespace(), pod.name(), e.toString());
+    }
+  }
+
+  /** Removes the lock if it still names {@code lock}'s pod; another pod's lock stays. */
+  private void releaseLock(NodeLock lock) {
+    for (int attempt = 0; attempt < 5; attempt++) {
+      Node current = client.nodes().withName(node).get();
+      String value =
+          current == null || current.getMetadata().getAnnotations() == null
+              ? null
+              : current.getMetadata().getAnnotations().get(AnnotationKeys.NODE_LOCK);
+      if (value == null || !namesPod(value, lock.podUid())) {
+        return;
+      }
+      Map<String, String> removal = new HashMap<>();
+      removal.put(AnnotationKeys.NODE_LOCK, null);
+      if (patches.nodeIfUnchanged(current, removal)) {
+        LOG.info("released the lock of node {} held for pod {}", node, lock.podName());
+        return;
+      }
+    }
+    LOG.warn("could not release the lock of node {} after 5 attempts; it will expire", node);
+  }
+
+  private boolean namesPod(String lockValue, String podUid) {
+    try {
+      return codec.decodeLock(lockValue).podUid().equals(podUid);
+    } catch (MalformedPayloadException e) {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,465 @@
+package org.vnpu.deviceplugin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+import static org.vnpu.deviceplugin.ScheduledPods.hard;
+import static org.vnpu.deviceplugin.ScheduledPods.soft;
+import static org.vnpu.deviceplugin.ScheduledPods.whole;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.vnpu.api.AiCorePolicy;
+import org.vnpu.api.AnnotationKeys;
+import org.vnpu.api.LogLevel;
+import org.vnpu.api.ResourceNames;
+import org.vnpu.api.ShimContract;
+import org.vnpu.api.SplitMode;
+import org.vnpu.api.codec.ShimConfigFormat;
+import org.vnpu.api.payload.ContainerAllocation;
+import org.vnpu.api.payload.NodeRegistration;
+import org.vnpu.api.payload.RegisteredChip;
+import org.vnpu.api.payload.ShimConfig;
+import org.vnpu.api.payload.ShimDevice;
+import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.deviceplugin.driver.SimulatedNpuDriver;
+import org.vnpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
+import org.vnpu.kubelet.deviceplugin.v1beta1.Device;
+import org.vnpu.kubelet.deviceplugin.v1beta1.DeviceSpec;
+import org.vnpu.kubelet.deviceplugin.v1beta1.Mount;
+import org.vnpu.testkit.KubeletEmulator;
+
+/**
+ * The whole device plugin against a kubelet emulator on real Unix sockets and fabric8's CRUD mock
+ * API server: registration, ListAndWatch, Allocate for every kind of pod, and every refusal.
+ */
+@EnableKubernetesMockClient(crud = true)
+class DevicePluginTest {
+
+  private static final AtomicInteger NODES = new AtomicInteger();
+  private static final String RESOURCE = ResourceNames.VNPU_NUMBER;
+
+  KubernetesClient client;
+
+  @TempDir Path directory;
+
+  private String node;
+  private String die0;
+  private String die1;
+  private Path inventory;
+  private KubeletEmulator kubelet;
+  private DevicePlugin plugin;
+  private ScheduledPods pods;
+
+  @BeforeEach
+  void start() throws IOException {
+    node = "npu-node-" + NODES.incrementAndGet();
+    die0 = "SIM-" + node + "-0";
+    die1 = "SIM-" + node + "-1";
+    pods = new ScheduledPods(client, node);
+    pods.createNode(Map.of());
+    inventory = directory.resolve("inventory.yaml");
+    writeInventory(true);
+    kubelet = new KubeletEmulator(directory.resolve("device-plugins")).start();
+    plugin =
+        DevicePlugin.start(
+            new DevicePluginSettings(
+                node,
+                directory.resolve("device-plugins"),
+                directory.resolve("state"),
+                Path.of("/opt/vnpu/libvnpu.so"),
+                List.of(directory),
+                4,
+                LogLevel.INFO,
+                Duration.ofMillis(50),
+                Duration.ofSeconds(1),
+                Duration.ofMillis(100)),
+            new SimulatedNpuDriver(inventory, node, ChipCatalog.builtIn(), Clock.systemUTC()),
+            new AllocationSigner(ScheduledPods.KEY, pods.codec),
+            client,
+            Clock.systemUTC());
+    kubelet.awaitRegistration(1, Duration.ofSeconds(5));
+    await().until(() -> kubelet.devices(RESOURCE).size() == 8);
+  }
+
+  @AfterEach
+  void stop() {
+    plugin.close();
+    kubelet.close();
+  }
+
+  @Test
+  void registersAndAdvertisesOneHealthyDevicePerShareSlot() {
+    assertThat(kubelet.registrations().get(0).endpoint()).isEqualTo("vnpu.sock");
+    assertThat(kubelet.devices(RESOURCE))
+        .extracting(Device::getID)
+        .containsExactly(
+            die0 + "-0",
+            die0 + "-1",
+            die0 + "-2",
+            die0 + "-3",
+            die1 + "-0",
+            die1 + "-1",
+            die1 + "-2",
+            die1 + "-3");
+    assertThat(kubelet.devices(RESOURCE)).extracting(Device::getHealth).containsOnly("Healthy");
+    assertThat(kubelet.devices(RESOURCE).get(0).getTopology().getNodes(0).getID()).isEqualTo(0);
+  }
+
+  @Test
+  void publishesTheInventoryAndAHeartbeatOnTheNode() {
+    await().until(() -> pods.nodeAnnotation(AnnotationKeys.NODE_HANDSHAKE) != null);
+    NodeRegistration registration =
+        pods.codec.decodeRegistration(pods.nodeAnnotation(AnnotationKeys.NODE_REGISTER));
+    assertThat(registration.splitMode()).isEqualTo(SplitMode.SOFT);
+    assertThat(registration.maxSharesPerChip()).isEqualTo(4);
+    assertThat(registration.chips()).extracting(RegisteredChip::dieId).containsExactly(die0, die1);
+    Instant first =
+        pods.codec.decodeHandshake(pods.nodeAnnotation(AnnotationKeys.NODE_HANDSHAKE)).at();
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                pods.codec
+                    .decodeHandshake(pods.nodeAnnotation(AnnotationKeys.NODE_HANDSHAKE))
+                    .at()
+                    .isAfter(first));
+  }
+
+  @Test
+  void aHealthChangeReachesListAndWatchAndTheNode() throws IOException {
+    writeInventory(false);
+
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                kubelet.devices(RESOURCE).stream()
+                    .filter(d -> d.getID().startsWith(die1))
+                    .allMatch(d -> d.getHealth().equals("Unhealthy")));
+    assertThat(kubelet.devices(RESOURCE).stream().filter(d -> d.getHealth().equals("Healthy")))
+        .hasSize(4);
+    await()
+        .until(
+            () ->
+                !pods.codec
+                    .decodeRegistration(pods.nodeAnnotation(AnnotationKeys.NODE_REGISTER))
+                    .chips()
+                    .get(1)
+                    .healthy());
+  }
+
+  @Test
+  void reRegistersWithinASecondAfterTheKubeletRestarts() {
+    kubelet.restart();
+    Instant restarted = Instant.now();
+
+    KubeletEmulator.Registration again = kubelet.awaitRegistration(2, Duration.ofSeconds(1));
+
+    assertThat(Duration.between(restarted, again.at())).isLessThan(Duration.ofSeconds(1));
+    await().until(() -> kubelet.devices(RESOURCE).size() == 8);
+    assertThat(kubelet.connected(RESOURCE)).isTrue();
+  }
+
+  @Test
+  void keepsTryingWhileTheKubeletIsAway() throws InterruptedException {
+    kubelet.stop();
+    Thread.sleep(300);
+    kubelet.restart();
+
+    kubelet.awaitRegistration(2, Duration.ofSeconds(2));
+    await().until(() -> kubelet.devices(RESOURCE).size() == 8);
+  }
+
+  @Test
+  void aSoftShareGetsTheChipTheShimAndAReadOnlyConfig() throws IOException {
+    String uid =
+        pods.bind(
+                "bert",
+                List.of(new ContainerAllocation("model", false, List.of(soft(0, die0, 8192, 30)))))
+            .getMetadata()
+            .getUid();
+
+    ContainerAllocateResponse response = allocate(1);
+
+    assertThat(response.getEnvsMap())
+        .containsEntry("ASCEND_VISIBLE_DEVICES", "0")
+        .containsEntry(ShimContract.CONFIG_ENV, ShimContract.CONTAINER_CONFIG)
+        .doesNotContainKey("ASCEND_VNPU_SPECS");
+    assertThat(devicePaths(response))
+        .containsExactlyInAnyOrder(
+            "/dev/davinci0", "/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc");
+    Map<String, Mount> mounts = mounts(response);
+    assertThat(mounts.get(ShimContract.CONTAINER_LIBRARY).getHostPath())
+        .isEqualTo("/opt/vnpu/libvnpu.so");
+    assertThat(mounts.get(ShimContract.CONTAINER_LIBRARY).getReadOnly()).isTrue();
+    assertThat(Files.readString(Path.of(mounts.get(ShimContract.CONTAINER_PRELOAD).getHostPath())))
+        .isEqualTo(ShimContract.CONTAINER_LIBRARY + "\n");
+    Mount region = mounts.get(ShimContract.chipDirectory(die0));
+    assertThat(region.getReadOnly()).isFalse();
+    assertThat(Path.of(region.getHostPath())).isDirectory();
+    assertThat(mounts.get(directory.toString()).getReadOnly()).isTrue();
+
+    Path config = Path.of(mounts.get(ShimContract.CONTAINER_CONFIG).getHostPath());
+    assertThat(mounts.get(ShimContract.CONTAINER_CONFIG).getReadOnly()).isTrue();
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(config)))
+        .isEqualTo("r--r--r--");
+    assertThat(new ShimConfigFormat().read(Files.readString(config, StandardCharsets.UTF_8)))
+        .isEqualTo(
+            new ShimConfig(
+                uid,
+                ScheduledPods.NAMESPACE,
+                "bert",
+                "model",
+                LogLevel.INFO,
+                List.of(
+                    new ShimDevice(
+                        die0,
+                        8192L << 20,
+                        30,
+                        AiCorePolicy.ELASTIC,
+                        ShimContract.chipDirectory(die0)))));
+
+    assertThat(pods.podAnnotation("bert", AnnotationKeys.BIND_PHASE)).isEqualTo("success");
+    assertThat(
+            pods.codec
+                .decodePending(pods.podAnnotation("bert", AnnotationKeys.DEVICES_TO_ALLOCATE))
+                .containers())
+        .isEmpty();
+    assertThat(pods.nodeAnnotation(AnnotationKeys.NODE_LOCK)).isNull();
+  }
+
+  @Test
+  void initContainersAreHandedOutFirstAndTheLockHoldsUntilTheLast() {
+    pods.bind(
+        "pipeline",
+        List.of(
+            new ContainerAllocation("warmup", true, List.of(soft(1, die1, 1024, 10))),
+            new ContainerAllocation("model", false, List.of(soft(0, die0, 4096, 50)))));
+
+    ContainerAllocateResponse warmup = allocate(1);
+    assertThat(warmup.getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "1");
+    assertThat(pods.podAnnotation("pipeline", AnnotationKeys.BIND_PHASE)).isEqualTo("allocating");
+    assertThat(pods.nodeAnnotation(AnnotationKeys.NODE_LOCK)).isNotNull();
+
+    ContainerAllocateResponse model =
+        allocate(1, List.of(kubelet.devices(RESOURCE).get(7).getID()));
+    assertThat(model.getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "0");
+    assertThat(mounts(model)).containsKey(ShimContract.chipDirectory(die0));
+    assertThat(pods.podAnnotation("pipeline", AnnotationKeys.BIND_PHASE)).isEqualTo("success");
+    assertThat(pods.nodeAnnotation(AnnotationKeys.NODE_LOCK)).isNull();
+  }
+
+  @Test
+  void aHardShareAsksAscendDockerRuntimeForTheTemplateAndGetsNoShim() {
+    pods.bind(
+        "hard",
+        List.of(new ContainerAllocation("infer", false, List.of(hard(1, die1, "vir05_1c_16g")))));
+
+    ContainerAllocateResponse response = allocate(1);
+
+    assertThat(response.getEnvsMap())
+        .containsEntry("ASCEND_VISIBLE_DEVICES", "1")
+        .containsEntry("ASCEND_VNPU_SPECS", "vir05_1c_16g")
+        .containsEntry("ASCEND_RUNTIME_OPTIONS", "NODRV")
+        .doesNotContainKey(ShimContract.CONFIG_ENV);
+    assertThat(devicePaths(response))
+        .doesNotContain("/dev/davinci1")
+        .contains("/dev/davinci_manager");
+    assertThat(mounts(response))
+        .doesNotContainKeys(ShimContract.CONTAINER_PRELOAD, ShimContract.CONTAINER_CONFIG);
+  }
+
+  @Test
+  void wholeCardsGetTheirDevicesOnly() {
+    pods.bind(
+        "train",
+        List.of(
+            new ContainerAllocation("trainer", false, List.of(whole(0, die0), whole(1, die1)))));
+
+    ContainerAllocateResponse response = allocate(2);
+
+    assertThat(response.getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "0,1");
+    assertThat(devicePaths(response)).contains("/dev/davinci0", "/dev/davinci1");
+    assertThat(mounts(response).keySet()).containsExactly(directory.toString());
+    assertThat(pods.podAnnotation("train", AnnotationKeys.BIND_PHASE)).isEqualTo("success");
+  }
+
+  @Test
+  void aRepeatedCallForTheSameContainerGetsTheSameAnswer() {
+    pods.bind(
+        "bert", List.of(new ContainerAllocation("model", false, List.of(soft(0, die0, 8192, 30)))));
+    List<String> ids = kubelet.pickHealthy(RESOURCE, 1, List.of());
+
+    ContainerAllocateResponse first = kubelet.allocate(RESOURCE, ids);
+    ContainerAllocateResponse again = kubelet.allocate(RESOURCE, ids);
+
+    assertThat(again).isEqualTo(first);
+  }
+
+  @Test
+  void aForgedAllocationIsRefusedTheSchedulingFailsAndTheLockIsReleased() {
+    pods.bind(
+        "bert", List.of(new ContainerAllocation("model", false, List.of(soft(0, die0, 8192, 30)))));
+    String signed = pods.podAnnotation("bert", AnnotationKeys.ALLOCATION);
+    new org.vnpu.kube.AnnotationPatches(client)
+        .pod(
+            ScheduledPods.NAMESPACE,
+            "bert",
+            Map.of(
+                AnnotationKeys.ALLOCATION,
+                signed.replace("\"memoryMiB\":8192", "\"memoryMiB\":65536")));
+
+    assertRefused(1, "the signature of huawei.com/vnpu-ids-new does not verify");
+    assertThat(pods.podAnnotation("bert", AnnotationKeys.BIND_PHASE)).isEqualTo("failed");
+    assertThat(pods.nodeAnnotation(AnnotationKeys.NODE_LOCK)).isNull();
+    assertThat(directory.resolve("state/pods")).isEmptyDirectory();
+  }
+
+  @Test
+  void anAllocationSignedWithAnotherKeyIsRefused() {
+    AllocationSigner stranger =
+        new AllocationSigner(
+            "another key, also thirty-two bytes".getBytes(StandardCharsets.US_ASCII), pods.codec);
+    pods.bind(
+        "bert",
+        node,
+        List.of(new ContainerAllocation("model", false, List.of(soft(0, die0, 8192, 30)))),
+        stranger);
+
+    assertRefused(1, "does not verify (edited, forged, or signed with another key)");
+  }
+
+  @Test
+  void aPodBoundElsewhereIsRefused() {
+    pods.bind(
+        "bert",
+        "other-node",
+        List.of(new ContainerAllocation("model", false, List.of(soft(0, die0, 8192, 30)))),
+        pods.signer);
+
+    assertRefused(1, "pod serving/bert is bound to node other-node, not to this node " + node);
+    assertThat(pods.podAnnotation("bert", AnnotationKeys.BIND_PHASE)).isEqualTo("failed");
+  }
+
+  @Test
+  void withoutALockNothingIsHandedOut() {
+    assertRefused(1, "node " + node + " has no huawei.com/vnpu-node-lock annotation");
+  }
+
+  @Test
+  void anExpiredLockIsRefused() {
+    String uid =
+        pods.bind(
+                "bert",
+                List.of(new ContainerAllocation("model", false, List.of(soft(0, die0, 8192, 30)))))
+            .getMetadata()
+            .getUid();
+    pods.lock(uid, "bert", Instant.now().minusSeconds(1));
+
+    assertRefused(1, "the lock on node " + node + " for pod serving/bert expired at");
+  }
+
+  @Test
+  void aLockNamingAnotherUidIsRefused() {
+    pods.bind(
+        "bert", List.of(new ContainerAllocation("model", false, List.of(soft(0, die0, 8192, 30)))));
+    pods.lock("not-the-uid", "bert", Instant.now().plusSeconds(60));
+
+    assertRefused(1, "but the lock on node " + node + " names UID not-the-uid");
+    assertThat(pods.podAnnotation("bert", AnnotationKeys.BIND_PHASE)).isEqualTo("allocating");
+  }
+
+  @Test
+  void aMalformedAnnotationIsRefusedNamingTheKey() {
+    pods.bind(
+        "bert", List.of(new ContainerAllocation("model", false, List.of(soft(0, die0, 8192, 30)))));
+    new org.vnpu.kube.AnnotationPatches(client)
+        .pod(ScheduledPods.NAMESPACE, "bert", Map.of(AnnotationKeys.DEVICES_TO_ALLOCATE, "model"));
+
+    assertRefused(1, "pod serving/bert: huawei.com/vnpu-devices-to-allocate: ");
+  }
+
+  @Test
+  void aDeviceCountOtherThanTheAllocationsIsRefused() {
+    pods.bind(
+        "bert", List.of(new ContainerAllocation("model", false, List.of(soft(0, die0, 8192, 30)))));
+
+    assertRefused(
+        2,
+        "the kubelet asks for 2 device(s) for the next container, but container model was allocated 1 vNPU(s)");
+  }
+
+  @Test
+  void theFilesOfAPodAreRemovedWhenItIsGone() {
+    pods.bind(
+        "bert", List.of(new ContainerAllocation("model", false, List.of(soft(0, die0, 8192, 30)))));
+    allocate(1);
+    assertThat(directory.resolve("state/pods")).isNotEmptyDirectory();
+
+    client.pods().inNamespace(ScheduledPods.NAMESPACE).withName("bert").delete();
+
+    await().atMost(Duration.ofSeconds(5)).until(() -> isEmpty(directory.resolve("state/pods")));
+  }
+
+  private ContainerAllocateResponse allocate(int count) {
+    return allocate(count, kubelet.pickHealthy(RESOURCE, count, List.of()));
+  }
+
+  private ContainerAllocateResponse allocate(int count, List<String> ids) {
+    assertThat(ids).hasSize(count);
+    return kubelet.allocate(RESOURCE, ids);
+  }
+
+  private void assertRefused(int count, String message) {
+    assertThatThrownBy(() -> allocate(count))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION))
+        .hasMessageContaining(message);
+  }
+
+  private static List<String> devicePaths(ContainerAllocateResponse response) {
+    return response.getDevicesList().stream().map(DeviceSpec::getContainerPath).toList();
+  }
+
+  private static Map<String, Mount> mounts(ContainerAllocateResponse response) {
+    return response.getMountsList().stream()
+        .collect(Collectors.toMap(Mount::getContainerPath, mount -> mount));
+  }
+
+  private static boolean isEmpty(Path directory) throws IOException {
+    try (var files = Files.list(directory)) {
+      return files.findAny().isEmpty();
+    }
+  }
+
+  private void writeInventory(boolean secondHealthy) throws IOException {
+    Files.writeString(
+        inventory,
+        "chips:\n"
+            + "  - {type: 910B3, numaNode: 0}\n"
+            + "  - {type: 910B3, numaNode: 1, healthy: "
+            + secondHealthy
+            + "}\n");
+  }
+}

@@ -1,0 +1,137 @@
+package org.vnpu.deviceplugin;
+
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.vnpu.api.AiCorePolicy;
+import org.vnpu.api.AnnotationKeys;
+import org.vnpu.api.BindPhase;
+import org.vnpu.api.SplitMode;
+import org.vnpu.api.codec.PayloadCodec;
+import org.vnpu.api.payload.ContainerAllocation;
+import org.vnpu.api.payload.NodeLock;
+import org.vnpu.api.payload.PendingContainers;
+import org.vnpu.api.payload.PodAllocation;
+import org.vnpu.api.payload.VnpuAssignment;
+import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.kube.AnnotationPatches;
+
+/**
+ * Writes what the vNPU scheduler writes when it binds a pod: the signed allocation, the pending
+ * containers, bind phase {@code allocating}, {@code spec.nodeName}, and the node lock.
+ */
+final class ScheduledPods {
+
+  static final byte[] KEY = "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+  static final String NAMESPACE = "serving";
+
+  final PayloadCodec codec = new PayloadCodec();
+  final AllocationSigner signer = new AllocationSigner(KEY, codec);
+  private final KubernetesClient client;
+  private final String node;
+
+  ScheduledPods(KubernetesClient client, String node) {
+    this.client = client;
+    this.node = node;
+  }
+
+  void createNode(Map<String, String> labels) {
+    client
+        .nodes()
+        .resource(
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName(node)
+                .withLabels(labels)
+                .endMetadata()
+                .build())
+        .create();
+  }
+
+  static VnpuAssignment soft(int chip, String dieId, long memoryMiB, int cores) {
+    return new VnpuAssignment(
+        chip, dieId, "910B3", memoryMiB, cores, SplitMode.SOFT, false, AiCorePolicy.ELASTIC, null);
+  }
+
+  static VnpuAssignment hard(int chip, String dieId, String template) {
+    return new VnpuAssignment(
+        chip, dieId, "910B3", 16384, 25, SplitMode.HARD, false, null, template);
+  }
+
+  static VnpuAssignment whole(int chip, String dieId) {
+    return new VnpuAssignment(chip, dieId, "910B3", 65536, 100, SplitMode.SOFT, true, null, null);
+  }
+
+  /** Creates the pod bound to this node and records the scheduler's decision for it. */
+  Pod bind(String name, List<ContainerAllocation> containers) {
+    return bind(name, node, containers, signer);
+  }
+
+  /** As {@link #bind(String, List)}, bound to {@code boundTo} and signed by {@code by}. */
+  Pod bind(String name, String boundTo, List<ContainerAllocation> containers, AllocationSigner by) {
+    PodBuilder builder =
+        new PodBuilder().withNewMetadata().withName(name).withNamespace(NAMESPACE).endMetadata();
+    PodBuilder.SpecNested<PodBuilder> spec = builder.withNewSpec().withNodeName(boundTo);
+    for (ContainerAllocation container : containers) {
+      ContainerBuilder c = new ContainerBuilder().withName(container.name()).withImage("model:1");
+      if (container.init()) {
+        spec.addToInitContainers(c.build());
+      } else {
+        spec.addToContainers(c.build());
+      }
+    }
+    Pod pod = client.pods().resource(spec.endSpec().build()).create();
+    String uid = pod.getMetadata().getUid();
+    PodAllocation allocation = new PodAllocation(uid, node, containers);
+    new AnnotationPatches(client)
+        .pod(
+            NAMESPACE,
+            name,
+            Map.of(
+                AnnotationKeys.ALLOCATION,
+                codec.encodeAllocation(by.sign(allocation)),
+                AnnotationKeys.DEVICES_TO_ALLOCATE,
+                codec.encodePending(
+                    new PendingContainers(
+                        containers.stream().map(ContainerAllocation::name).toList())),
+                AnnotationKeys.BIND_PHASE,
+                BindPhase.ALLOCATING.wireName()));
+    lock(uid, name, Instant.now().plus(Duration.ofMinutes(5)));
+    return client.pods().inNamespace(NAMESPACE).withName(name).get();
+  }
+
+  void lock(String uid, String podName, Instant expires) {
+    new AnnotationPatches(client)
+        .node(
+            node,
+            Map.of(
+                AnnotationKeys.NODE_LOCK,
+                codec.encodeLock(
+                    new NodeLock(
+                        uid, NAMESPACE, podName, expires.minus(Duration.ofMinutes(10)), expires))));
+  }
+
+  String podAnnotation(String pod, String key) {
+    return client
+        .pods()
+        .inNamespace(NAMESPACE)
+        .withName(pod)
+        .get()
+        .getMetadata()
+        .getAnnotations()
+        .get(key);
+  }
+
+  String nodeAnnotation(String key) {
+    Map<String, String> annotations =
+        client.nodes().withName(node).get().getMetadata().getAnnotations();
+    return annotations == null ? null : annotations.get(key);
+  }
+}

@@ -1,0 +1,277 @@
+package org.vnpu.testkit;
+
+import io.grpc.Context;
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.Status;
+import io.grpc.stub.StreamObserver;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.vnpu.kubelet.UnixSockets;
+import org.vnpu.kubelet.deviceplugin.v1beta1.AllocateRequest;
+import org.vnpu.kubelet.deviceplugin.v1beta1.AllocateResponse;
+import org.vnpu.kubelet.deviceplugin.v1beta1.ContainerAllocateRequest;
+import org.vnpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
+import org.vnpu.kubelet.deviceplugin.v1beta1.Device;
+import org.vnpu.kubelet.deviceplugin.v1beta1.DevicePluginGrpc;
+import org.vnpu.kubelet.deviceplugin.v1beta1.DevicePluginOptions;
+import org.vnpu.kubelet.deviceplugin.v1beta1.Empty;
+import org.vnpu.kubelet.deviceplugin.v1beta1.ListAndWatchResponse;
+import org.vnpu.kubelet.deviceplugin.v1beta1.RegisterRequest;
+import org.vnpu.kubelet.deviceplugin.v1beta1.RegistrationGrpc;
+
+/**
+ * The device-manager half of a kubelet, over real Unix sockets: serves {@code Registration} on
+ * {@code <dir>/kubelet.sock}; on {@code Register} checks the request as the kubelet does, dials the
+ * plugin's endpoint, asks for its options and keeps its {@code ListAndWatch} stream open; sends
+ * {@code Allocate} one container at a time. {@link #restart()} does what a kubelet restart does to
+ * the directory: deletes the sockets and serves a new {@code kubelet.sock}.
+ */
+public final class KubeletEmulator implements AutoCloseable {
+
+  /** The kubelet's socket file name. */
+  public static final String KUBELET_SOCKET = "kubelet.sock";
+
+  private final Path directory;
+  private final Map<String, Plugin> plugins = new ConcurrentHashMap<>();
+  private final List<Registration> registrations = new CopyOnWriteArrayList<>();
+  private Server server;
+
+  /** One accepted registration. */
+  public record Registration(String resourceName, String endpoint, Instant at) {}
+
+  private static final class Plugin {
+    final ManagedChannel channel;
+    final DevicePluginOptions options;
+    volatile List<Device> devices = List.of();
+    volatile boolean streamOpen = true;
+
+    Plugin(ManagedChannel channel, DevicePluginOptions options) {
+      this.channel = channel;
+      this.options = options;
+    }
+  }
+
+  public KubeletEmulator(Path directory) {
+    this.directory = directory;
+  }
+
+  /** Serves {@code kubelet.sock}. */
+  public KubeletEmulator start() {
+    try {
+      Files.createDirectories(directory);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    server = UnixSockets.serve(directory.resolve(KUBELET_SOCKET), new RegistrationService());
+    return this;
+  }
+
+  /** Like a kubelet restart: drops every plugin, deletes the sockets, serves a new one. */
+  public void restart() {
+    stop();
+    try (Stream<Path> files = Files.list(directory)) {
+      for (Path file : files.toList()) {
+        if (!Files.isDirectory(file) && !file.getFileName().toString().endsWith("checkpoint")) {
+          Files.delete(file);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    start();
+  }
+
+  /** Stops serving and drops every plugin connection, leaving the files as they are. */
+  public void stop() {
+    plugins.values().forEach(plugin -> plugin.channel.shutdownNow());
+    plugins.clear();
+    if (server != null) {
+      server.shutdownNow();
+      awaitTermination(server);
+      server = null;
+    }
+  }
+
+  @Override
+  public void close() {
+    stop();
+  }
+
+  /** Every registration accepted so far, in order. */
+  public List<Registration> registrations() {
+    return List.copyOf(registrations);
+  }
+
+  /** The last device snapshot of {@code resource}; empty before one arrived. */
+  public List<Device> devices(String resource) {
+    Plugin plugin = plugins.get(resource);
+    return plugin == null ? List.of() : plugin.devices;
+  }
+
+  /** Whether {@code resource}'s plugin is registered and its ListAndWatch stream is open. */
+  public boolean connected(String resource) {
+    Plugin plugin = plugins.get(resource);
+    return plugin != null && plugin.streamOpen;
+  }
+
+  /** The options {@code resource}'s plugin reported when it connected. */
+  public DevicePluginOptions options(String resource) {
+    return plugin(resource).options;
+  }
+
+  /** One {@code Allocate} call for one container, as the kubelet makes it. */
+  public ContainerAllocateResponse allocate(String resource, List<String> deviceIds) {
+    AllocateResponse response =
+        DevicePluginGrpc.newBlockingStub(plugin(resource).channel)
+            .withDeadlineAfter(30, TimeUnit.SECONDS)
+            .allocate(
+                AllocateRequest.newBuilder()
+                    .addContainerRequests(
+                        ContainerAllocateRequest.newBuilder().addAllDevicesIds(deviceIds))
+                    .build());
+    if (response.getContainerResponsesCount() != 1) {
+      throw new AssertionError(
+          "one container request got " + response.getContainerResponsesCount() + " responses");
+    }
+    return response.getContainerResponses(0);
+  }
+
+  /**
+   * {@code count} healthy device IDs of {@code resource} not in {@code taken}, as the kubelet
+   * picks.
+   */
+  public List<String> pickHealthy(String resource, int count, List<String> taken) {
+    List<String> picked = new ArrayList<>();
+    for (Device device : devices(resource)) {
+      if (picked.size() == count) {
+        break;
+      }
+      if (device.getHealth().equals("Healthy") && !taken.contains(device.getID())) {
+        picked.add(device.getID());
+      }
+    }
+    if (picked.size() < count) {
+      throw new AssertionError(
+          "only " + picked.size() + " healthy devices of " + resource + " free, need " + count);
+    }
+    return picked;
+  }
+
+  private Plugin plugin(String resource) {
+    Plugin plugin = plugins.get(resource);
+    if (plugin == null) {
+      throw new IllegalStateException(resource + " is not registered");
+    }
+    return plugin;
+  }
+
+  private static void awaitTermination(Server server) {
+    try {
+      server.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private final class RegistrationService extends RegistrationGrpc.RegistrationImplBase {
+    @Override
+    public void register(RegisterRequest request, StreamObserver<Empty> response) {
+      if (!request.getVersion().equals("v1beta1")) {
+        response.onError(
+            Status.INVALID_ARGUMENT
+                .withDescription("unsupported device plugin API version " + request.getVersion())
+                .asRuntimeException());
+        return;
+      }
+      String resource = request.getResourceName();
+      if (!resource.contains("/") || resource.startsWith("kubernetes.io/")) {
+        response.onError(
+            Status.INVALID_ARGUMENT
+                .withDescription("invalid extended resource name " + resource)
+                .asRuntimeException());
+        return;
+      }
+      ManagedChannel channel = UnixSockets.dial(directory.resolve(request.getEndpoint()));
+      try {
+        DevicePluginOptions options =
+            DevicePluginGrpc.newBlockingStub(channel)
+                .withDeadlineAfter(10, TimeUnit.SECONDS)
+                .getDevicePluginOptions(Empty.getDefaultInstance());
+        Plugin plugin = new Plugin(channel, options);
+        Plugin previous = plugins.put(resource, plugin);
+        if (previous != null) {
+          previous.channel.shutdownNow();
+        }
+        // The stream outlives this Register call, whose context is cancelled when it returns.
+        Context.current()
+            .fork()
+            .run(
+                () ->
+                    DevicePluginGrpc.newStub(channel)
+                        .listAndWatch(Empty.getDefaultInstance(), new Watch(plugin)));
+        registrations.add(new Registration(resource, request.getEndpoint(), Instant.now()));
+        response.onNext(Empty.getDefaultInstance());
+        response.onCompleted();
+      } catch (RuntimeException e) {
+        channel.shutdownNow();
+        response.onError(
+            Status.UNAVAILABLE
+                .withDescription("cannot reach plugin " + request.getEndpoint() + ": " + e)
+                .asRuntimeException());
+      }
+    }
+  }
+
+  private static final class Watch implements StreamObserver<ListAndWatchResponse> {
+    private final Plugin plugin;
+
+    Watch(Plugin plugin) {
+      this.plugin = plugin;
+    }
+
+    @Override
+    public void onNext(ListAndWatchResponse snapshot) {
+      plugin.devices = List.copyOf(snapshot.getDevicesList());
+    }
+
+    @Override
+    public void onError(Throwable error) {
+      plugin.streamOpen = false;
+    }
+
+    @Override
+    public void onCompleted() {
+      plugin.streamOpen = false;
+    }
+  }
+
+  /** Waits up to {@code timeout} for {@code count} registrations in total. */
+  public Registration awaitRegistration(int count, Duration timeout) {
+    Instant deadline = Instant.now().plus(timeout);
+    while (registrations.size() < count) {
+      if (Instant.now().isAfter(deadline)) {
+        throw new AssertionError(
+            "no registration #" + count + " within " + timeout + "; got " + registrations);
+      }
+      try {
+        Thread.sleep(2);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError("interrupted", e);
+      }
+    }
+    return registrations.get(count - 1);
+  }
+}
