@@ -16,7 +16,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -30,7 +29,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.vnpu.api.AiCorePolicy;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.LogLevel;
-import org.vnpu.api.ResourceNames;
 import org.vnpu.api.ShimContract;
 import org.vnpu.api.SplitMode;
 import org.vnpu.api.codec.ShimConfigFormat;
@@ -40,8 +38,6 @@ import org.vnpu.api.payload.RegisteredChip;
 import org.vnpu.api.payload.ShimConfig;
 import org.vnpu.api.payload.ShimDevice;
 import org.vnpu.api.signing.AllocationSigner;
-import org.vnpu.core.chip.ChipCatalog;
-import org.vnpu.deviceplugin.driver.SimulatedNpuDriver;
 import org.vnpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
 import org.vnpu.kubelet.deviceplugin.v1beta1.Device;
 import org.vnpu.kubelet.deviceplugin.v1beta1.DeviceSpec;
@@ -56,55 +52,32 @@ import org.vnpu.testkit.KubeletEmulator;
 class DevicePluginTest {
 
   private static final AtomicInteger NODES = new AtomicInteger();
-  private static final String RESOURCE = ResourceNames.VNPU_NUMBER;
+  private static final String RESOURCE = PluginHarness.RESOURCE;
 
   KubernetesClient client;
 
   @TempDir Path directory;
 
+  private PluginHarness harness;
   private String node;
   private String die0;
   private String die1;
-  private Path inventory;
   private KubeletEmulator kubelet;
-  private DevicePlugin plugin;
   private ScheduledPods pods;
 
   @BeforeEach
-  void start() throws IOException {
-    node = "npu-node-" + NODES.incrementAndGet();
-    die0 = "SIM-" + node + "-0";
-    die1 = "SIM-" + node + "-1";
-    pods = new ScheduledPods(client, node);
-    pods.createNode(Map.of());
-    inventory = directory.resolve("inventory.yaml");
-    writeInventory(true);
-    kubelet = new KubeletEmulator(directory.resolve("device-plugins")).start();
-    plugin =
-        DevicePlugin.start(
-            new DevicePluginSettings(
-                node,
-                directory.resolve("device-plugins"),
-                directory.resolve("state"),
-                Path.of("/opt/vnpu/libvnpu.so"),
-                List.of(directory),
-                4,
-                LogLevel.INFO,
-                Duration.ofMillis(50),
-                Duration.ofSeconds(1),
-                Duration.ofMillis(100)),
-            new SimulatedNpuDriver(inventory, node, ChipCatalog.builtIn(), Clock.systemUTC()),
-            new AllocationSigner(ScheduledPods.KEY, pods.codec),
-            client,
-            Clock.systemUTC());
-    kubelet.awaitRegistration(1, Duration.ofSeconds(5));
-    await().until(() -> kubelet.devices(RESOURCE).size() == 8);
+  void start() {
+    harness = PluginHarness.start(client, directory, "npu-node-" + NODES.incrementAndGet());
+    node = harness.node;
+    die0 = harness.die(0);
+    die1 = harness.die(1);
+    kubelet = harness.kubelet;
+    pods = harness.pods;
   }
 
   @AfterEach
   void stop() {
-    plugin.close();
-    kubelet.close();
+    harness.close();
   }
 
   @Test
@@ -147,7 +120,7 @@ class DevicePluginTest {
 
   @Test
   void aHealthChangeReachesListAndWatchAndTheNode() throws IOException {
-    writeInventory(false);
+    harness.setSecondChipHealthy(false);
 
     await()
         .atMost(Duration.ofSeconds(5))
@@ -422,7 +395,7 @@ class DevicePluginTest {
   }
 
   private ContainerAllocateResponse allocate(int count) {
-    return allocate(count, kubelet.pickHealthy(RESOURCE, count, List.of()));
+    return harness.allocate(count);
   }
 
   private ContainerAllocateResponse allocate(int count, List<String> ids) {
@@ -451,15 +424,5 @@ class DevicePluginTest {
     try (var files = Files.list(directory)) {
       return files.findAny().isEmpty();
     }
-  }
-
-  private void writeInventory(boolean secondHealthy) throws IOException {
-    Files.writeString(
-        inventory,
-        "chips:\n"
-            + "  - {type: 910B3, numaNode: 0}\n"
-            + "  - {type: 910B3, numaNode: 1, healthy: "
-            + secondHealthy
-            + "}\n");
   }
 }

@@ -27,22 +27,23 @@ import org.vnpu.kube.AnnotationPatches;
  * Writes what the vNPU scheduler writes when it binds a pod: the signed allocation, the pending
  * containers, bind phase {@code allocating}, {@code spec.nodeName}, and the node lock.
  */
-final class ScheduledPods {
+public final class ScheduledPods {
 
-  static final byte[] KEY = "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
-  static final String NAMESPACE = "serving";
+  public static final byte[] KEY =
+      "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+  public static final String NAMESPACE = "serving";
 
-  final PayloadCodec codec = new PayloadCodec();
-  final AllocationSigner signer = new AllocationSigner(KEY, codec);
+  public final PayloadCodec codec = new PayloadCodec();
+  public final AllocationSigner signer = new AllocationSigner(KEY, codec);
   private final KubernetesClient client;
   private final String node;
 
-  ScheduledPods(KubernetesClient client, String node) {
+  public ScheduledPods(KubernetesClient client, String node) {
     this.client = client;
     this.node = node;
   }
 
-  void createNode(Map<String, String> labels) {
+  public void createNode(Map<String, String> labels) {
     client
         .nodes()
         .resource(
@@ -55,27 +56,28 @@ final class ScheduledPods {
         .create();
   }
 
-  static VnpuAssignment soft(int chip, String dieId, long memoryMiB, int cores) {
+  public static VnpuAssignment soft(int chip, String dieId, long memoryMiB, int cores) {
     return new VnpuAssignment(
         chip, dieId, "910B3", memoryMiB, cores, SplitMode.SOFT, false, AiCorePolicy.ELASTIC, null);
   }
 
-  static VnpuAssignment hard(int chip, String dieId, String template) {
+  public static VnpuAssignment hard(int chip, String dieId, String template) {
     return new VnpuAssignment(
         chip, dieId, "910B3", 16384, 25, SplitMode.HARD, false, null, template);
   }
 
-  static VnpuAssignment whole(int chip, String dieId) {
+  public static VnpuAssignment whole(int chip, String dieId) {
     return new VnpuAssignment(chip, dieId, "910B3", 65536, 100, SplitMode.SOFT, true, null, null);
   }
 
   /** Creates the pod bound to this node and records the scheduler's decision for it. */
-  Pod bind(String name, List<ContainerAllocation> containers) {
+  public Pod bind(String name, List<ContainerAllocation> containers) {
     return bind(name, node, containers, signer);
   }
 
   /** As {@link #bind(String, List)}, bound to {@code boundTo} and signed by {@code by}. */
-  Pod bind(String name, String boundTo, List<ContainerAllocation> containers, AllocationSigner by) {
+  public Pod bind(
+      String name, String boundTo, List<ContainerAllocation> containers, AllocationSigner by) {
     PodBuilder builder =
         new PodBuilder().withNewMetadata().withName(name).withNamespace(NAMESPACE).endMetadata();
     PodBuilder.SpecNested<PodBuilder> spec = builder.withNewSpec().withNodeName(boundTo);
@@ -107,7 +109,7 @@ final class ScheduledPods {
     return client.pods().inNamespace(NAMESPACE).withName(name).get();
   }
 
-  void lock(String uid, String podName, Instant expires) {
+  public void lock(String uid, String podName, Instant expires) {
     new AnnotationPatches(client)
         .node(
             node,
@@ -118,7 +120,7 @@ final class ScheduledPods {
                         uid, NAMESPACE, podName, expires.minus(Duration.ofMinutes(10)), expires))));
   }
 
-  String podAnnotation(String pod, String key) {
+  public String podAnnotation(String pod, String key) {
     return client
         .pods()
         .inNamespace(NAMESPACE)
@@ -129,7 +131,7 @@ final class ScheduledPods {
         .get(key);
   }
 
-  String nodeAnnotation(String key) {
+  public String nodeAnnotation(String key) {
     Map<String, String> annotations =
         client.nodes().withName(node).get().getMetadata().getAnnotations();
     return annotations == null ? null : annotations.get(key);

@@ -1,21 +1,32 @@
 package org.vnpu.kube;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.net.HttpURLConnection;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 
 /**
- * Changes annotations of nodes and pods. A {@code null} value removes the key. Plain changes are
- * sent as JSON patches (read, diff, patch): fabric8's CRUD mock ignores the {@code null} of a merge
- * patch, a real API server does not, and a JSON patch means the same to both.
+ * Changes annotations of nodes and pods without disturbing other writers. A {@code null} value
+ * removes the key. Values are set with a JSON merge patch, which touches only the keys named and
+ * never conflicts; keys are removed with JSON-patch {@code remove} operations for the keys present,
+ * because fabric8's CRUD mock ignores the {@code null} of a merge patch (a real API server does
+ * not). Compare-and-set changes go through {@link #nodeIfUnchanged}.
  */
 public final class AnnotationPatches {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final int REMOVE_ATTEMPTS = 3;
 
   private final KubernetesClient client;
 
@@ -25,12 +36,12 @@ public final class AnnotationPatches {
 
   /** Sets (or, for null values, removes) annotations of the node {@code name}. */
   public void node(String name, Map<String, String> changes) {
-    client.nodes().withName(name).edit(node -> changed(node, changes));
+    apply(client.nodes().withName(name), changes);
   }
 
   /** Sets (or, for null values, removes) annotations of a pod. */
   public void pod(String namespace, String name, Map<String, String> changes) {
-    client.pods().inNamespace(namespace).withName(name).edit(pod -> changed(pod, changes));
+    apply(client.pods().inNamespace(namespace).withName(name), changes);
   }
 
   /**
@@ -40,7 +51,20 @@ public final class AnnotationPatches {
    * @return false when the node changed meanwhile; read it again and decide again
    */
   public boolean nodeIfUnchanged(Node node, Map<String, String> changes) {
-    Node copy = changed(new NodeBuilder(node).build(), changes);
+    Node copy = new NodeBuilder(node).build();
+    Map<String, String> annotations =
+        copy.getMetadata().getAnnotations() == null
+            ? new HashMap<>()
+            : new HashMap<>(copy.getMetadata().getAnnotations());
+    changes.forEach(
+        (key, value) -> {
+          if (value == null) {
+            annotations.remove(key);
+          } else {
+            annotations.put(key, value);
+          }
+        });
+    copy.getMetadata().setAnnotations(annotations);
     try {
       client.nodes().resource(copy).update();
       return true;
@@ -52,21 +76,58 @@ public final class AnnotationPatches {
     }
   }
 
-  private static <T extends HasMetadata> T changed(T object, Map<String, String> changes) {
-    ObjectMeta metadata = object.getMetadata();
-    Map<String, String> annotations =
-        metadata.getAnnotations() == null
-            ? new HashMap<>()
-            : new HashMap<>(metadata.getAnnotations());
+  private static <T extends HasMetadata> void apply(
+      Resource<T> resource, Map<String, String> changes) {
+    ObjectNode values = JSON.createObjectNode();
     changes.forEach(
         (key, value) -> {
-          if (value == null) {
-            annotations.remove(key);
-          } else {
-            annotations.put(key, value);
+          if (value != null) {
+            values.put(key, value);
           }
         });
-    metadata.setAnnotations(annotations);
-    return object;
+    if (!values.isEmpty()) {
+      ObjectNode merge = JSON.createObjectNode();
+      merge.putObject("metadata").set("annotations", values);
+      resource.patch(PatchContext.of(PatchType.JSON_MERGE), merge.toString());
+    }
+    if (changes.values().stream().anyMatch(Objects::isNull)) {
+      remove(resource, changes);
+    }
+  }
+
+  /**
+   * Removes the keys mapped to null that are present; again if another writer removed one first.
+   */
+  private static <T extends HasMetadata> void remove(
+      Resource<T> resource, Map<String, String> changes) {
+    for (int attempt = 1; ; attempt++) {
+      T current = resource.get();
+      Map<String, String> present =
+          current == null || current.getMetadata().getAnnotations() == null
+              ? Map.of()
+              : current.getMetadata().getAnnotations();
+      ArrayNode operations = JSON.createArrayNode();
+      changes.forEach(
+          (key, value) -> {
+            if (value == null && present.containsKey(key)) {
+              operations
+                  .addObject()
+                  .put("op", "remove")
+                  .put(
+                      "path", "/metadata/annotations/" + key.replace("~", "~0").replace("/", "~1"));
+            }
+          });
+      if (operations.isEmpty()) {
+        return;
+      }
+      try {
+        resource.patch(PatchContext.of(PatchType.JSON), operations.toString());
+        return;
+      } catch (KubernetesClientException e) {
+        if (attempt == REMOVE_ATTEMPTS) {
+          throw e;
+        }
+      }
+    }
   }
 }

@@ -54,4 +54,29 @@ class AnnotationPatchesTest {
     assertThat(client.nodes().withName("n2").get().getMetadata().getAnnotations())
         .containsEntry("lock", "mine");
   }
+
+  @Test
+  void concurrentWritersOfDifferentKeysBothLand() throws InterruptedException {
+    client
+        .nodes()
+        .resource(new NodeBuilder().withNewMetadata().withName("n3").endMetadata().build())
+        .create();
+    AnnotationPatches patches = new AnnotationPatches(client);
+    Thread heartbeat =
+        new Thread(
+            () -> {
+              for (int i = 0; i < 30; i++) {
+                patches.node("n3", Map.of("heartbeat", Integer.toString(i)));
+              }
+            });
+    heartbeat.start();
+    for (int i = 0; i < 30; i++) {
+      patches.node("n3", Map.of("lock", Integer.toString(i)));
+    }
+    heartbeat.join();
+
+    assertThat(client.nodes().withName("n3").get().getMetadata().getAnnotations())
+        .containsEntry("heartbeat", "29")
+        .containsEntry("lock", "29");
+  }
 }

@@ -81,6 +81,12 @@ public final class KubeletEmulator implements AutoCloseable {
   /** Like a kubelet restart: drops every plugin, deletes the sockets, serves a new one. */
   public void restart() {
     stop();
+    deleteSockets();
+    start();
+  }
+
+  /** Deletes the sockets in the directory, as a starting kubelet does (the checkpoint stays). */
+  public void deleteSockets() {
     try (Stream<Path> files = Files.list(directory)) {
       for (Path file : files.toList()) {
         if (!Files.isDirectory(file) && !file.getFileName().toString().endsWith("checkpoint")) {
@@ -90,7 +96,6 @@ public final class KubeletEmulator implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    start();
   }
 
   /** Stops serving and drops every plugin connection, leaving the files as they are. */

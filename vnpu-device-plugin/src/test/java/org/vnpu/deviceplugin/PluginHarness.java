@@ -1,0 +1,127 @@
+package org.vnpu.deviceplugin;
+
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.vnpu.api.LogLevel;
+import org.vnpu.api.ResourceNames;
+import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.deviceplugin.driver.SimulatedNpuDriver;
+import org.vnpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
+import org.vnpu.testkit.KubeletEmulator;
+
+/**
+ * One node's device plugin, started against a kubelet emulator and an API server, with two
+ * simulated 910B3 chips of 4 share slots each; shared by the tests and the benchmarks.
+ */
+public final class PluginHarness implements AutoCloseable {
+
+  /** The resource the plugin registers. */
+  public static final String RESOURCE = ResourceNames.VNPU_NUMBER;
+
+  /** The share slots advertised per chip. */
+  public static final int SLOTS = 4;
+
+  public final String node;
+  public final Path directory;
+  public final KubeletEmulator kubelet;
+  public final ScheduledPods pods;
+  public final DevicePlugin plugin;
+
+  private PluginHarness(
+      String node,
+      Path directory,
+      KubeletEmulator kubelet,
+      ScheduledPods pods,
+      DevicePlugin plugin) {
+    this.node = node;
+    this.directory = directory;
+    this.kubelet = kubelet;
+    this.pods = pods;
+    this.plugin = plugin;
+  }
+
+  /** Creates the node, starts kubelet and plugin, and waits until the kubelet sees the devices. */
+  public static PluginHarness start(KubernetesClient client, Path directory, String node) {
+    ScheduledPods pods = new ScheduledPods(client, node);
+    pods.createNode(Map.of());
+    writeInventory(directory, true);
+    KubeletEmulator kubelet = new KubeletEmulator(directory.resolve("device-plugins")).start();
+    DevicePlugin plugin =
+        DevicePlugin.start(
+            new DevicePluginSettings(
+                node,
+                directory.resolve("device-plugins"),
+                directory.resolve("state"),
+                Path.of("/opt/vnpu/libvnpu.so"),
+                List.of(directory),
+                SLOTS,
+                LogLevel.INFO,
+                Duration.ofMillis(50),
+                Duration.ofSeconds(1),
+                Duration.ofMillis(100)),
+            new SimulatedNpuDriver(
+                directory.resolve("inventory.yaml"),
+                node,
+                ChipCatalog.builtIn(),
+                Clock.systemUTC()),
+            new AllocationSigner(ScheduledPods.KEY, pods.codec),
+            client,
+            Clock.systemUTC());
+    kubelet.awaitRegistration(1, Duration.ofSeconds(5));
+    await().until(() -> kubelet.devices(RESOURCE).size() == 2 * SLOTS);
+    return new PluginHarness(node, directory, kubelet, pods, plugin);
+  }
+
+  /** The die ID of simulated chip {@code index}. */
+  public String die(int index) {
+    return "SIM-" + node + "-" + index;
+  }
+
+  /**
+   * Allocate for one container, with {@code count} healthy device IDs as the kubelet picks them.
+   */
+  public ContainerAllocateResponse allocate(int count) {
+    return kubelet.allocate(RESOURCE, kubelet.pickHealthy(RESOURCE, count, List.of()));
+  }
+
+  /** Rewrites the simulated inventory; chip 1 healthy or not. */
+  public void setSecondChipHealthy(boolean healthy) {
+    writeInventory(directory, healthy);
+  }
+
+  @Override
+  public void close() {
+    plugin.close();
+    kubelet.close();
+  }
+
+  private static void writeInventory(Path directory, boolean secondHealthy) {
+    try {
+      Path temporary = directory.resolve("inventory.yaml.tmp");
+      Files.writeString(
+          temporary,
+          "chips:\n"
+              + "  - {type: 910B3, numaNode: 0}\n"
+              + "  - {type: 910B3, numaNode: 1, healthy: "
+              + secondHealthy
+              + "}\n");
+      Files.move(
+          temporary,
+          directory.resolve("inventory.yaml"),
+          java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+          java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
