@@ -68,6 +68,16 @@ class SimulatedNpuDriverTest {
   }
 
   @Test
+  void theDocumentedExampleDescribesEightChips() {
+    Path example = Path.of("../deploy/examples/simulated-inventory.yaml");
+
+    List<RegisteredChip> chips = new SimulatedNpuDriver(example, "n", catalog, clock).chips();
+
+    assertThat(chips).hasSize(8).allMatch(RegisteredChip::healthy);
+    assertThat(chips.get(7).numaNode()).isEqualTo(1);
+  }
+
+  @Test
   void editingTheFileChangesTheNode() throws IOException {
     Path file = write("chips:", "  - {type: 910B3}");
     SimulatedNpuDriver driver = new SimulatedNpuDriver(file, "n", catalog, clock);
