@@ -1,0 +1,344 @@
+/*
+ * A fake Ascend runtime (libruntime.so) for tests, benchmarks and the sandbox. It exports every
+ * call of VNPU_RUNTIME_HOOKS with the real signature.
+ *
+ * Memory: VNPU_FAKE_RT_MEMORY_MIB per device and process (default 65536), counted but never
+ * backed: a device pointer is a small host block that remembers its size.
+ *
+ * Compute: a chip is a robust process-shared mutex in $VNPU_FAKE_RT_DIR/chip<device> (default
+ * directory /tmp/vnpu-fake-rt). A launched "kernel" waits in its stream's queue, then holds the
+ * chip for a fixed time, so kernels of all processes on a chip run one at a time. The time is the
+ * call's numBlocks in microseconds (rtKernelLaunchEx: argsSize; rtModelExecute and
+ * rtFftsPlusTaskLaunchWithFlag: the flag; rtFftsPlusTaskLaunch: 100). Streams execute
+ * asynchronously; rtStreamSynchronize waits for a stream's queue to drain.
+ *
+ * vnpuFakeBusyNanos() tells how long this process's kernels held chips, for share measurements.
+ */
+#define _GNU_SOURCE
+#include "rt_api.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_DEVICES 16
+#define QUEUE_DEPTH 1024
+
+struct stream {
+    int device;
+    pthread_t worker;
+    pthread_mutex_t mutex;
+    pthread_cond_t changed;
+    uint32_t queue[QUEUE_DEPTH];
+    unsigned head, count;
+    unsigned running;
+    int stopping;
+};
+
+static pthread_mutex_t state = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t memory_used[MAX_DEVICES];
+static pthread_mutex_t *chips[MAX_DEVICES];
+static struct stream *default_streams[MAX_DEVICES];
+static _Atomic uint64_t busy_nanos;
+static __thread int current_device;
+
+uint64_t vnpuFakeBusyNanos(void) { return atomic_load(&busy_nanos); }
+
+static uint64_t capacity(void) {
+    const char *text = getenv("VNPU_FAKE_RT_MEMORY_MIB");
+    return (text == NULL ? 65536ull : strtoull(text, NULL, 10)) << 20;
+}
+
+static uint64_t now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* The chip's mutex, shared by every process through a small file. */
+static pthread_mutex_t *chip(int device) {
+    pthread_mutex_lock(&state);
+    if (chips[device] == NULL) {
+        const char *directory = getenv("VNPU_FAKE_RT_DIR");
+        char path[512];
+        if (directory == NULL) {
+            directory = "/tmp/vnpu-fake-rt";
+        }
+        mkdir(directory, 0777);
+        snprintf(path, sizeof(path), "%s/chip%d", directory, device);
+        int fd = open(path, O_RDWR | O_CREAT, 0666);
+        if (fd < 0) {
+            fprintf(stderr, "fake libruntime: cannot open %s: %s\n", path, strerror(errno));
+            abort();
+        }
+        flock(fd, LOCK_EX);
+        struct stat st;
+        fstat(fd, &st);
+        int fresh = st.st_size < (off_t)sizeof(pthread_mutex_t);
+        if (fresh && ftruncate(fd, 4096) != 0) {
+            abort();
+        }
+        pthread_mutex_t *mutex =
+            mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (mutex == MAP_FAILED) {
+            abort();
+        }
+        if (fresh) {
+            pthread_mutexattr_t attributes;
+            pthread_mutexattr_init(&attributes);
+            pthread_mutexattr_setpshared(&attributes, PTHREAD_PROCESS_SHARED);
+            pthread_mutexattr_setrobust(&attributes, PTHREAD_MUTEX_ROBUST);
+            pthread_mutex_init(mutex, &attributes);
+            pthread_mutexattr_destroy(&attributes);
+        }
+        flock(fd, LOCK_UN);
+        close(fd);
+        chips[device] = mutex;
+    }
+    pthread_mutex_t *mutex = chips[device];
+    pthread_mutex_unlock(&state);
+    return mutex;
+}
+
+static void run_kernel(int device, uint32_t micros) {
+    pthread_mutex_t *mutex = chip(device);
+    if (pthread_mutex_lock(mutex) == EOWNERDEAD) {
+        pthread_mutex_consistent(mutex);
+    }
+    uint64_t start = now_ns();
+    struct timespec until = {0, 0};
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_nsec += (long)(micros % 1000000) * 1000;
+    until.tv_sec += micros / 1000000 + until.tv_nsec / 1000000000;
+    until.tv_nsec %= 1000000000;
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR) {
+    }
+    atomic_fetch_add(&busy_nanos, now_ns() - start);
+    pthread_mutex_unlock(mutex);
+}
+
+static void *work(void *argument) {
+    struct stream *s = argument;
+    pthread_mutex_lock(&s->mutex);
+    for (;;) {
+        while (s->count == 0 && !s->stopping) {
+            pthread_cond_wait(&s->changed, &s->mutex);
+        }
+        if (s->count == 0) {
+            break;
+        }
+        uint32_t micros = s->queue[s->head];
+        s->running = 1;
+        pthread_mutex_unlock(&s->mutex);
+        run_kernel(s->device, micros);
+        pthread_mutex_lock(&s->mutex);
+        s->head = (s->head + 1) % QUEUE_DEPTH;
+        s->count--;
+        s->running = 0;
+        pthread_cond_broadcast(&s->changed);
+    }
+    pthread_mutex_unlock(&s->mutex);
+    return NULL;
+}
+
+static struct stream *stream_new(int device) {
+    struct stream *s = calloc(1, sizeof(*s));
+    if (s == NULL) {
+        return NULL;
+    }
+    s->device = device;
+    pthread_mutex_init(&s->mutex, NULL);
+    pthread_cond_init(&s->changed, NULL);
+    if (pthread_create(&s->worker, NULL, work, s) != 0) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+static struct stream *resolve(rtStream_t stm) {
+    if (stm != NULL) {
+        return stm;
+    }
+    int device = current_device;
+    pthread_mutex_lock(&state);
+    struct stream *s = default_streams[device];
+    pthread_mutex_unlock(&state);
+    if (s == NULL) {
+        s = stream_new(device);
+        pthread_mutex_lock(&state);
+        if (default_streams[device] == NULL) {
+            default_streams[device] = s;
+        } else {
+            s->stopping = 1; /* lost the race; its worker ends at once */
+            pthread_cond_broadcast(&s->changed);
+            pthread_detach(s->worker);
+            s = default_streams[device];
+        }
+        pthread_mutex_unlock(&state);
+    }
+    return s;
+}
+
+static rtError_t launch(rtStream_t stm, uint32_t micros) {
+    struct stream *s = resolve(stm);
+    if (s == NULL) {
+        return ACL_ERROR_RT_INTERNAL_ERROR;
+    }
+    pthread_mutex_lock(&s->mutex);
+    while (s->count == QUEUE_DEPTH) {
+        pthread_cond_wait(&s->changed, &s->mutex);
+    }
+    s->queue[(s->head + s->count) % QUEUE_DEPTH] = micros;
+    s->count++;
+    pthread_cond_broadcast(&s->changed);
+    pthread_mutex_unlock(&s->mutex);
+    return RT_ERROR_NONE;
+}
+
+/* A fake device pointer is a small host block that remembers its size and device. */
+struct allocation {
+    uint64_t size;
+    int device;
+};
+
+static rtError_t allocate(void **out, uint64_t size) {
+    if (out == NULL || size == 0) {
+        return ACL_ERROR_RT_PARAM_INVALID;
+    }
+    int device = current_device;
+    struct allocation *block = malloc(sizeof(*block));
+    if (block == NULL) {
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    }
+    pthread_mutex_lock(&state);
+    if (memory_used[device] + size > capacity()) {
+        pthread_mutex_unlock(&state);
+        free(block);
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    }
+    memory_used[device] += size;
+    pthread_mutex_unlock(&state);
+    block->size = size;
+    block->device = device;
+    *out = block;
+    return RT_ERROR_NONE;
+}
+
+static rtError_t release(void *address) {
+    struct allocation *block = address;
+    if (block == NULL) {
+        return ACL_ERROR_RT_PARAM_INVALID;
+    }
+    pthread_mutex_lock(&state);
+    memory_used[block->device] -= block->size;
+    pthread_mutex_unlock(&state);
+    free(block);
+    return RT_ERROR_NONE;
+}
+
+static rtError_t query(size_t *free_size, size_t *total_size) {
+    if (free_size == NULL || total_size == NULL) {
+        return ACL_ERROR_RT_PARAM_INVALID;
+    }
+    pthread_mutex_lock(&state);
+    *total_size = capacity();
+    *free_size = capacity() - memory_used[current_device];
+    pthread_mutex_unlock(&state);
+    return RT_ERROR_NONE;
+}
+
+rtError_t rtSetDevice(int32_t devId) {
+    if (devId < 0 || devId >= MAX_DEVICES) {
+        return ACL_ERROR_RT_PARAM_INVALID;
+    }
+    current_device = devId;
+    return RT_ERROR_NONE;
+}
+
+rtError_t rtGetDevice(int32_t *devId) {
+    *devId = current_device;
+    return RT_ERROR_NONE;
+}
+
+rtError_t rtStreamCreate(rtStream_t *stm, int32_t priority) {
+    (void)priority;
+    struct stream *s = stream_new(current_device);
+    if (s == NULL) {
+        return ACL_ERROR_RT_INTERNAL_ERROR;
+    }
+    *stm = s;
+    return RT_ERROR_NONE;
+}
+
+rtError_t rtStreamSynchronize(rtStream_t stm) {
+    struct stream *s = resolve(stm);
+    if (s == NULL) {
+        return ACL_ERROR_RT_INTERNAL_ERROR;
+    }
+    pthread_mutex_lock(&s->mutex);
+    while (s->count > 0) {
+        pthread_cond_wait(&s->changed, &s->mutex);
+    }
+    pthread_mutex_unlock(&s->mutex);
+    return RT_ERROR_NONE;
+}
+
+rtError_t rtStreamDestroy(rtStream_t stm) {
+    struct stream *s = stm;
+    if (s == NULL) {
+        return ACL_ERROR_RT_PARAM_INVALID;
+    }
+    rtStreamSynchronize(s);
+    pthread_mutex_lock(&s->mutex);
+    s->stopping = 1;
+    pthread_cond_broadcast(&s->changed);
+    pthread_mutex_unlock(&s->mutex);
+    pthread_join(s->worker, NULL);
+    pthread_mutex_destroy(&s->mutex);
+    pthread_cond_destroy(&s->changed);
+    free(s);
+    return RT_ERROR_NONE;
+}
+
+/* How long each launch call holds the chip, from its own parameters. */
+#define MICROS_rtKernelLaunch numBlocks
+#define MICROS_rtKernelLaunchWithHandle numBlocks
+#define MICROS_rtKernelLaunchWithHandleV2 numBlocks
+#define MICROS_rtKernelLaunchWithFlag numBlocks
+#define MICROS_rtKernelLaunchWithFlagV2 numBlocks
+#define MICROS_rtKernelLaunchEx argsSize
+#define MICROS_rtVectorCoreKernelLaunch numBlocks
+#define MICROS_rtLaunchKernelByFuncHandleV3 numBlocks
+#define MICROS_rtsLaunchKernelWithConfig numBlocks
+#define MICROS_rtsLaunchKernelWithHostArgs numBlocks
+#define MICROS_rtAicpuKernelLaunchWithFlag numBlocks
+#define MICROS_rtAicpuKernelLaunchExWithArgs numBlocks
+#define MICROS_rtCpuKernelLaunchWithFlag numBlocks
+#define MICROS_rtsLaunchCpuKernel numBlocks
+#define MICROS_rtModelExecute flag
+#define MICROS_rtFftsPlusTaskLaunch 100
+#define MICROS_rtFftsPlusTaskLaunchWithFlag flag
+
+#define FAKE_ALLOC(name, params, args, out, size) \
+    rtError_t name params { return allocate((void **)(out), (size)); }
+#define FAKE_FREE(name, params, args, key) \
+    rtError_t name params { return release((void *)(key)); }
+#define FAKE_QUERY(name, params, args, free_size, total_size) \
+    rtError_t name params { return query((free_size), (total_size)); }
+#define FAKE_LAUNCH(name, params, args, stream) \
+    rtError_t name params { return launch((stream), (uint32_t)(MICROS_##name)); }
+#define FAKE(KIND, name, params, args, ...) FAKE_##KIND(name, params, args, __VA_ARGS__)
+
+/* Parameters a fake does not read are still part of the real signature. */
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+VNPU_RUNTIME_HOOKS(FAKE)

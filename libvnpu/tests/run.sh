@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The C tests (make test): memory quota, config errors (also under ASan/UBSan), region layout,
+# AI Core shares on the fake chip. Every test runs against the fake runtime in target/fakes.
+set -euo pipefail
+BUILD=${BUILD:-target}
+BUILD=$(cd "$BUILD" && pwd)
+SHIM="$BUILD/libvnpu.so"
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+export VNPU_FAKE_RT_DIR="$WORK/fake-rt"
+failed=0
+
+config() { # name quota cores policy
+    mkdir -p "$WORK/$1/chip"
+    cat > "$WORK/$1/vnpu.conf" <<CONF
+version=1
+pod.uid=$1-uid
+pod.namespace=test
+pod.name=$1
+container=main
+log.level=warn
+devices=1
+device.0.die_id=DIE-$1
+device.0.memory_bytes=$2
+device.0.cores=$3
+device.0.policy=$4
+device.0.region_dir=$WORK/$1/chip
+CONF
+    echo "$WORK/$1/vnpu.conf"
+}
+
+run() { # name command...
+    local name=$1
+    shift
+    if ! timeout 120 "$@"; then
+        echo "FAIL $name"
+        failed=1
+    fi
+}
+
+QUOTA=268435456
+run memory env QUOTA=$QUOTA VNPU_CONFIG="$(config memory $QUOTA 30 elastic)" \
+    LD_PRELOAD="$SHIM" "$BUILD/tests/test_memory"
+mkdir -p "$WORK/config"
+run config env REGION_DIR="$WORK/config" LD_PRELOAD="$SHIM" "$BUILD/tests/test_config"
+# The same under AddressSanitizer and UndefinedBehaviorSanitizer (the ASan runtime loads first).
+SANITIZED="$(${CC:-gcc} -print-file-name=libasan.so) $BUILD/san/libvnpu.so"
+run memory-sanitized env QUOTA=$QUOTA VNPU_CONFIG="$(config memory-san $QUOTA 30 elastic)" \
+    ASAN_OPTIONS=detect_leaks=0 LD_PRELOAD="$SANITIZED" "$BUILD/tests/test_memory"
+run config-sanitized env REGION_DIR="$WORK/config" ASAN_OPTIONS=detect_leaks=0 \
+    LD_PRELOAD="$SANITIZED" "$BUILD/tests/test_config"
+run region-layout "$BUILD/tests/test_region_layout"
+
+# AI Core shares, short runs with a tolerance of 3 percentage points (bench.sh measures longer).
+share() { # expected-min expected-max container specs...
+    local min=$1 max=$2
+    shift 2
+    rm -rf "$WORK/share"
+    mkdir -p "$WORK/share/chip"
+    local line
+    line=$(WORK_DIR="$WORK/share" LD_PRELOAD="$SHIM" timeout 60 "$BUILD/tests/test_share" 2 "$@" | head -1)
+    local measured=${line##* }
+    if awk -v m="$measured" -v lo="$min" -v hi="$max" 'BEGIN { exit !(m >= lo && m <= hi) }'; then
+        echo "ok   share $* -> first container $measured %"
+    else
+        echo "FAIL share $* -> first container $measured %, expected $min..$max"
+        failed=1
+    fi
+}
+share 27 33 a:fixed-share:30
+share 27 33 a:fixed-share:30 b:best-effort:0
+share 67 73 a:fixed-share:70 b:elastic:30
+share 85 100 a:elastic:30
+share 30 100 a:elastic:30 b:fixed-share:50
+share 85 100 a:best-effort:0
+
+exit $failed

@@ -1,0 +1,90 @@
+/*
+ * A config the shim cannot use makes it refuse every device allocation and kernel launch, with a
+ * message on stderr that names the problem. Each case runs in a child process that points
+ * VNPU_CONFIG at a broken file (run.sh preloads the shim; REGION_DIR is a writable directory).
+ */
+#include "harness.h" /* first: it sets _GNU_SOURCE */
+
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "rt_api.h"
+
+static const char *directory;
+
+/* Runs the first runtime calls of a process with config_text; returns what it printed. */
+static void expect_refusal(const char *name, const char *config_text, const char *message) {
+    char path[512], output[4096] = {0};
+    snprintf(path, sizeof(path), "%s/%s.conf", directory, name);
+    if (config_text != NULL) {
+        FILE *file = fopen(path, "w");
+        fputs(config_text, file);
+        fclose(file);
+    }
+    int err[2];
+    if (pipe(err) != 0) {
+        exit(2);
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(err[1], 2);
+        setenv("VNPU_CONFIG", path, 1);
+        void *p;
+        int refused = rtMalloc(&p, 4096, 0, 0) == ACL_ERROR_RT_MEMORY_ALLOCATION &&
+                      rtKernelLaunch(NULL, 1, NULL, 0, NULL, NULL) ==
+                          ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+        _exit(refused ? 0 : 1);
+    }
+    close(err[1]);
+    size_t length = 0;
+    ssize_t n;
+    while ((n = read(err[0], output + length, sizeof(output) - 1 - length)) > 0) {
+        length += (size_t)n;
+    }
+    close(err[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s: allocation or launch not refused",
+           name);
+    EXPECT(strstr(output, message) != NULL, "%s: stderr lacks \"%s\": %s", name, message, output);
+    EXPECT(strstr(output, "refusing every device allocation and kernel launch") != NULL,
+           "%s: stderr does not say what is refused: %s", name, output);
+}
+
+int main(void) {
+    directory = getenv("REGION_DIR");
+    if (directory == NULL) {
+        fprintf(stderr, "set REGION_DIR\n");
+        return 2;
+    }
+    char good[2048];
+    snprintf(good, sizeof(good),
+             "version=1\npod.uid=u\npod.namespace=n\npod.name=p\ncontainer=c\nlog.level=info\n"
+             "devices=1\ndevice.0.die_id=D\ndevice.0.memory_bytes=1024\ndevice.0.cores=10\n"
+             "device.0.policy=elastic\ndevice.0.region_dir=%s\n",
+             directory);
+    char text[2200];
+
+    expect_refusal("missing", NULL, "cannot read");
+    snprintf(text, sizeof(text), "%s", good);
+    memcpy(strstr(text, "version=1"), "version=2", 9);
+    expect_refusal("version", text, "unsupported version 2");
+    snprintf(text, sizeof(text), "%scolour=blue\n", good);
+    expect_refusal("unknown", text, "unknown key colour");
+    snprintf(text, sizeof(text), "%scontainer=again\n", good);
+    expect_refusal("repeated", text, "repeats key container");
+    snprintf(text, sizeof(text), "%s", good);
+    memcpy(strstr(text, "cores=10"), "cores=1x", 8);
+    expect_refusal("cores", text, "device.0.cores=1x is not a whole number");
+    snprintf(text, sizeof(text), "%s", good);
+    memcpy(strstr(text, "policy=elastic"), "policy=greedy\n", 14);
+    expect_refusal("policy", text, "device.0.policy=greedy");
+    snprintf(text, sizeof(text), "%s", good);
+    *strstr(text, "devices=1") = '#';
+    expect_refusal("devices", text, "missing key devices");
+    snprintf(text, sizeof(text), "%s", good);
+    strcpy(strstr(text, "device.0.region_dir="), "device.0.region_dir=/nonexistent/vnpu\n");
+    expect_refusal("region", text, "cannot open the shared region /nonexistent/vnpu/region");
+    return finish("test_config");
+}
