@@ -67,6 +67,8 @@ int dcmi_get_device_memory_info_v3(int card_id, int device_id,
                                    struct dcmi_get_memory_info_stru *memory_info);
 int dcmi_get_device_utilization_rate(int card_id, int device_id, int input_type,
                                      unsigned int *utilization_rate);
+int dcmi_get_device_temperature(int card_id, int device_id, int *temperature);
+int dcmi_get_device_power_info(int card_id, int device_id, int *power); /* tenths of a watt */
 int dcmi_get_device_die_v2(int card_id, int device_id, enum dcmi_die_type input_type,
                            struct dcmi_die_id *die_id);
 int dcmi_get_device_resource_info(int card_id, int device_id, struct dcmi_proc_mem_info *proc_info,

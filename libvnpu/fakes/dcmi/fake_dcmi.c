@@ -5,13 +5,15 @@
  *
  *   device card=0 device=0 logic=0 type=npu name=910B3 die=0A1B2C3D-0-0-0-1 aicore=20
  *          memory_mb=65536 memory_used_mb=3445 hbm=1 health=0 aicore_util=12 hbm_util=5
+ *          temperature=45 power=1028
  *   device card=0 device=1 type=mcu
  *   process logic=0 pid=4242 bytes=1073741824
  *   fail call=dcmi_get_device_health code=-8005
  *
  * "die" holds the five words of the VDIE ID in hex, separated by '-'. hbm=0 makes
  * dcmi_get_device_hbm_info answer DCMI_ERR_CODE_NOT_SUPPORT, as on chips without HBM. A "fail" line
- * makes every call of that function return the code.
+ * makes every call of that function return the code. power is in tenths of a watt, as DCMI
+ * reports it.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "dcmi_interface_api.h"
@@ -34,6 +36,7 @@ struct fake_device {
     unsigned long long memory_mb, memory_used_mb;
     int hbm;
     unsigned int health, aicore_util, hbm_util;
+    int temperature, power;
 };
 
 struct fake_process {
@@ -109,6 +112,8 @@ static void parse_device(const char *line, struct fake_device *d) {
     d->health = (unsigned int)number(line, "health", 0);
     d->aicore_util = (unsigned int)number(line, "aicore_util", 0);
     d->hbm_util = (unsigned int)number(line, "hbm_util", 0);
+    d->temperature = (int)number(line, "temperature", 40);
+    d->power = (int)number(line, "power", 800);
 }
 
 static int load(struct fake_config *config) {
@@ -325,6 +330,26 @@ int dcmi_get_device_utilization_rate(int card_id, int device_id, int input_type,
     default:
         return DCMI_ERR_CODE_NOT_SUPPORT;
     }
+}
+
+int dcmi_get_device_temperature(int card_id, int device_id, int *temperature) {
+    struct fake_config config;
+    struct fake_device *d;
+    int rc = lookup("dcmi_get_device_temperature", &config, card_id, device_id, &d);
+    if (rc == DCMI_OK) {
+        *temperature = d->temperature;
+    }
+    return rc;
+}
+
+int dcmi_get_device_power_info(int card_id, int device_id, int *power) {
+    struct fake_config config;
+    struct fake_device *d;
+    int rc = lookup("dcmi_get_device_power_info", &config, card_id, device_id, &d);
+    if (rc == DCMI_OK) {
+        *power = d->power;
+    }
+    return rc;
 }
 
 int dcmi_get_device_die_v2(int card_id, int device_id, enum dcmi_die_type input_type,

@@ -3,7 +3,7 @@ package org.vnpu.cli;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
-import org.vnpu.deviceplugin.driver.Drivers;
+import org.vnpu.driver.Drivers;
 import picocli.CommandLine;
 
 /** Reads {@code --driver}: {@code dcmi}, {@code npu-smi} or {@code simulated}. */

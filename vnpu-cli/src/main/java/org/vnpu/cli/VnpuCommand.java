@@ -18,7 +18,8 @@ import picocli.CommandLine.Command;
       ChipsCommand.class,
       ValidatePodCommand.class,
       SimulateCommand.class,
-      DevicePluginCommand.class
+      DevicePluginCommand.class,
+      ExporterCommand.class
     })
 public final class VnpuCommand implements Runnable {
 

@@ -14,12 +14,12 @@ import org.vnpu.deviceplugin.allocate.AllocationGate;
 import org.vnpu.deviceplugin.allocate.Allocator;
 import org.vnpu.deviceplugin.allocate.Handouts;
 import org.vnpu.deviceplugin.allocate.NodeFiles;
-import org.vnpu.deviceplugin.driver.NpuDriver;
 import org.vnpu.deviceplugin.kubelet.DevicePluginService;
 import org.vnpu.deviceplugin.kubelet.KubeletRegistrar;
 import org.vnpu.deviceplugin.node.InventoryMonitor;
 import org.vnpu.deviceplugin.node.NodePublisher;
 import org.vnpu.deviceplugin.node.PodFileJanitor;
+import org.vnpu.driver.NpuDriver;
 
 /**
  * One running device plugin: discovers chips, serves the kubelet, publishes the node, hands out

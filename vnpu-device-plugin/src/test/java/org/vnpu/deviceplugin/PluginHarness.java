@@ -15,7 +15,7 @@ import org.vnpu.api.LogLevel;
 import org.vnpu.api.ResourceNames;
 import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.core.chip.ChipCatalog;
-import org.vnpu.deviceplugin.driver.SimulatedNpuDriver;
+import org.vnpu.driver.SimulatedNpuDriver;
 import org.vnpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
 import org.vnpu.testkit.KubeletEmulator;
 

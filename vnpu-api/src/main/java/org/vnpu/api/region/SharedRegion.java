@@ -88,20 +88,29 @@ public record SharedRegion(
   public record ProcessSlot(int slot, int pid, int container, long memoryUsedBytes) {}
 
   /**
-   * Reads the region file.
+   * Reads the region file once.
    *
    * @throws IOException when it cannot be read
    * @throws IllegalArgumentException naming the file and what is wrong with it
    */
   public static SharedRegion read(Path file) throws IOException {
+    return parse(file.toString(), map(file));
+  }
+
+  /**
+   * Maps the region file read-only; {@link #parse} the mapping again for a fresh snapshot, as the
+   * shims keep writing to it.
+   *
+   * @throws IOException when it cannot be read
+   * @throws IllegalArgumentException when it has the wrong size for this version
+   */
+  public static ByteBuffer map(Path file) throws IOException {
     try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
       if (channel.size() != SIZE) {
         throw new IllegalArgumentException(
             file + " has " + channel.size() + " bytes, a version " + VERSION + " region " + SIZE);
       }
-      ByteBuffer buffer =
-          channel.map(FileChannel.MapMode.READ_ONLY, 0, SIZE).order(ByteOrder.LITTLE_ENDIAN);
-      return parse(file.toString(), buffer);
+      return channel.map(FileChannel.MapMode.READ_ONLY, 0, SIZE).order(ByteOrder.LITTLE_ENDIAN);
     }
   }
 

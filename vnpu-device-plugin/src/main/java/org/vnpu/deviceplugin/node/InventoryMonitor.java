@@ -8,8 +8,8 @@ import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.api.payload.RegisteredChip;
-import org.vnpu.deviceplugin.driver.DriverException;
-import org.vnpu.deviceplugin.driver.NpuDriver;
+import org.vnpu.driver.DriverException;
+import org.vnpu.driver.NpuDriver;
 
 /**
  * Follows the driver's view of the chips. Each {@link #poll()} asks the driver; a change goes to

@@ -1,0 +1,143 @@
+package org.vnpu.cli;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import org.vnpu.driver.DriverException;
+import org.vnpu.driver.Drivers;
+import org.vnpu.driver.NpuDriver;
+import org.vnpu.exporter.Exporter;
+import org.vnpu.exporter.ExporterSettings;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code vnpu exporter}: Prometheus metrics of one node, run by a DaemonSet. */
+@Command(
+    name = "exporter",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Serves the vNPU metrics of one node on /metrics (Prometheus text or OpenMetrics) and"
+          + " /healthz until stopped: chips from the driver, vNPUs from the allocations of the"
+          + " node's pods, usage from the runtime shim's shared regions. Metrics: docs/metrics.md.",
+      "",
+      "The Kubernetes connection is fabric8's default: in a pod its service account, elsewhere"
+          + " $KUBECONFIG or ~/.kube/config."
+    })
+final class ExporterCommand implements Callable<Integer> {
+
+  @Option(
+      names = "--node-name",
+      paramLabel = "NAME",
+      defaultValue = "${env:NODE_NAME}",
+      description = "This node's name in the API server (default: $NODE_NAME).")
+  String node;
+
+  @Option(
+      names = "--listen",
+      paramLabel = "HOST:PORT",
+      defaultValue = "0.0.0.0:9402",
+      description = "Where /metrics and /healthz are served (default: ${DEFAULT-VALUE}).")
+  String listen;
+
+  @Option(
+      names = "--driver",
+      paramLabel = "KIND",
+      converter = DriverKindConverter.class,
+      description =
+          "How to read the NPUs: dcmi, npu-smi or simulated. Default as for vnpu device-plugin.")
+  Drivers.Kind driver;
+
+  @Option(
+      names = "--inventory",
+      paramLabel = "FILE",
+      description = "YAML inventory of the simulated driver (format: docs/node-agent.md).")
+  Path inventory;
+
+  @Option(names = "--dcmi-library", paramLabel = "FILE", description = "libdcmi.so to load.")
+  Path dcmiLibrary;
+
+  @Option(names = "--npu-smi", paramLabel = "FILE", description = "npu-smi executable.")
+  Path npuSmi;
+
+  @Option(
+      names = "--state-dir",
+      paramLabel = "DIR",
+      defaultValue = "/var/run/vnpu",
+      description =
+          "The device plugin's state directory; the shared regions are in its chips/ (default:"
+              + " ${DEFAULT-VALUE}).")
+  Path stateDirectory;
+
+  @Option(
+      names = "--poll-interval",
+      paramLabel = "DURATION",
+      defaultValue = "5s",
+      converter = DurationConverter.class,
+      description = "How often the driver is read (default: ${DEFAULT-VALUE}).")
+  Duration pollInterval;
+
+  @Option(
+      names = "--watch-all-pods",
+      description =
+          "Watch every pod and keep this node's here, for API servers without field selectors"
+              + " on spec.nodeName (default: select them on the server).")
+  boolean watchAllPods;
+
+  @Mixin CatalogOption catalog;
+
+  @Override
+  public Integer call() throws IOException, InterruptedException {
+    if (node == null || node.isBlank()) {
+      throw new InputException("--node-name is required (or set $NODE_NAME)");
+    }
+    int colon = listen.lastIndexOf(':');
+    int port;
+    try {
+      port = Integer.parseInt(listen.substring(colon + 1));
+    } catch (NumberFormatException e) {
+      port = -1;
+    }
+    if (colon < 0 || port < 0 || port > 65535) {
+      throw new InputException("--listen=" + listen + " is not HOST:PORT with a port 0..65535");
+    }
+    NpuDriver npus;
+    try {
+      npus =
+          Drivers.open(
+              driver, dcmiLibrary, npuSmi, inventory, node, catalog.load(), Clock.systemUTC());
+    } catch (DriverException e) {
+      throw new InputException(e.getMessage());
+    }
+    KubernetesClient client = new KubernetesClientBuilder().build();
+    Exporter exporter =
+        Exporter.start(
+            new ExporterSettings(
+                node,
+                new InetSocketAddress(listen.substring(0, colon), port),
+                stateDirectory,
+                pollInterval,
+                !watchAllPods),
+            npus,
+            client);
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  exporter.close();
+                  client.close();
+                  stopped.countDown();
+                },
+                "vnpu-shutdown"));
+    stopped.await();
+    return 0;
+  }
+}

@@ -1,0 +1,115 @@
+package org.vnpu.exporter;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.vnpu.api.AnnotationKeys;
+import org.vnpu.api.codec.MalformedPayloadException;
+import org.vnpu.api.codec.PayloadCodec;
+import org.vnpu.api.payload.PodAllocation;
+
+/**
+ * The vNPU allocations of the pods on this node, kept by an informer: a pod appears when its
+ * allocation does and disappears when it is deleted or finished. The allocation's signature is not
+ * checked: these are figures to show, not devices to hand out.
+ */
+public final class PodAllocations implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(PodAllocations.class);
+  private static final Set<String> FINISHED = Set.of("Succeeded", "Failed");
+
+  /** One pod's allocation. */
+  public record PodVnpus(String uid, String namespace, String name, PodAllocation allocation) {}
+
+  private final String node;
+  private final PayloadCodec codec = new PayloadCodec();
+  private final Map<String, PodVnpus> pods = new ConcurrentHashMap<>();
+  private SharedIndexInformer<Pod> informer;
+
+  private PodAllocations(String node) {
+    this.node = node;
+  }
+
+  /**
+   * Starts watching the pods of {@code node}.
+   *
+   * @param serverSideFilter select the node's pods with a field selector on {@code spec.nodeName}
+   *     (what a real API server should do); false watches every pod and filters here, for API
+   *     servers without field selectors (fabric8's mock)
+   */
+  public static PodAllocations watch(
+      KubernetesClient client, String node, boolean serverSideFilter) {
+    PodAllocations allocations = new PodAllocations(node);
+    ResourceEventHandler<Pod> handler =
+        new ResourceEventHandler<>() {
+          @Override
+          public void onAdd(Pod pod) {
+            allocations.update(pod);
+          }
+
+          @Override
+          public void onUpdate(Pod before, Pod pod) {
+            allocations.update(pod);
+          }
+
+          @Override
+          public void onDelete(Pod pod, boolean finalStateUnknown) {
+            allocations.pods.remove(pod.getMetadata().getUid());
+          }
+        };
+    allocations.informer =
+        serverSideFilter
+            ? client.pods().inAnyNamespace().withField("spec.nodeName", node).inform(handler)
+            : client.pods().inAnyNamespace().inform(handler);
+    return allocations;
+  }
+
+  /** The pods with a live allocation on this node. */
+  public Collection<PodVnpus> current() {
+    return List.copyOf(pods.values());
+  }
+
+  private void update(Pod pod) {
+    String uid = pod.getMetadata().getUid();
+    Map<String, String> annotations = pod.getMetadata().getAnnotations();
+    String value = annotations == null ? null : annotations.get(AnnotationKeys.ALLOCATION);
+    boolean finished = pod.getStatus() != null && FINISHED.contains(pod.getStatus().getPhase());
+    if (value == null || finished) {
+      pods.remove(uid);
+      return;
+    }
+    try {
+      PodAllocation allocation = codec.decodeAllocation(value).allocation();
+      if (allocation.node().equals(node)) {
+        pods.put(
+            uid,
+            new PodVnpus(
+                uid, pod.getMetadata().getNamespace(), pod.getMetadata().getName(), allocation));
+      } else {
+        pods.remove(uid);
+      }
+    } catch (MalformedPayloadException e) {
+      LOG.warn(
+          "pod {}/{}: {}",
+          pod.getMetadata().getNamespace(),
+          pod.getMetadata().getName(),
+          e.getMessage());
+      pods.remove(uid);
+    }
+  }
+
+  @Override
+  public void close() {
+    if (informer != null) {
+      informer.close();
+    }
+  }
+}

@@ -1,0 +1,342 @@
+package org.vnpu.exporter;
+
+import io.prometheus.metrics.model.registry.MultiCollector;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.vnpu.api.ShimContract;
+import org.vnpu.api.payload.ContainerAllocation;
+import org.vnpu.api.payload.NodeRegistration;
+import org.vnpu.api.payload.RegisteredChip;
+import org.vnpu.api.payload.VnpuAssignment;
+import org.vnpu.api.region.SharedRegion;
+import org.vnpu.driver.ChipUsage;
+
+/**
+ * Builds every vNPU metric at scrape time from the latest chip readings, the pods' allocations and
+ * the chips' shared regions (read now; a region that cannot be read counts an error and leaves its
+ * containers' usage at zero). Container series exist exactly while an allocation does. The metric
+ * names and labels are listed in docs/metrics.md.
+ */
+public final class VnpuCollector implements MultiCollector {
+
+  private static final Logger LOG = LoggerFactory.getLogger(VnpuCollector.class);
+  private static final double MIB = 1024.0 * 1024.0;
+  private static final String NONE = "none";
+
+  private final String node;
+  private final ChipPoller chips;
+  private final Supplier<Collection<PodAllocations.PodVnpus>> pods;
+  private final Path stateDirectory;
+  private final LongSupplier nanoTime;
+  private final Map<String, long[]> lastBusy = new HashMap<>();
+  private final Map<Path, Mapping> mappings = new HashMap<>();
+  private long regionErrors;
+  private double lastCollectSeconds;
+
+  /**
+   * @param stateDirectory the device plugin's state directory; regions are under {@code chips/}
+   * @param nanoTime the clock measured shares are computed with
+   */
+  public VnpuCollector(
+      String node,
+      ChipPoller chips,
+      Supplier<Collection<PodAllocations.PodVnpus>> pods,
+      Path stateDirectory,
+      LongSupplier nanoTime) {
+    this.node = node;
+    this.chips = chips;
+    this.pods = pods;
+    this.stateDirectory = stateDirectory;
+    this.nanoTime = nanoTime;
+  }
+
+  @Override
+  public synchronized MetricSnapshots collect() {
+    long started = System.nanoTime();
+    Families f = new Families();
+    List<ChipPoller.ChipReading> readings = chips.readings();
+    Optional<NodeRegistration> registration = chips.registration();
+    String splitMode = registration.map(r -> r.splitMode().wireName()).orElse("unknown");
+    Collection<PodAllocations.PodVnpus> allocated = pods.get();
+    long now = nanoTime.getAsLong();
+    Set<String> seen = new HashSet<>();
+    int vnpusOnNode = 0;
+
+    for (ChipPoller.ChipReading reading : readings) {
+      RegisteredChip chip = reading.chip();
+      Labels labels =
+          Labels.of(
+              "node",
+              node,
+              "chip",
+              Integer.toString(chip.index()),
+              "die_id",
+              chip.dieId(),
+              "model",
+              chip.chipType());
+      f.gauge(
+          "vnpu_chip_info",
+          "Chip identity and split mode; always 1.",
+          labels.add("split_mode", splitMode),
+          1);
+      f.gauge(
+          "vnpu_chip_healthy",
+          "1 when the driver reports the chip healthy.",
+          labels,
+          chip.healthy() ? 1 : 0);
+      f.gauge(
+          "vnpu_chip_memory_total_bytes",
+          "Device memory of the chip.",
+          labels,
+          chip.memoryMiB() * MIB);
+      ChipUsage usage = reading.usage();
+      if (usage != null) {
+        f.gauge(
+            "vnpu_chip_aicore_utilization_ratio",
+            "AI Core utilisation the driver measured, 0..1.",
+            labels,
+            usage.aiCorePercent() / 100.0);
+        f.gauge(
+            "vnpu_chip_memory_used_bytes",
+            "Device memory in use on the chip.",
+            labels,
+            usage.memoryUsedMiB() * MIB);
+        if (usage.temperatureCelsius() != null) {
+          f.gauge(
+              "vnpu_chip_temperature_celsius",
+              "Chip temperature.",
+              labels,
+              usage.temperatureCelsius());
+        }
+        if (usage.powerWatts() != null) {
+          f.gauge(
+              "vnpu_chip_power_watts",
+              "Power draw of the chip's card.",
+              labels,
+              usage.powerWatts());
+        }
+      }
+      Optional<SharedRegion> region = region(chip.dieId());
+      int vnpus = 0;
+      Set<String> podsOnChip = new HashSet<>();
+      for (PodAllocations.PodVnpus pod : allocated) {
+        for (ContainerAllocation container : pod.allocation().containers()) {
+          for (VnpuAssignment vnpu : container.vnpus()) {
+            if (vnpu.dieId().equals(chip.dieId())) {
+              vnpus++;
+              podsOnChip.add(pod.uid());
+              container(f, pod, container, vnpu, chip, region, now, seen);
+            }
+          }
+        }
+      }
+      vnpusOnNode += vnpus;
+      f.gauge("vnpu_chip_vnpus", "vNPUs allocated on the chip.", labels, vnpus);
+      f.gauge("vnpu_chip_pods", "Pods with a vNPU on the chip.", labels, podsOnChip.size());
+    }
+    lastBusy.keySet().retainAll(seen);
+
+    Labels nodeLabels = Labels.of("node", node);
+    f.gauge(
+        "vnpu_node_info",
+        "The node's split mode; always 1.",
+        nodeLabels.add("split_mode", splitMode),
+        1);
+    f.gauge("vnpu_node_chips", "Chips the driver reports.", nodeLabels, readings.size());
+    registration.ifPresent(
+        r ->
+            f.gauge(
+                "vnpu_node_share_slots",
+                "vNPUs the node's chips may hold at most (chips × max shares per chip).",
+                nodeLabels,
+                (double) r.chips().size() * r.maxSharesPerChip()));
+    f.gauge("vnpu_node_share_slots_used", "vNPUs allocated on the node.", nodeLabels, vnpusOnNode);
+    f.counter(
+        "vnpu_exporter_driver_errors",
+        "Driver calls that failed.",
+        nodeLabels,
+        chips.driverErrors());
+    f.counter(
+        "vnpu_exporter_region_errors",
+        "Shared-region reads that failed (corrupt, torn or another layout version).",
+        nodeLabels,
+        regionErrors);
+    f.gauge(
+        "vnpu_exporter_collect_duration_seconds",
+        "How long the previous scrape took to collect.",
+        nodeLabels,
+        lastCollectSeconds);
+    lastCollectSeconds = (System.nanoTime() - started) / 1e9;
+    return f.build();
+  }
+
+  private void container(
+      Families f,
+      PodAllocations.PodVnpus pod,
+      ContainerAllocation container,
+      VnpuAssignment vnpu,
+      RegisteredChip chip,
+      Optional<SharedRegion> region,
+      long now,
+      Set<String> seen) {
+    Labels labels =
+        Labels.of(
+            "node", node,
+            "namespace", pod.namespace(),
+            "pod", pod.name(),
+            "container", container.name(),
+            "chip", Integer.toString(chip.index()),
+            "die_id", chip.dieId(),
+            "mode", vnpu.wholeCard() ? "whole-card" : vnpu.mode().wireName(),
+            "policy", vnpu.policy() == null ? NONE : vnpu.policy().wireName(),
+            "template", vnpu.template() == null ? NONE : vnpu.template());
+    Optional<SharedRegion.ContainerSlot> slot =
+        region.flatMap(
+            r ->
+                r.containers().stream()
+                    .filter(
+                        c -> c.podUid().equals(pod.uid()) && c.container().equals(container.name()))
+                    .findFirst());
+    long busy = slot.map(SharedRegion.ContainerSlot::busyNanos).orElse(0L);
+    String key = pod.uid() + "/" + container.name() + "/" + chip.dieId();
+    seen.add(key);
+    long[] previous = lastBusy.put(key, new long[] {busy, now});
+    double share =
+        previous == null || now <= previous[1] || busy < previous[0]
+            ? 0
+            : (double) (busy - previous[0]) / (now - previous[1]);
+    long processes =
+        region
+            .map(
+                r ->
+                    slot.map(
+                            s ->
+                                r.processes().stream()
+                                    .filter(p -> p.container() == s.slot())
+                                    .count())
+                        .orElse(0L))
+            .orElse(0L);
+    f.gauge(
+        "vnpu_container_memory_limit_bytes",
+        "Device-memory quota of the container on the chip.",
+        labels,
+        vnpu.memoryMiB() * MIB);
+    f.gauge(
+        "vnpu_container_memory_used_bytes",
+        "Device memory the container's processes hold (from the shim's shared region).",
+        labels,
+        slot.map(SharedRegion.ContainerSlot::memoryUsedBytes).orElse(0L));
+    f.gauge(
+        "vnpu_container_aicore_quota_ratio",
+        "AI Core share granted, 0..1 (0: best-effort).",
+        labels,
+        vnpu.cores() / 100.0);
+    f.gauge(
+        "vnpu_container_aicore_share_ratio",
+        "AI Core share measured since the previous scrape, 0..1 (time the container held the chip).",
+        labels,
+        Math.min(1.0, share));
+    f.counter(
+        "vnpu_container_aicore_busy_seconds",
+        "Time the container held the chip's AI Cores.",
+        labels,
+        busy / 1e9);
+    f.gauge(
+        "vnpu_container_processes",
+        "Processes of the container using the chip.",
+        labels,
+        processes);
+  }
+
+  /**
+   * The region of chip {@code dieId}, parsed from a mapping kept across scrapes (mapped again when
+   * the file is replaced).
+   */
+  private Optional<SharedRegion> region(String dieId) {
+    Path file = stateDirectory.resolve("chips").resolve(dieId).resolve(ShimContract.REGION_FILE);
+    try {
+      if (!Files.exists(file)) {
+        mappings.remove(file);
+        return Optional.empty();
+      }
+      Object identity = Files.readAttributes(file, BasicFileAttributes.class).fileKey();
+      Mapping mapping = mappings.get(file);
+      if (mapping == null || !mapping.identity().equals(identity)) {
+        mapping = new Mapping(identity, SharedRegion.map(file));
+        mappings.put(file, mapping);
+      }
+      return Optional.of(SharedRegion.parse(file.toString(), mapping.bytes()));
+    } catch (IOException | IllegalArgumentException e) {
+      regionErrors++;
+      mappings.remove(file);
+      LOG.warn("cannot read the shared region {}: {}", file, e.getMessage());
+      return Optional.empty();
+    }
+  }
+
+  private record Mapping(Object identity, ByteBuffer bytes) {}
+
+  /** Metric families in first-use order, each with its data points. */
+  private static final class Families {
+    private final Map<String, GaugeSnapshot.Builder> gauges = new LinkedHashMap<>();
+    private final Map<String, CounterSnapshot.Builder> counters = new LinkedHashMap<>();
+    private final List<String> order = new ArrayList<>();
+
+    void gauge(String name, String help, Labels labels, double value) {
+      gauges
+          .computeIfAbsent(
+              name,
+              n -> {
+                order.add(n);
+                return GaugeSnapshot.builder().name(n).help(help);
+              })
+          .dataPoint(
+              GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(labels).value(value).build());
+    }
+
+    void counter(String name, String help, Labels labels, double value) {
+      counters
+          .computeIfAbsent(
+              name,
+              n -> {
+                order.add(n);
+                return CounterSnapshot.builder().name(n).help(help);
+              })
+          .dataPoint(
+              CounterSnapshot.CounterDataPointSnapshot.builder()
+                  .labels(labels)
+                  .value(value)
+                  .build());
+    }
+
+    MetricSnapshots build() {
+      List<MetricSnapshot> snapshots = new ArrayList<>();
+      for (String name : order) {
+        snapshots.add(
+            gauges.containsKey(name) ? gauges.get(name).build() : counters.get(name).build());
+      }
+      return new MetricSnapshots(snapshots);
+    }
+  }
+}
