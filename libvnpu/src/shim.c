@@ -163,17 +163,22 @@ static int state(void) {
     return now;
 }
 
-/* The calling thread's device, or NULL (logged) when the shim refuses it. */
-static struct device_state *device(void) {
-    if (state() != READY) {
-        return NULL;
-    }
-    if (current_device < 0 || current_device >= config.device_count) {
-        VNPU_LOG(VNPU_LOG_ERROR, "device %d is not visible to this container (it has %d)",
-                 current_device, config.device_count);
+/* The calling thread's device when the shim is ready and the container sees it, else NULL. */
+static struct device_state *current(void) {
+    if (state() != READY || current_device < 0 || current_device >= config.device_count) {
         return NULL;
     }
     return &devices[current_device];
+}
+
+/* The calling thread's device, or NULL (logged) when the shim refuses it. */
+static struct device_state *device(void) {
+    struct device_state *d = current();
+    if (d == NULL && init_state == READY) {
+        VNPU_LOG(VNPU_LOG_ERROR, "device %d is not visible to this container (it has %d)",
+                 current_device, config.device_count);
+    }
+    return d;
 }
 
 /* ---- memory ---- */
@@ -459,13 +464,17 @@ static void *keeper(void *unused) {
 
 /* ---- the hooks ---- */
 
+/* Finds the runtime's own function and the calling thread's device, or returns refusal. */
+#define ENTER(name, refusal)                                                                       \
+    __typeof__(&name) real = original_##name();                                                    \
+    struct device_state *d = device();                                                             \
+    if (real == NULL || d == NULL) {                                                               \
+        return real == NULL ? ACL_ERROR_RT_INTERNAL_ERROR : (refusal);                             \
+    }
+
 #define HOOK_ALLOC(name, params, args, out, size)                                                  \
     rtError_t name params {                                                                        \
-        __typeof__(&name) real = original_##name();                                                \
-        struct device_state *d = device();                                                         \
-        if (real == NULL || d == NULL) {                                                           \
-            return real == NULL ? ACL_ERROR_RT_INTERNAL_ERROR : ACL_ERROR_RT_MEMORY_ALLOCATION;    \
-        }                                                                                          \
+        ENTER(name, ACL_ERROR_RT_MEMORY_ALLOCATION)                                                \
         if (reserve(d, (uint64_t)(size)) != 0) {                                                   \
             return ACL_ERROR_RT_MEMORY_ALLOCATION;                                                 \
         }                                                                                          \
@@ -490,11 +499,7 @@ static void *keeper(void *unused) {
 
 #define HOOK_QUERY(name, params, args, free_size, total_size)                                      \
     rtError_t name params {                                                                        \
-        __typeof__(&name) real = original_##name();                                                \
-        struct device_state *d = device();                                                         \
-        if (real == NULL || d == NULL) {                                                           \
-            return real == NULL ? ACL_ERROR_RT_INTERNAL_ERROR : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;  \
-        }                                                                                          \
+        ENTER(name, ACL_ERROR_RT_FEATURE_NOT_SUPPORT)                                              \
         rtError_t rc = real args;                                                                  \
         if (rc == RT_ERROR_NONE) {                                                                 \
             report(d, (free_size), (total_size));                                                  \
@@ -504,11 +509,7 @@ static void *keeper(void *unused) {
 
 #define HOOK_LAUNCH(name, params, args, stream)                                                    \
     rtError_t name params {                                                                        \
-        __typeof__(&name) real = original_##name();                                                \
-        struct device_state *d = device();                                                         \
-        if (real == NULL || d == NULL) {                                                           \
-            return real == NULL ? ACL_ERROR_RT_INTERNAL_ERROR : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;  \
-        }                                                                                          \
+        ENTER(name, ACL_ERROR_RT_FEATURE_NOT_SUPPORT)                                              \
         gate_enter(d, (stream));                                                                   \
         rtError_t rc = real args;                                                                  \
         gate_exit(d);                                                                              \
@@ -536,10 +537,7 @@ rtError_t rtStreamSynchronize(rtStream_t stm) {
     if (real == NULL) {
         return ACL_ERROR_RT_INTERNAL_ERROR;
     }
-    struct device_state *d = state() == READY && current_device >= 0 &&
-                                     current_device < config.device_count
-                                 ? &devices[current_device]
-                                 : NULL;
+    struct device_state *d = current();
     if (d == NULL) {
         return real(stm);
     }

@@ -1,14 +1,9 @@
 package org.vnpu.bench;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -41,7 +36,7 @@ public class DevicePluginBenchmark {
   /** One node's plugin and kubelet emulator against a mock API server, for the whole run. */
   @State(Scope.Benchmark)
   public static class Node {
-    private KubernetesMockServer server;
+    private MockApiServer api;
     private KubernetesClient client;
     private PluginHarness harness;
     private int pods;
@@ -49,23 +44,15 @@ public class DevicePluginBenchmark {
 
     @Setup(Level.Trial)
     public void start() throws IOException {
-      server =
-          new KubernetesMockServer(
-              new Context(),
-              new MockWebServer(),
-              new HashMap<>(),
-              new KubernetesCrudDispatcher(),
-              false);
-      server.init();
-      client = server.createClient();
+      api = new MockApiServer();
+      client = api.client();
       harness = PluginHarness.start(client, Files.createTempDirectory("vnpu-bench-"), "bench-node");
     }
 
     @TearDown(Level.Trial)
     public void stop() {
       harness.close();
-      client.close();
-      server.destroy();
+      api.close();
     }
   }
 

@@ -1,15 +1,10 @@
 package org.vnpu.bench;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -47,21 +42,14 @@ public class ExporterBenchmark {
   private static final int CHIPS = 16;
   private static final int CONTAINERS = 64;
 
-  private KubernetesMockServer server;
+  private MockApiServer api;
   private KubernetesClient client;
   private VnpuCollector collector;
 
   @Setup(Level.Trial)
   public void start() throws IOException {
-    server =
-        new KubernetesMockServer(
-            new Context(),
-            new MockWebServer(),
-            new HashMap<>(),
-            new KubernetesCrudDispatcher(),
-            false);
-    server.init();
-    client = server.createClient();
+    api = new MockApiServer();
+    client = api.client();
     Path directory = Files.createTempDirectory("vnpu-exporter-bench-");
     ChipPoller chips =
         new ChipPoller(
@@ -95,8 +83,7 @@ public class ExporterBenchmark {
 
   @TearDown(Level.Trial)
   public void stop() {
-    client.close();
-    server.destroy();
+    api.close();
   }
 
   @Benchmark

@@ -8,7 +8,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import org.vnpu.api.LogLevel;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.payload.NodeRegistration;
@@ -17,8 +16,6 @@ import org.vnpu.deviceplugin.DevicePlugin;
 import org.vnpu.deviceplugin.DevicePluginSettings;
 import org.vnpu.deviceplugin.allocate.Handouts;
 import org.vnpu.deviceplugin.kubelet.KubeletRegistrar;
-import org.vnpu.driver.DriverException;
-import org.vnpu.driver.Drivers;
 import org.vnpu.driver.NpuDriver;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -40,41 +37,7 @@ import picocli.CommandLine.Option;
     })
 final class DevicePluginCommand implements Callable<Integer> {
 
-  @Option(
-      names = "--node-name",
-      paramLabel = "NAME",
-      defaultValue = "${env:NODE_NAME}",
-      description = "This node's name in the API server (default: $NODE_NAME).")
-  String node;
-
-  @Option(
-      names = "--driver",
-      paramLabel = "KIND",
-      converter = DriverKindConverter.class,
-      description =
-          "How to discover NPUs: dcmi, npu-smi or simulated. Default: simulated when --inventory"
-              + " is given, else dcmi when libdcmi.so is installed, else npu-smi when installed.")
-  Drivers.Kind driver;
-
-  @Option(
-      names = "--inventory",
-      paramLabel = "FILE",
-      description = "YAML inventory of the simulated driver (format: docs/node-agent.md).")
-  Path inventory;
-
-  @Option(
-      names = "--dcmi-library",
-      paramLabel = "FILE",
-      description =
-          "libdcmi.so to load (default: the first of /usr/local/Ascend/driver/lib64/driver,"
-              + " /usr/local/dcmi, /usr/local/Ascend/driver/lib64/common).")
-  Path dcmiLibrary;
-
-  @Option(
-      names = "--npu-smi",
-      paramLabel = "FILE",
-      description = "npu-smi executable (default: from $PATH, /usr/local/bin or /usr/local/sbin).")
-  Path npuSmi;
+  @Mixin NodeAgentOptions agent;
 
   @Option(
       names = "--signing-key-file",
@@ -166,9 +129,7 @@ final class DevicePluginCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
-    if (node == null || node.isBlank()) {
-      throw new InputException("--node-name is required (or set $NODE_NAME)");
-    }
+    String node = agent.node();
     if (maxSharesPerChip < 1 || maxSharesPerChip > NodeRegistration.MAX_SHARES_PER_CHIP) {
       throw new InputException(
           "--max-shares-per-chip="
@@ -177,15 +138,12 @@ final class DevicePluginCommand implements Callable<Integer> {
               + NodeRegistration.MAX_SHARES_PER_CHIP);
     }
     AllocationSigner signer;
-    NpuDriver npus;
     try {
       signer = AllocationSigner.fromKeyFile(signingKey, new PayloadCodec());
-      npus =
-          Drivers.open(
-              driver, dcmiLibrary, npuSmi, inventory, node, catalog.load(), Clock.systemUTC());
-    } catch (IllegalArgumentException | DriverException e) {
+    } catch (IllegalArgumentException e) {
       throw new InputException(e.getMessage());
     }
+    NpuDriver npus = agent.openDriver(catalog.load());
     DevicePluginSettings settings =
         new DevicePluginSettings(
             node,
@@ -199,18 +157,8 @@ final class DevicePluginCommand implements Callable<Integer> {
             heartbeatInterval,
             cleanupInterval);
     KubernetesClient client = new KubernetesClientBuilder().build();
-    CountDownLatch stopped = new CountDownLatch(1);
     DevicePlugin plugin = DevicePlugin.start(settings, npus, signer, client, Clock.systemUTC());
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  plugin.close();
-                  client.close();
-                  stopped.countDown();
-                },
-                "vnpu-shutdown"));
-    stopped.await();
+    NodeAgentOptions.runUntilStopped(plugin, client);
     return 0;
   }
 }

@@ -5,12 +5,8 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import org.vnpu.driver.DriverException;
-import org.vnpu.driver.Drivers;
 import org.vnpu.driver.NpuDriver;
 import org.vnpu.exporter.Exporter;
 import org.vnpu.exporter.ExporterSettings;
@@ -33,12 +29,7 @@ import picocli.CommandLine.Option;
     })
 final class ExporterCommand implements Callable<Integer> {
 
-  @Option(
-      names = "--node-name",
-      paramLabel = "NAME",
-      defaultValue = "${env:NODE_NAME}",
-      description = "This node's name in the API server (default: $NODE_NAME).")
-  String node;
+  @Mixin NodeAgentOptions agent;
 
   @Option(
       names = "--listen",
@@ -46,26 +37,6 @@ final class ExporterCommand implements Callable<Integer> {
       defaultValue = "0.0.0.0:9402",
       description = "Where /metrics and /healthz are served (default: ${DEFAULT-VALUE}).")
   String listen;
-
-  @Option(
-      names = "--driver",
-      paramLabel = "KIND",
-      converter = DriverKindConverter.class,
-      description =
-          "How to read the NPUs: dcmi, npu-smi or simulated. Default as for vnpu device-plugin.")
-  Drivers.Kind driver;
-
-  @Option(
-      names = "--inventory",
-      paramLabel = "FILE",
-      description = "YAML inventory of the simulated driver (format: docs/node-agent.md).")
-  Path inventory;
-
-  @Option(names = "--dcmi-library", paramLabel = "FILE", description = "libdcmi.so to load.")
-  Path dcmiLibrary;
-
-  @Option(names = "--npu-smi", paramLabel = "FILE", description = "npu-smi executable.")
-  Path npuSmi;
 
   @Option(
       names = "--state-dir",
@@ -95,9 +66,7 @@ final class ExporterCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException, InterruptedException {
-    if (node == null || node.isBlank()) {
-      throw new InputException("--node-name is required (or set $NODE_NAME)");
-    }
+    String node = agent.node();
     int colon = listen.lastIndexOf(':');
     int port;
     try {
@@ -108,14 +77,7 @@ final class ExporterCommand implements Callable<Integer> {
     if (colon < 0 || port < 0 || port > 65535) {
       throw new InputException("--listen=" + listen + " is not HOST:PORT with a port 0..65535");
     }
-    NpuDriver npus;
-    try {
-      npus =
-          Drivers.open(
-              driver, dcmiLibrary, npuSmi, inventory, node, catalog.load(), Clock.systemUTC());
-    } catch (DriverException e) {
-      throw new InputException(e.getMessage());
-    }
+    NpuDriver npus = agent.openDriver(catalog.load());
     KubernetesClient client = new KubernetesClientBuilder().build();
     Exporter exporter =
         Exporter.start(
@@ -127,17 +89,7 @@ final class ExporterCommand implements Callable<Integer> {
                 !watchAllPods),
             npus,
             client);
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  exporter.close();
-                  client.close();
-                  stopped.countDown();
-                },
-                "vnpu-shutdown"));
-    stopped.await();
+    NodeAgentOptions.runUntilStopped(exporter, client);
     return 0;
   }
 }
