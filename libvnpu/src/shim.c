@@ -318,8 +318,14 @@ static int creditor_waiting(const struct vnpu_region *region, int mine) {
     return 0;
 }
 
-/* Waits until this process holds the chip's token; sets the local slice. */
-static void acquire(struct device_state *d) {
+/* A turn with the chip's AI Core token. */
+struct turn {
+    uint64_t slice_end;
+    int borrowed; /* lent idle time, not paid from credit */
+};
+
+/* Waits until this process holds the chip's token (another thread of it may already). */
+static struct turn acquire(struct device_state *d) {
     struct vnpu_region *region = d->chip.region;
     struct vnpu_container_slot *mine = &region->containers[d->chip.container];
     int waiting = 0;
@@ -327,39 +333,41 @@ static void acquire(struct device_state *d) {
         vnpu_region_lock(region);
         uint64_t now = vnpu_now_ns();
         accrue(region, now);
-        if (region->header.token_process >= 0 && region->header.token_process != d->chip.process &&
+        int holder = region->header.token_process;
+        if (holder >= 0 && holder != d->chip.process &&
             now > region->header.slice_end_ns + 1000000000ull) {
             vnpu_region_reclaim(region); /* a holder a second late may be dead */
+            holder = region->header.token_process;
         }
-        int granted = 0;
-        uint64_t slice = 0;
-        if (region->header.token_process < 0) {
-            int paid = has_credit(mine) && mine->policy != VNPU_BEST_EFFORT;
-            int lent = mine->policy != VNPU_FIXED_SHARE && !creditor_waiting(region, d->chip.container);
-            if (paid) {
-                slice = (uint64_t)mine->credit_ns;
-                if (slice > region->header.quantum_us * 1000ull) {
-                    slice = region->header.quantum_us * 1000ull;
-                }
+        struct turn turn = {0, 0};
+        int granted = holder == d->chip.process;
+        if (granted) {
+            turn.slice_end = region->header.slice_end_ns;
+            turn.borrowed = d->borrowed;
+        } else if (holder < 0) {
+            if (has_credit(mine)) {
+                uint64_t slice = (uint64_t)mine->credit_ns;
+                uint64_t quantum = region->header.quantum_us * 1000ull;
+                turn.slice_end = now + (slice < quantum ? slice : quantum);
                 granted = 1;
-                d->borrowed = 0;
-            } else if (lent) {
-                slice = BORROWED_SLICE_NS;
+            } else if (mine->policy != VNPU_FIXED_SHARE &&
+                       !creditor_waiting(region, d->chip.container)) {
+                turn.slice_end = now + BORROWED_SLICE_NS;
+                turn.borrowed = 1;
                 granted = 1;
-                d->borrowed = 1;
+            }
+            if (granted) {
+                region->header.token_process = d->chip.process;
+                region->header.token_since_ns = now;
+                region->header.slice_end_ns = turn.slice_end;
             }
         }
         if (granted) {
-            region->header.token_process = d->chip.process;
-            region->header.token_since_ns = now;
-            region->header.slice_end_ns = now + slice;
             if (waiting) {
                 mine->waiting--;
             }
             vnpu_region_unlock(region);
-            d->holding = 1;
-            d->slice_end = now + slice;
-            return;
+            return turn;
         }
         if (!waiting) {
             mine->waiting++;
@@ -405,8 +413,11 @@ static int gate_enter(struct device_state *d, rtStream_t stream) {
             hand_back(d);
         }
         pthread_mutex_unlock(&d->gate);
-        acquire(d);
+        struct turn turn = acquire(d);
         pthread_mutex_lock(&d->gate);
+        d->holding = 1;
+        d->borrowed = turn.borrowed;
+        d->slice_end = turn.slice_end;
         now = vnpu_now_ns();
     }
     int known = 0;

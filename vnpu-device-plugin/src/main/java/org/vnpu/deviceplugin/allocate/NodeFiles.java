@@ -10,6 +10,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.vnpu.api.ShimContract;
 
@@ -27,6 +28,8 @@ public final class NodeFiles {
 
   /** A pod the node has files for. */
   public record PodRecord(String uid, String namespace, String name) {}
+
+  private static final Pattern SAFE_NAME = Pattern.compile("[A-Za-z0-9._-]+");
 
   private final Path state;
 
@@ -52,8 +55,15 @@ public final class NodeFiles {
     return state.resolve("ld.so.preload");
   }
 
-  /** The chip's shared-region directory on the host, created writable for every container user. */
+  /**
+   * The chip's shared-region directory on the host, created writable for every container user.
+   *
+   * @throws IOException also when the die ID could name another path ({@code ..}, {@code /})
+   */
   public Path chipDirectory(String dieId) throws IOException {
+    if (!SAFE_NAME.matcher(dieId).matches() || dieId.equals(".") || dieId.equals("..")) {
+      throw new IOException("die ID '" + dieId + "' cannot name a directory");
+    }
     Path directory = state.resolve("chips").resolve(dieId);
     if (!Files.isDirectory(directory)) {
       Files.createDirectories(directory);
