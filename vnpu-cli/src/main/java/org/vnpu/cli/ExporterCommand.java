@@ -67,26 +67,12 @@ final class ExporterCommand implements Callable<Integer> {
   @Override
   public Integer call() throws IOException, InterruptedException {
     String node = agent.node();
-    int colon = listen.lastIndexOf(':');
-    int port;
-    try {
-      port = Integer.parseInt(listen.substring(colon + 1));
-    } catch (NumberFormatException e) {
-      port = -1;
-    }
-    if (colon < 0 || port < 0 || port > 65535) {
-      throw new InputException("--listen=" + listen + " is not HOST:PORT with a port 0..65535");
-    }
+    InetSocketAddress address = Listen.parse(listen);
     NpuDriver npus = agent.openDriver(catalog.load());
     KubernetesClient client = new KubernetesClientBuilder().build();
     Exporter exporter =
         Exporter.start(
-            new ExporterSettings(
-                node,
-                new InetSocketAddress(listen.substring(0, colon), port),
-                stateDirectory,
-                pollInterval,
-                !watchAllPods),
+            new ExporterSettings(node, address, stateDirectory, pollInterval, !watchAllPods),
             npus,
             client);
     NodeAgentOptions.runUntilStopped(exporter, client);

@@ -19,6 +19,7 @@ import picocli.CommandLine.Command;
       ValidatePodCommand.class,
       SimulateCommand.class,
       DevicePluginCommand.class,
+      SchedulerCommand.class,
       ExporterCommand.class
     })
 public final class VnpuCommand implements Runnable {

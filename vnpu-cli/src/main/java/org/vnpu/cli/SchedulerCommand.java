@@ -1,0 +1,105 @@
+package org.vnpu.cli;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import org.vnpu.api.codec.PayloadCodec;
+import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.scheduler.Scheduler;
+import org.vnpu.scheduler.SchedulerService;
+import org.vnpu.scheduler.SchedulerSettings;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code vnpu scheduler}: the extender Volcano or kube-scheduler calls. */
+@Command(
+    name = "scheduler",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Serves the Volcano extender plugin protocol under /volcano/ and the kube-scheduler extender"
+          + " protocol under /kube/ until stopped, deciding with the placement engine on a ledger"
+          + " rebuilt from the API server and kept by informers. Configurations:"
+          + " deploy/scheduler/. Protocol: docs/scheduler.md.",
+      "",
+      "The Kubernetes connection is fabric8's default: in a pod its service account, elsewhere"
+          + " $KUBECONFIG or ~/.kube/config."
+    })
+final class SchedulerCommand implements Callable<Integer> {
+
+  @Option(
+      names = "--listen",
+      paramLabel = "HOST:PORT",
+      defaultValue = "0.0.0.0:9401",
+      description = "Where the extender verbs and /healthz are served (default: ${DEFAULT-VALUE}).")
+  String listen;
+
+  @Option(
+      names = "--signing-key-file",
+      paramLabel = "FILE",
+      defaultValue = "/etc/vnpu/signing/key",
+      description =
+          "Key the allocations are signed with, at least 32 bytes, the same file the device"
+              + " plugins verify with (a mounted Secret). Default: ${DEFAULT-VALUE}.")
+  Path signingKey;
+
+  @Option(
+      names = "--heartbeat-tolerance",
+      paramLabel = "DURATION",
+      defaultValue = "2m",
+      converter = DurationConverter.class,
+      description =
+          "A node whose device plugin has been silent longer is not schedulable (default:"
+              + " ${DEFAULT-VALUE}).")
+  Duration heartbeatTolerance;
+
+  @Option(
+      names = "--lock-timeout",
+      paramLabel = "DURATION",
+      defaultValue = "2m",
+      converter = DurationConverter.class,
+      description =
+          "How long a node lock taken for a pod holds before another pod may take it over"
+              + " (default: ${DEFAULT-VALUE}).")
+  Duration lockTimeout;
+
+  @Option(
+      names = "--reservation-timeout",
+      paramLabel = "DURATION",
+      defaultValue = "1m",
+      converter = DurationConverter.class,
+      description =
+          "How long a reservation waits for its pod to be bound before it is released (default:"
+              + " ${DEFAULT-VALUE}).")
+  Duration reservationTimeout;
+
+  @Mixin CatalogOption catalog;
+
+  @Override
+  public Integer call() throws IOException, InterruptedException {
+    InetSocketAddress address = Listen.parse(listen);
+    AllocationSigner signer;
+    try {
+      signer = AllocationSigner.fromKeyFile(signingKey, new PayloadCodec());
+    } catch (IllegalArgumentException e) {
+      throw new InputException(e.getMessage());
+    }
+    KubernetesClient client = new KubernetesClientBuilder().build();
+    Scheduler scheduler =
+        new Scheduler(
+            client,
+            catalog.load(),
+            signer,
+            new SchedulerSettings(heartbeatTolerance, lockTimeout, reservationTimeout),
+            Clock.systemUTC());
+    SchedulerService service = SchedulerService.start(address, scheduler, client);
+    NodeAgentOptions.runUntilStopped(service, client);
+    return 0;
+  }
+}

@@ -1,0 +1,504 @@
+package org.vnpu.scheduler;
+
+import io.fabric8.kubernetes.api.model.Binding;
+import io.fabric8.kubernetes.api.model.BindingBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.vnpu.api.AnnotationKeys;
+import org.vnpu.api.BindPhase;
+import org.vnpu.api.codec.MalformedPayloadException;
+import org.vnpu.api.codec.PayloadCodec;
+import org.vnpu.api.payload.ContainerAllocation;
+import org.vnpu.api.payload.NodeLock;
+import org.vnpu.api.payload.NodeRegistration;
+import org.vnpu.api.payload.PendingContainers;
+import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.api.signing.SignedAllocation;
+import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.core.engine.AllocationPlan;
+import org.vnpu.core.engine.NodeFit;
+import org.vnpu.core.engine.PlacementContext;
+import org.vnpu.core.engine.PlacementEngine;
+import org.vnpu.core.engine.RejectKind;
+import org.vnpu.core.fragmentation.FragmentationMeter;
+import org.vnpu.core.fragmentation.WorkloadMix;
+import org.vnpu.core.fragmentation.WorkloadShape;
+import org.vnpu.core.inventory.NodeInventory;
+import org.vnpu.core.ledger.HostResources;
+import org.vnpu.core.ledger.Ledger;
+import org.vnpu.core.ledger.NodeState;
+import org.vnpu.core.policy.Policies;
+import org.vnpu.core.request.ContainerRequest;
+import org.vnpu.core.request.PodManifest;
+import org.vnpu.core.request.PodRequest;
+import org.vnpu.core.request.RequestParser;
+import org.vnpu.core.validation.Validated;
+import org.vnpu.kube.AnnotationPatches;
+
+/**
+ * The scheduler's view of the cluster and its decisions. The ledger is fed from the API server
+ * (nodes' registrations, heartbeats and locks; pods' signed allocations), so it can be rebuilt at
+ * any time; decisions are the engine's. Reserving a pod on a node charges the ledger, writes the
+ * signed allocation and the pending containers on the pod and takes the node's lock, before the pod
+ * is bound. Every method is serialised on this object: two pods racing for the last slot see one
+ * ledger. Host CPU and memory are left to the schedulers, which check them themselves.
+ */
+public final class Scheduler {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Scheduler.class);
+  private static final int OBSERVED_SHAPES = 1000;
+  private static final Set<RejectKind> UNRESOLVABLE =
+      Set.of(RejectKind.MODE_MISMATCH, RejectKind.CHIP_TYPE_NOT_FOUND, RejectKind.DIE_ID_NOT_FOUND);
+
+  /** How one node answers a filter: fits (reason null), or why not, and whether waiting helps. */
+  public record Verdict(String reason, boolean unresolvable) {
+    static final Verdict FITS = new Verdict(null, false);
+
+    public boolean fits() {
+      return reason == null;
+    }
+  }
+
+  private final KubernetesClient client;
+  private final ChipCatalog catalog;
+  private final RequestParser parser;
+  private final AllocationSigner signer;
+  private final PayloadCodec codec = new PayloadCodec();
+  private final SchedulerSettings settings;
+  private final Clock clock;
+  private final AnnotationPatches patches;
+  private final Ledger ledger = new Ledger();
+  private final Map<String, AllocationPlan> allocations = new HashMap<>();
+  private final Map<String, Instant> reservations = new HashMap<>();
+  private final Deque<WorkloadShape> shapes = new ArrayDeque<>();
+  private FragmentationMeter meter = new FragmentationMeter(WorkloadMix.EMPTY);
+
+  public Scheduler(
+      KubernetesClient client,
+      ChipCatalog catalog,
+      AllocationSigner signer,
+      SchedulerSettings settings,
+      Clock clock) {
+    this.client = client;
+    this.catalog = catalog;
+    this.parser = new RequestParser(catalog);
+    this.signer = signer;
+    this.settings = settings;
+    this.clock = clock;
+    this.patches = new AnnotationPatches(client);
+  }
+
+  // ---- the cluster, as the API server tells it ----
+
+  /** Reads every node and pod again: the ledger after a restart is the ledger before it. */
+  public void rebuild() {
+    client.nodes().list().getItems().forEach(this::nodeChanged);
+    client.pods().inAnyNamespace().list().getItems().forEach(this::podChanged);
+  }
+
+  /** A node appeared or changed: its inventory, heartbeat and lock. */
+  public synchronized void nodeChanged(Node node) {
+    String name = node.getMetadata().getName();
+    Map<String, String> annotations = annotations(node.getMetadata().getAnnotations());
+    String register = annotations.get(AnnotationKeys.NODE_REGISTER);
+    if (register == null) {
+      return;
+    }
+    try {
+      NodeRegistration registration = codec.decodeRegistration(register);
+      Validated<NodeInventory> inventory = NodeInventory.from(name, registration, catalog);
+      if (inventory instanceof Validated.Invalid<NodeInventory> invalid) {
+        LOG.warn("node {} is not schedulable: {}", name, messages(invalid));
+        ledger.removeNode(name);
+        return;
+      }
+      ledger.putNode(inventory.orElseThrow(), HostResources.UNTRACKED);
+      String handshake = annotations.get(AnnotationKeys.NODE_HANDSHAKE);
+      if (handshake != null) {
+        ledger.heartbeat(name, codec.decodeHandshake(handshake).at());
+      }
+      String lock = annotations.get(AnnotationKeys.NODE_LOCK);
+      ledger.lock(name, lock == null ? null : codec.decodeLock(lock));
+      allocations.values().stream()
+          .filter(plan -> plan.node().equals(name))
+          .filter(plan -> !ledger.placements().containsKey(plan.podUid()))
+          .toList()
+          .forEach(this::charge);
+    } catch (MalformedPayloadException e) {
+      LOG.warn("node {}: {}", name, e.getMessage());
+    }
+  }
+
+  public synchronized void nodeRemoved(String name) {
+    ledger.removeNode(name);
+  }
+
+  /** A pod appeared or changed: its signed allocation is charged until it finishes. */
+  public synchronized void podChanged(Pod pod) {
+    String uid = pod.getMetadata().getUid();
+    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
+      forget(uid);
+      return;
+    }
+    String value = annotations(pod.getMetadata().getAnnotations()).get(AnnotationKeys.ALLOCATION);
+    if (value == null || allocations.containsKey(uid)) {
+      if (pod.getSpec() != null && pod.getSpec().getNodeName() != null) {
+        reservations.remove(uid);
+      }
+      return;
+    }
+    try {
+      SignedAllocation signed = codec.decodeAllocation(value);
+      if (!signer.verifies(signed) || !signed.allocation().podUid().equals(uid)) {
+        LOG.warn(
+            "pod {}/{}: ignoring an allocation whose signature does not verify",
+            pod.getMetadata().getNamespace(),
+            pod.getMetadata().getName());
+        return;
+      }
+      AllocationPlan plan = new AllocationPlan(signed.allocation(), HostResources.NONE);
+      allocations.put(uid, plan);
+      charge(plan);
+    } catch (MalformedPayloadException e) {
+      LOG.warn(
+          "pod {}/{}: {}",
+          pod.getMetadata().getNamespace(),
+          pod.getMetadata().getName(),
+          e.getMessage());
+    }
+  }
+
+  public synchronized void podRemoved(String uid) {
+    forget(uid);
+  }
+
+  /** Releases reservations whose pods were never bound. */
+  public synchronized void expireReservations() {
+    Instant now = clock.instant();
+    reservations.entrySet().stream()
+        .filter(entry -> now.isAfter(entry.getValue()))
+        .map(Map.Entry::getKey)
+        .toList()
+        .forEach(
+            uid -> {
+              LOG.info("reservation of pod {} expired unbound; released", uid);
+              forget(uid);
+            });
+  }
+
+  // ---- decisions ----
+
+  /** For each node, whether the pod fits and, if not, why. */
+  public synchronized Map<String, Verdict> filter(PodManifest pod, Collection<String> nodes)
+      throws SchedulingException {
+    PodRequest request = request(pod);
+    PlacementContext context = context();
+    Map<String, Verdict> verdicts = new LinkedHashMap<>();
+    for (String name : nodes) {
+      Optional<NodeState> node = ledger.node(name);
+      if (node.isEmpty()) {
+        verdicts.put(
+            name,
+            new Verdict("node has no vNPU inventory (" + AnnotationKeys.NODE_REGISTER + ")", true));
+        continue;
+      }
+      NodeFit fit = PlacementEngine.fit(request, HostResources.NONE, node.get(), context);
+      if (fit instanceof NodeFit.Rejected rejected) {
+        verdicts.put(
+            name,
+            new Verdict(
+                rejected.rejection().phrase(), UNRESOLVABLE.contains(rejected.rejection().kind())));
+      } else {
+        verdicts.put(name, Verdict.FITS);
+      }
+    }
+    return verdicts;
+  }
+
+  /** Scores 0..100 of the nodes the pod fits on (others are left out). */
+  public synchronized Map<String, Double> scores(PodManifest pod, Collection<String> nodes)
+      throws SchedulingException {
+    PodRequest request = request(pod);
+    PlacementContext context = context();
+    Map<String, Double> scores = new LinkedHashMap<>();
+    for (String name : nodes) {
+      ledger
+          .node(name)
+          .map(node -> PlacementEngine.fit(request, HostResources.NONE, node, context))
+          .filter(NodeFit.Fits.class::isInstance)
+          .ifPresent(fit -> scores.put(name, ((NodeFit.Fits) fit).score()));
+    }
+    return scores;
+  }
+
+  /**
+   * Places the pod on {@code node}: charges the ledger, takes the node's lock, writes the signed
+   * allocation on the pod. A pod that already has its allocation on this node is left as it is.
+   */
+  public synchronized AllocationPlan reserve(PodManifest pod, String node)
+      throws SchedulingException {
+    AllocationPlan existing = allocations.get(pod.uid());
+    if (existing != null) {
+      if (existing.node().equals(node)) {
+        return existing;
+      }
+      throw new SchedulingException(
+          "pod "
+              + pod.namespace()
+              + "/"
+              + pod.name()
+              + " is already placed on node "
+              + existing.node());
+    }
+    PodRequest request = request(pod);
+    NodeState state =
+        ledger
+            .node(node)
+            .orElseThrow(() -> new SchedulingException("node " + node + " has no vNPU inventory"));
+    NodeFit fit = PlacementEngine.fit(request, HostResources.NONE, state, context());
+    if (fit instanceof NodeFit.Rejected rejected) {
+      throw new SchedulingException(
+          "pod "
+              + pod.namespace()
+              + "/"
+              + pod.name()
+              + " does not fit node "
+              + node
+              + ": "
+              + rejected.rejection().phrase());
+    }
+    AllocationPlan plan = ((NodeFit.Fits) fit).plan().toAllocationPlan(request);
+    NodeLock lock = takeLock(pod, node);
+    if (!ledger.apply(plan)) {
+      throw new SchedulingException(
+          "node " + node + " changed; pod " + pod.name() + " no longer fits");
+    }
+    allocations.put(pod.uid(), plan);
+    reservations.put(pod.uid(), clock.instant().plus(settings.reservationTimeout()));
+    observe(request);
+    try {
+      patches.pod(pod.namespace(), pod.name(), allocationAnnotations(plan));
+    } catch (RuntimeException e) {
+      forget(pod.uid());
+      releaseLock(node, lock.podUid());
+      throw new SchedulingException(
+          "cannot annotate pod " + pod.namespace() + "/" + pod.name() + ": " + e.getMessage());
+    }
+    LOG.info(
+        "reserved {} for pod {}/{} on node {}", describe(plan), pod.namespace(), pod.name(), node);
+    return plan;
+  }
+
+  /** Undoes a reservation: the ledger, the pod's annotations, the node's lock if it is ours. */
+  public synchronized void unreserve(String namespace, String name, String uid) {
+    AllocationPlan plan = allocations.get(uid);
+    forget(uid);
+    if (plan == null) {
+      return;
+    }
+    Map<String, String> removal = new HashMap<>();
+    for (String key :
+        List.of(
+            AnnotationKeys.ALLOCATION,
+            AnnotationKeys.DEVICES_TO_ALLOCATE,
+            AnnotationKeys.ASSIGNED_NODE,
+            AnnotationKeys.BIND_TIME,
+            AnnotationKeys.BIND_PHASE)) {
+      removal.put(key, null);
+    }
+    try {
+      patches.pod(namespace, name, removal);
+    } catch (RuntimeException e) {
+      LOG.warn("cannot clear pod {}/{}: {}", namespace, name, e.getMessage());
+    }
+    releaseLock(plan.node(), uid);
+  }
+
+  /** Reserves and binds (kube-scheduler's bind verb). */
+  public void bind(PodManifest pod, String node) throws SchedulingException {
+    reserve(pod, node);
+    Binding binding =
+        new BindingBuilder()
+            .withNewMetadata()
+            .withName(pod.name())
+            .withNamespace(pod.namespace())
+            .withUid(pod.uid())
+            .endMetadata()
+            .withNewTarget()
+            .withKind("Node")
+            .withApiVersion("v1")
+            .withName(node)
+            .endTarget()
+            .build();
+    try {
+      client.bindings().inNamespace(pod.namespace()).resource(binding).create();
+    } catch (RuntimeException e) {
+      unreserve(pod.namespace(), pod.name(), pod.uid());
+      throw new SchedulingException(
+          "cannot bind pod "
+              + pod.namespace()
+              + "/"
+              + pod.name()
+              + " to "
+              + node
+              + ": "
+              + e.getMessage());
+    }
+  }
+
+  /** The pods charged to the ledger, by UID (for tests and metrics). */
+  public synchronized Map<String, AllocationPlan> placements() {
+    return Map.copyOf(ledger.placements());
+  }
+
+  // ---- helpers ----
+
+  private PodRequest request(PodManifest pod) throws SchedulingException {
+    Validated<PodRequest> request = parser.parse(pod);
+    if (request instanceof Validated.Invalid<PodRequest> invalid) {
+      throw new SchedulingException(
+          "pod " + pod.namespace() + "/" + pod.name() + ": " + messages(invalid));
+    }
+    return request.orElseThrow();
+  }
+
+  private PlacementContext context() {
+    return new PlacementContext(
+        clock.instant(), settings.heartbeatTolerance(), Policies.asRequested(), meter);
+  }
+
+  private void charge(AllocationPlan plan) {
+    if (ledger.node(plan.node()).isPresent() && !ledger.apply(plan)) {
+      LOG.warn(
+          "allocation of pod {} does not fit node {} any more; not charged",
+          plan.podUid(),
+          plan.node());
+    }
+  }
+
+  private void forget(String uid) {
+    allocations.remove(uid);
+    reservations.remove(uid);
+    ledger.release(uid);
+  }
+
+  /** Keeps the last pods' shapes; the fragmentation measure weighs placements by them. */
+  private void observe(PodRequest request) {
+    ContainerRequest first = request.containers().get(0);
+    shapes.addLast(
+        new WorkloadShape(first.count(), first.cores(), first.memoryMiB(), first.chipType(), 0));
+    if (shapes.size() > OBSERVED_SHAPES) {
+      shapes.removeFirst();
+    }
+    meter = new FragmentationMeter(WorkloadMix.typical(new ArrayList<>(shapes), 0.9, 1));
+  }
+
+  private Map<String, String> allocationAnnotations(AllocationPlan plan) {
+    List<String> pending = new ArrayList<>();
+    for (ContainerAllocation container : plan.allocation().containers()) {
+      pending.add(container.name());
+    }
+    Map<String, String> values = new HashMap<>();
+    values.put(AnnotationKeys.ALLOCATION, codec.encodeAllocation(signer.sign(plan.allocation())));
+    values.put(
+        AnnotationKeys.DEVICES_TO_ALLOCATE, codec.encodePending(new PendingContainers(pending)));
+    values.put(AnnotationKeys.ASSIGNED_NODE, plan.node());
+    values.put(AnnotationKeys.BIND_TIME, clock.instant().toString());
+    values.put(AnnotationKeys.BIND_PHASE, BindPhase.ALLOCATING.wireName());
+    return values;
+  }
+
+  /** Takes the node's lock for the pod, unless another pod holds an unexpired one. */
+  private NodeLock takeLock(PodManifest pod, String name) throws SchedulingException {
+    Instant now = clock.instant();
+    NodeLock lock =
+        new NodeLock(pod.uid(), pod.namespace(), pod.name(), now, now.plus(settings.lockTimeout()));
+    for (int attempt = 0; attempt < 5; attempt++) {
+      Node node = client.nodes().withName(name).get();
+      if (node == null) {
+        throw new SchedulingException("node " + name + " does not exist");
+      }
+      String current =
+          annotations(node.getMetadata().getAnnotations()).get(AnnotationKeys.NODE_LOCK);
+      if (current != null) {
+        try {
+          NodeLock held = codec.decodeLock(current);
+          if (!held.isExpiredAt(now) && !held.podUid().equals(pod.uid())) {
+            throw new SchedulingException(
+                "node "
+                    + name
+                    + " is locked by pod "
+                    + held.podNamespace()
+                    + "/"
+                    + held.podName()
+                    + " until "
+                    + held.expiresAt());
+          }
+        } catch (MalformedPayloadException e) {
+          LOG.warn("node {}: replacing a malformed lock: {}", name, e.getMessage());
+        }
+      }
+      if (patches.nodeIfUnchanged(node, Map.of(AnnotationKeys.NODE_LOCK, codec.encodeLock(lock)))) {
+        ledger.lock(name, lock);
+        return lock;
+      }
+    }
+    throw new SchedulingException("node " + name + " kept changing; could not take its lock");
+  }
+
+  private void releaseLock(String name, String podUid) {
+    for (int attempt = 0; attempt < 5; attempt++) {
+      Node node = client.nodes().withName(name).get();
+      String current =
+          node == null
+              ? null
+              : annotations(node.getMetadata().getAnnotations()).get(AnnotationKeys.NODE_LOCK);
+      if (current == null || !current.contains(podUid)) {
+        return;
+      }
+      Map<String, String> removal = new HashMap<>();
+      removal.put(AnnotationKeys.NODE_LOCK, null);
+      if (patches.nodeIfUnchanged(node, removal)) {
+        ledger.lock(name, null);
+        return;
+      }
+    }
+  }
+
+  private static String describe(AllocationPlan plan) {
+    return plan.allocation().containers().stream()
+        .map(
+            c ->
+                c.name()
+                    + ": "
+                    + c.vnpus().size()
+                    + " vNPU(s) on chip(s) "
+                    + c.vnpus().stream().map(v -> Integer.toString(v.chipIndex())).toList())
+        .toList()
+        .toString();
+  }
+
+  private static String messages(Validated.Invalid<?> invalid) {
+    return String.join("; ", invalid.problems().stream().map(p -> p.message()).toList());
+  }
+
+  private static Map<String, String> annotations(Map<String, String> annotations) {
+    return annotations == null ? Map.of() : annotations;
+  }
+}

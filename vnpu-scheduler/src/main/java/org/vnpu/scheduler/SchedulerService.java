@@ -1,0 +1,109 @@
+package org.vnpu.scheduler;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One running scheduler: the ledger rebuilt from the API server, kept current by informers on nodes
+ * and pods, reservations that never bind expired every ten seconds, and the extender server.
+ */
+public final class SchedulerService implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(SchedulerService.class);
+
+  private final SharedIndexInformer<Node> nodes;
+  private final SharedIndexInformer<Pod> pods;
+  private final ScheduledExecutorService expiry;
+  private final ExtenderServer server;
+
+  private SchedulerService(
+      SharedIndexInformer<Node> nodes,
+      SharedIndexInformer<Pod> pods,
+      ScheduledExecutorService expiry,
+      ExtenderServer server) {
+    this.nodes = nodes;
+    this.pods = pods;
+    this.expiry = expiry;
+    this.server = server;
+  }
+
+  /** Rebuilds the ledger, starts following the API server and serves on {@code address}. */
+  public static SchedulerService start(
+      InetSocketAddress address, Scheduler scheduler, KubernetesClient client) throws IOException {
+    scheduler.rebuild();
+    SharedIndexInformer<Node> nodes =
+        client
+            .nodes()
+            .inform(
+                new ResourceEventHandler<>() {
+                  @Override
+                  public void onAdd(Node node) {
+                    scheduler.nodeChanged(node);
+                  }
+
+                  @Override
+                  public void onUpdate(Node before, Node node) {
+                    scheduler.nodeChanged(node);
+                  }
+
+                  @Override
+                  public void onDelete(Node node, boolean finalStateUnknown) {
+                    scheduler.nodeRemoved(node.getMetadata().getName());
+                  }
+                });
+    SharedIndexInformer<Pod> pods =
+        client
+            .pods()
+            .inAnyNamespace()
+            .inform(
+                new ResourceEventHandler<>() {
+                  @Override
+                  public void onAdd(Pod pod) {
+                    scheduler.podChanged(pod);
+                  }
+
+                  @Override
+                  public void onUpdate(Pod before, Pod pod) {
+                    scheduler.podChanged(pod);
+                  }
+
+                  @Override
+                  public void onDelete(Pod pod, boolean finalStateUnknown) {
+                    scheduler.podRemoved(pod.getMetadata().getUid());
+                  }
+                });
+    ScheduledExecutorService expiry =
+        Executors.newSingleThreadScheduledExecutor(
+            runnable -> {
+              Thread thread = new Thread(runnable, "vnpu-reservations");
+              thread.setDaemon(true);
+              return thread;
+            });
+    expiry.scheduleWithFixedDelay(scheduler::expireReservations, 10, 10, TimeUnit.SECONDS);
+    ExtenderServer server = ExtenderServer.start(address, scheduler, client);
+    LOG.info("scheduler extender serves on port {}", server.port());
+    return new SchedulerService(nodes, pods, expiry, server);
+  }
+
+  public int port() {
+    return server.port();
+  }
+
+  @Override
+  public void close() {
+    server.close();
+    nodes.close();
+    pods.close();
+    expiry.shutdownNow();
+  }
+}

@@ -1,0 +1,299 @@
+package org.vnpu.scheduler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.vnpu.api.AnnotationKeys;
+import org.vnpu.api.ResourceNames;
+import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.deviceplugin.PluginHarness;
+import org.vnpu.deviceplugin.ScheduledPods;
+import org.vnpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
+
+/**
+ * The scheduler over HTTP as kube-scheduler and Volcano call it, against fabric8's CRUD mock API
+ * server, with a real device plugin (kubelet emulator, simulated chips) on the node it binds to.
+ */
+@EnableKubernetesMockClient(crud = true)
+class SchedulerServiceTest {
+
+  private static final AtomicInteger NODES = new AtomicInteger();
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  KubernetesClient client;
+
+  @TempDir Path directory;
+
+  private final HttpClient http = HttpClient.newHttpClient();
+  private PluginHarness node;
+  private Scheduler scheduler;
+  private SchedulerService service;
+
+  @BeforeEach
+  void start() throws IOException {
+    node = PluginHarness.start(client, directory, "sched-node-" + NODES.incrementAndGet());
+    scheduler = scheduler();
+    service = SchedulerService.start(new InetSocketAddress("127.0.0.1", 0), scheduler, client);
+  }
+
+  @AfterEach
+  void stop() {
+    service.close();
+    node.close();
+  }
+
+  private Scheduler scheduler() {
+    return new Scheduler(
+        client,
+        ChipCatalog.builtIn(),
+        new AllocationSigner(ScheduledPods.KEY, node.pods.codec),
+        SchedulerSettings.defaults(),
+        Clock.systemUTC());
+  }
+
+  @Test
+  void kubeSchedulerFiltersPrioritizesAndBindsAndTheDevicePluginHandsOut() throws Exception {
+    Pod pod = create("bert", "30", "8");
+
+    JsonNode filter =
+        post("/kube/filter", Map.of("Pod", json(pod), "NodeNames", List.of(node.node, "cpu-only")));
+    assertThat(filter.path("NodeNames")).extracting(JsonNode::asText).containsExactly(node.node);
+    assertThat(filter.path("FailedAndUnresolvableNodes").path("cpu-only").asText())
+        .contains("no vNPU inventory");
+    assertThat(filter.path("Error").asText()).isEmpty();
+
+    JsonNode scores =
+        post("/kube/prioritize", Map.of("Pod", json(pod), "NodeNames", List.of(node.node)));
+    assertThat(scores.get(0).path("Host").asText()).isEqualTo(node.node);
+    assertThat(scores.get(0).path("Score").asLong()).isBetween(0L, 10L);
+
+    JsonNode bind =
+        post(
+            "/kube/bind",
+            Map.of(
+                "PodName",
+                "bert",
+                "PodNamespace",
+                ScheduledPods.NAMESPACE,
+                "PodUID",
+                pod.getMetadata().getUid(),
+                "Node",
+                node.node));
+    assertThat(bind.path("Error").asText()).isEmpty();
+    assertThat(node.pods.podAnnotation("bert", AnnotationKeys.BIND_PHASE)).isEqualTo("allocating");
+    assertThat(node.pods.nodeAnnotation(AnnotationKeys.NODE_LOCK))
+        .contains(pod.getMetadata().getUid());
+    assertThat(
+            client
+                .bindings()
+                .inNamespace(ScheduledPods.NAMESPACE)
+                .withName("bert")
+                .get()
+                .getTarget()
+                .getName())
+        .isEqualTo(node.node);
+
+    bound(pod);
+    ContainerAllocateResponse handout = node.allocate(1);
+    assertThat(handout.getEnvsMap()).containsKey("VNPU_CONFIG");
+    assertThat(node.pods.podAnnotation("bert", AnnotationKeys.BIND_PHASE)).isEqualTo("success");
+    await().until(() -> node.pods.nodeAnnotation(AnnotationKeys.NODE_LOCK) == null);
+  }
+
+  @Test
+  void volcanoPredicatePrioritizesAllocatesAndRollsBack() throws Exception {
+    Pod pod = create("resnet", "50", "70");
+    JsonNode task = JSON.createObjectNode().set("Pod", json(pod));
+
+    JsonNode predicate =
+        post("/volcano/predicate", Map.of("task", task, "node", Map.of("Name", node.node)));
+    assertThat(predicate.path("code").asInt()).isEqualTo(2);
+    assertThat(predicate.path("status").asText()).contains("not enough device memory");
+
+    Pod fits = create("bert", "50", "8");
+    JsonNode fitsTask = JSON.createObjectNode().set("Pod", json(fits));
+    JsonNode ok =
+        post("/volcano/predicate", Map.of("task", fitsTask, "node", Map.of("Name", node.node)));
+    assertThat(ok.path("status").asText()).isEmpty();
+    assertThat(ok.path("code").asInt()).isZero();
+    JsonNode prioritize =
+        post(
+            "/volcano/prioritize",
+            Map.of("task", fitsTask, "nodes", List.of(Map.of("Name", node.node))));
+    assertThat(prioritize.path("nodeScore").path(node.node).asDouble()).isBetween(0.0, 100.0);
+
+    ((com.fasterxml.jackson.databind.node.ObjectNode) fitsTask).put("NodeName", node.node);
+    JsonNode allocate = post("/volcano/allocateFunc", Map.of("task", fitsTask));
+    assertThat(allocate.path("errorMessage").asText()).isEmpty();
+    assertThat(node.pods.podAnnotation("bert", AnnotationKeys.ALLOCATION)).isNotNull();
+    assertThat(scheduler.placements()).containsKey(fits.getMetadata().getUid());
+
+    JsonNode deallocate = post("/volcano/deallocateFunc", Map.of("task", fitsTask));
+    assertThat(deallocate.path("errorMessage").asText()).isEmpty();
+    assertThat(node.pods.podAnnotation("bert", AnnotationKeys.ALLOCATION)).isNull();
+    assertThat(node.pods.nodeAnnotation(AnnotationKeys.NODE_LOCK)).isNull();
+    assertThat(scheduler.placements()).isEmpty();
+  }
+
+  @Test
+  void twoPodsRacingForTheNodeCannotBothWin() throws Exception {
+    List<Pod> pods = List.of(create("a", "30", "8"), create("b", "30", "8"));
+    CountDownLatch go = new CountDownLatch(1);
+    List<String> errors = new ArrayList<>();
+    List<Thread> threads = new ArrayList<>();
+    for (Pod pod : pods) {
+      Thread thread =
+          new Thread(
+              () -> {
+                try {
+                  go.await();
+                  scheduler.reserve(PodJson.manifest(json(pod)), node.node);
+                } catch (SchedulingException e) {
+                  synchronized (errors) {
+                    errors.add(e.getMessage());
+                  }
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              });
+      thread.start();
+      threads.add(thread);
+    }
+    go.countDown();
+    for (Thread thread : threads) {
+      thread.join();
+    }
+
+    assertThat(errors).hasSize(1);
+    assertThat(errors.get(0)).contains("locked");
+    assertThat(scheduler.placements()).hasSize(1);
+  }
+
+  @Test
+  void aRestartedSchedulerRebuildsTheSameLedgerFromTheApiServer() throws Exception {
+    Pod pod = create("bert", "30", "8");
+    scheduler.reserve(PodJson.manifest(json(pod)), node.node);
+
+    Scheduler restarted = scheduler();
+    restarted.rebuild();
+
+    assertThat(restarted.placements()).isEqualTo(scheduler.placements()).hasSize(1);
+  }
+
+  @Test
+  void badRequestsGetTheProtocolsErrorsAndChangeNothing() throws Exception {
+    assertThat(raw("/kube/filter", "{not json").statusCode()).isEqualTo(400);
+    HttpResponse<String> noPod = raw("/kube/filter", "{\"NodeNames\":[\"x\"]}");
+    assertThat(noPod.statusCode()).isEqualTo(400);
+    assertThat(noPod.body()).contains("missing Pod");
+    assertThat(raw("/volcano/predicate", "{\"task\":{}}").body()).contains("missing task.Pod");
+    assertThat(raw("/kube/filter", "x".repeat((10 << 20) + 1)).statusCode()).isEqualTo(413);
+
+    Pod invalid = create("bad", "30", "8");
+    invalid
+        .getSpec()
+        .getContainers()
+        .get(0)
+        .getResources()
+        .getLimits()
+        .put(ResourceNames.VNPU_NUMBER, new Quantity("2"));
+    JsonNode filter =
+        post("/kube/filter", Map.of("Pod", json(invalid), "NodeNames", List.of(node.node)));
+    assertThat(filter.path("FailedAndUnresolvableNodes").path(node.node).asText())
+        .contains("several vNPUs are only allowed for whole cards");
+    JsonNode bind =
+        post(
+            "/kube/bind",
+            Map.of(
+                "PodName", "ghost", "PodNamespace", "serving", "PodUID", "u", "Node", node.node));
+    assertThat(bind.path("Error").asText()).contains("does not exist");
+    assertThat(scheduler.placements()).isEmpty();
+  }
+
+  private Pod create(String name, String cores, String memoryGib) {
+    return client
+        .pods()
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(ScheduledPods.NAMESPACE)
+                .endMetadata()
+                .withNewSpec()
+                .withSchedulerName("volcano")
+                .addNewContainer()
+                .withName("model")
+                .withImage("model:1")
+                .withNewResources()
+                .addToLimits(ResourceNames.VNPU_NUMBER, new Quantity("1"))
+                .addToLimits(ResourceNames.VNPU_CORES, new Quantity(cores))
+                .addToLimits(ResourceNames.VNPU_MEMORY_GIB, new Quantity(memoryGib))
+                .endResources()
+                .endContainer()
+                .endSpec()
+                .build())
+        .create();
+  }
+
+  /** What the kubelet sees once the binding took effect (the mock does not apply bindings). */
+  private void bound(Pod pod) {
+    client
+        .pods()
+        .inNamespace(ScheduledPods.NAMESPACE)
+        .withName(pod.getMetadata().getName())
+        .edit(
+            p -> {
+              p.getSpec().setNodeName(node.node);
+              return p;
+            });
+  }
+
+  private static JsonNode json(Object value) {
+    try {
+      return JSON.readTree(Serialization.asJson(value));
+    } catch (IOException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  private JsonNode post(String path, Object body) throws Exception {
+    HttpResponse<String> response = raw(path, JSON.writeValueAsString(body));
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+    return JSON.readTree(response.body());
+  }
+
+  private HttpResponse<String> raw(String path, String body) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.port() + path))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+}
