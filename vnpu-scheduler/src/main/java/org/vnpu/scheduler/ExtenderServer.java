@@ -5,26 +5,31 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executors;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.core.request.PodManifest;
 
 /**
- * The two extender protocols over HTTP, on the JDK's server:
+ * The two extender protocols over HTTP, served by Jetty (ADR 0006):
  *
  * <ul>
  *   <li>kube-scheduler ({@code k8s.io/kube-scheduler/extender/v1}): {@code /kube/filter}, {@code
@@ -45,9 +50,10 @@ public final class ExtenderServer implements AutoCloseable {
   private static final int MAX_BODY = 10 << 20;
   private static final int KUBE_MAX_SCORE = 10;
 
-  private final HttpServer server;
   private final Scheduler scheduler;
   private final KubernetesClient client;
+  private final Map<String, Verb> verbs = new HashMap<>();
+  private Server server;
 
   private interface Verb {
     JsonNode answer(JsonNode request) throws BadRequest;
@@ -62,91 +68,103 @@ public final class ExtenderServer implements AutoCloseable {
     }
   }
 
-  private ExtenderServer(HttpServer server, Scheduler scheduler, KubernetesClient client) {
-    this.server = server;
+  /** What one call gets back. */
+  private record Reply(int status, String body, String type) {}
+
+  private ExtenderServer(Scheduler scheduler, KubernetesClient client) {
     this.scheduler = scheduler;
     this.client = client;
-  }
-
-  static {
-    // Without TCP_NODELAY the JDK server's two writes per response meet the client's delayed ACK:
-    // 40 ms per call instead of well under one (measured: 89 predicate calls/s before, see
-    // docs/benchmarks.md). Read once, when the server's configuration class loads.
-    System.setProperty("sun.net.httpserver.nodelay", "true");
+    verbs.put("/kube/filter", this::kubeFilter);
+    verbs.put("/kube/prioritize", this::kubePrioritize);
+    verbs.put("/kube/bind", this::kubeBind);
+    verbs.put("/volcano/predicate", this::volcanoPredicate);
+    verbs.put("/volcano/prioritize", this::volcanoPrioritize);
+    verbs.put("/volcano/allocateFunc", this::volcanoAllocate);
+    verbs.put("/volcano/deallocateFunc", this::volcanoDeallocate);
+    verbs.put("/volcano/onSessionOpen", request -> JSON.createObjectNode());
+    verbs.put("/volcano/onSessionClose", request -> JSON.createObjectNode());
   }
 
   /** Serves on {@code address}; port 0 picks a free one. */
   public static ExtenderServer start(
       InetSocketAddress address, Scheduler scheduler, KubernetesClient client) throws IOException {
-    HttpServer http = HttpServer.create(address, 128);
-    ExtenderServer server = new ExtenderServer(http, scheduler, client);
-    server.route("/kube/filter", server::kubeFilter);
-    server.route("/kube/prioritize", server::kubePrioritize);
-    server.route("/kube/bind", server::kubeBind);
-    server.route("/volcano/predicate", server::volcanoPredicate);
-    server.route("/volcano/prioritize", server::volcanoPrioritize);
-    server.route("/volcano/allocateFunc", server::volcanoAllocate);
-    server.route("/volcano/deallocateFunc", server::volcanoDeallocate);
-    server.route("/volcano/onSessionOpen", request -> JSON.createObjectNode());
-    server.route("/volcano/onSessionClose", request -> JSON.createObjectNode());
-    http.createContext("/healthz", exchange -> respond(exchange, 200, "ok\n", "text/plain"));
-    http.setExecutor(
-        Executors.newFixedThreadPool(
-            4,
-            runnable -> {
-              Thread thread = new Thread(runnable, "vnpu-extender-http");
-              thread.setDaemon(true);
-              return thread;
-            }));
-    http.start();
-    return server;
+    ExtenderServer extender = new ExtenderServer(scheduler, client);
+    QueuedThreadPool threads = new QueuedThreadPool(16, 4);
+    threads.setName("vnpu-extender-http");
+    threads.setDaemon(true);
+    Server server = new Server(threads);
+    ServerConnector connector = new ServerConnector(server);
+    connector.setHost(address.getHostString());
+    connector.setPort(address.getPort());
+    server.addConnector(connector);
+    server.setHandler(
+        new Handler.Abstract() {
+          @Override
+          public boolean handle(Request request, Response response, Callback callback)
+              throws IOException {
+            Reply reply =
+                extender.reply(
+                    request.getMethod(),
+                    request.getHttpURI().getPath(),
+                    Content.Source.asInputStream(request));
+            response.setStatus(reply.status());
+            response.getHeaders().put(HttpHeader.CONTENT_TYPE, reply.type() + "; charset=utf-8");
+            Content.Sink.write(response, true, reply.body(), callback);
+            return true;
+          }
+        });
+    try {
+      server.start();
+    } catch (Exception e) {
+      throw new IOException("cannot serve on " + address + ": " + e.getMessage(), e);
+    }
+    extender.server = server;
+    return extender;
   }
 
   public int port() {
-    return server.getAddress().getPort();
+    return ((ServerConnector) server.getConnectors()[0]).getLocalPort();
   }
 
   @Override
   public void close() {
-    server.stop(0);
+    try {
+      server.stop();
+    } catch (Exception e) {
+      LOG.warn("stopping the extender server: {}", e.toString());
+    }
   }
 
-  private void route(String path, Verb verb) {
-    server.createContext(
-        path,
-        exchange -> {
-          try (exchange) {
-            if (!"POST".equals(exchange.getRequestMethod())) {
-              respond(exchange, 405, "use POST\n", "text/plain");
-              return;
-            }
-            byte[] body = read(exchange.getRequestBody());
-            if (body == null) {
-              respond(exchange, 413, "request body exceeds 10 MiB\n", "text/plain");
-              return;
-            }
-            JsonNode request;
-            try {
-              request = JSON.readTree(body);
-            } catch (JsonProcessingException e) {
-              respond(
-                  exchange,
-                  400,
-                  path + ": the body is not JSON: " + e.getOriginalMessage() + "\n",
-                  "text/plain");
-              return;
-            }
-            try {
-              respond(
-                  exchange, 200, JSON.writeValueAsString(verb.answer(request)), "application/json");
-            } catch (BadRequest e) {
-              respond(exchange, 400, path + ": " + e.getMessage() + "\n", "text/plain");
-            }
-          } catch (RuntimeException e) {
-            LOG.error("{} failed", path, e);
-            respond(exchange, 500, path + ": " + e + "\n", "text/plain");
-          }
-        });
+  private Reply reply(String method, String path, InputStream in) {
+    if (path.equals("/healthz")) {
+      return new Reply(200, "ok\n", "text/plain");
+    }
+    Verb verb = verbs.get(path);
+    if (verb == null) {
+      return new Reply(404, path + ": no such verb\n", "text/plain");
+    }
+    if (!"POST".equals(method)) {
+      return new Reply(405, "use POST\n", "text/plain");
+    }
+    try {
+      byte[] body = in.readNBytes(MAX_BODY + 1);
+      if (body.length > MAX_BODY) {
+        return new Reply(413, "request body exceeds 10 MiB\n", "text/plain");
+      }
+      JsonNode request;
+      try {
+        request = JSON.readTree(body);
+      } catch (JsonProcessingException e) {
+        return new Reply(
+            400, path + ": the body is not JSON: " + e.getOriginalMessage() + "\n", "text/plain");
+      }
+      return new Reply(200, JSON.writeValueAsString(verb.answer(request)), "application/json");
+    } catch (BadRequest e) {
+      return new Reply(400, path + ": " + e.getMessage() + "\n", "text/plain");
+    } catch (IOException | RuntimeException e) {
+      LOG.error("{} failed", path, e);
+      return new Reply(500, path + ": " + e + "\n", "text/plain");
+    }
   }
 
   // ---- kube-scheduler ----
@@ -324,20 +342,5 @@ public final class ExtenderServer implements AutoCloseable {
       throw new BadRequest("missing " + field);
     }
     return value.asText();
-  }
-
-  private static byte[] read(InputStream in) throws IOException {
-    byte[] body = in.readNBytes(MAX_BODY + 1);
-    return body.length > MAX_BODY ? null : body;
-  }
-
-  private static void respond(HttpExchange exchange, int status, String body, String type)
-      throws IOException {
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    exchange.getResponseHeaders().set("Content-Type", type + "; charset=utf-8");
-    exchange.sendResponseHeaders(status, bytes.length);
-    try (OutputStream out = exchange.getResponseBody()) {
-      out.write(bytes);
-    }
   }
 }
