@@ -6,11 +6,9 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import org.vnpu.core.request.ContainerSpec;
 import org.vnpu.core.request.PodManifest;
+import org.vnpu.core.request.PodManifests;
 
 /** Reads Pod manifests (YAML or JSON, one or several documents) into {@link PodManifest}s. */
 final class PodManifestReader {
@@ -46,34 +44,6 @@ final class PodManifestReader {
       throw new InputException(
           where + ": kind \"" + kind + "\" is not a Pod; validate-pod reads Pod manifests");
     }
-    JsonNode metadata = document.path("metadata");
-    String name = metadata.path("name").asText(metadata.path("generateName").asText("(unnamed)"));
-    JsonNode spec = document.path("spec");
-    return new PodManifest(
-        metadata.path("namespace").asText("default"),
-        name,
-        metadata.path("uid").asText(""),
-        strings(metadata.path("annotations")),
-        containers(spec.path("initContainers")),
-        containers(spec.path("containers")));
-  }
-
-  private static List<ContainerSpec> containers(JsonNode list) {
-    List<ContainerSpec> containers = new ArrayList<>();
-    for (JsonNode container : list) {
-      JsonNode resources = container.path("resources");
-      containers.add(
-          new ContainerSpec(
-              container.path("name").asText("(container " + (containers.size() + 1) + ")"),
-              strings(resources.path("limits")),
-              strings(resources.path("requests"))));
-    }
-    return containers;
-  }
-
-  private static Map<String, String> strings(JsonNode object) {
-    Map<String, String> map = new LinkedHashMap<>();
-    object.properties().forEach(field -> map.put(field.getKey(), field.getValue().asText()));
-    return map;
+    return PodManifests.fromJson(document);
   }
 }

@@ -27,6 +27,7 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.core.request.PodManifest;
+import org.vnpu.core.request.PodManifests;
 
 /**
  * The two extender protocols over HTTP, served by Jetty (ADR 0006):
@@ -242,7 +243,7 @@ public final class ExtenderServer implements AutoCloseable {
       return result;
     }
     try {
-      scheduler.bind(PodJson.manifest(JSON.readTree(Serialization.asJson(pod))), node);
+      scheduler.bind(PodManifests.fromJson(JSON.readTree(Serialization.asJson(pod))), node);
       result.put("Error", "");
     } catch (SchedulingException e) {
       result.put("Error", e.getMessage());
@@ -310,15 +311,11 @@ public final class ExtenderServer implements AutoCloseable {
     if (!pod.isObject()) {
       throw new BadRequest("missing " + field);
     }
-    try {
-      PodManifest manifest = PodJson.manifest(pod);
-      if (manifest.uid().isEmpty()) {
-        throw new BadRequest(field + " has no metadata.uid");
-      }
-      return manifest;
-    } catch (IllegalArgumentException e) {
-      throw new BadRequest(field + ": " + e.getMessage());
+    PodManifest manifest = PodManifests.fromJson(pod);
+    if (manifest.uid().isEmpty()) {
+      throw new BadRequest(field + " has no metadata.uid");
     }
+    return manifest;
   }
 
   private static List<String> nodeNames(JsonNode request) throws BadRequest {

@@ -10,6 +10,7 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,43 +46,17 @@ public final class SchedulerService implements AutoCloseable {
         client
             .nodes()
             .inform(
-                new ResourceEventHandler<>() {
-                  @Override
-                  public void onAdd(Node node) {
-                    scheduler.nodeChanged(node);
-                  }
-
-                  @Override
-                  public void onUpdate(Node before, Node node) {
-                    scheduler.nodeChanged(node);
-                  }
-
-                  @Override
-                  public void onDelete(Node node, boolean finalStateUnknown) {
-                    scheduler.nodeRemoved(node.getMetadata().getName());
-                  }
-                });
+                handler(
+                    scheduler::nodeChanged,
+                    node -> scheduler.nodeRemoved(node.getMetadata().getName())));
     SharedIndexInformer<Pod> pods =
         client
             .pods()
             .inAnyNamespace()
             .inform(
-                new ResourceEventHandler<>() {
-                  @Override
-                  public void onAdd(Pod pod) {
-                    scheduler.podChanged(pod);
-                  }
-
-                  @Override
-                  public void onUpdate(Pod before, Pod pod) {
-                    scheduler.podChanged(pod);
-                  }
-
-                  @Override
-                  public void onDelete(Pod pod, boolean finalStateUnknown) {
-                    scheduler.podRemoved(pod.getMetadata().getUid());
-                  }
-                });
+                handler(
+                    scheduler::podChanged,
+                    pod -> scheduler.podRemoved(pod.getMetadata().getUid())));
     ScheduledExecutorService expiry =
         Executors.newSingleThreadScheduledExecutor(
             runnable -> {
@@ -93,6 +68,26 @@ public final class SchedulerService implements AutoCloseable {
     ExtenderServer server = ExtenderServer.start(address, scheduler, client);
     LOG.info("scheduler extender serves on port {}", server.port());
     return new SchedulerService(nodes, pods, expiry, server);
+  }
+
+  /** An informer handler that reports additions and updates alike, and deletions. */
+  private static <T> ResourceEventHandler<T> handler(Consumer<T> changed, Consumer<T> removed) {
+    return new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(T object) {
+        changed.accept(object);
+      }
+
+      @Override
+      public void onUpdate(T before, T object) {
+        changed.accept(object);
+      }
+
+      @Override
+      public void onDelete(T object, boolean finalStateUnknown) {
+        removed.accept(object);
+      }
+    };
   }
 
   public int port() {

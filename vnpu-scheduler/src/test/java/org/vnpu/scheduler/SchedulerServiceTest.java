@@ -32,6 +32,7 @@ import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.ResourceNames;
 import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.core.request.PodManifests;
 import org.vnpu.deviceplugin.PluginHarness;
 import org.vnpu.deviceplugin.ScheduledPods;
 import org.vnpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
@@ -173,7 +174,7 @@ class SchedulerServiceTest {
               () -> {
                 try {
                   go.await();
-                  scheduler.reserve(PodJson.manifest(json(pod)), node.node);
+                  scheduler.reserve(PodManifests.fromJson(json(pod)), node.node);
                 } catch (SchedulingException e) {
                   synchronized (errors) {
                     errors.add(e.getMessage());
@@ -198,7 +199,7 @@ class SchedulerServiceTest {
   @Test
   void aRestartedSchedulerRebuildsTheSameLedgerFromTheApiServer() throws Exception {
     Pod pod = create("bert", "30", "8");
-    scheduler.reserve(PodJson.manifest(json(pod)), node.node);
+    scheduler.reserve(PodManifests.fromJson(json(pod)), node.node);
 
     Scheduler restarted = scheduler();
     restarted.rebuild();

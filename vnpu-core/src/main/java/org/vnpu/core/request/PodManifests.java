@@ -1,35 +1,27 @@
-package org.vnpu.scheduler;
+package org.vnpu.core.request;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.vnpu.core.request.ContainerSpec;
-import org.vnpu.core.request.PodManifest;
 
 /**
- * Reads the part of a Kubernetes pod (JSON, as the API server and both schedulers send it) that the
- * engine needs. Absent fields are empty; nothing else of the pod is looked at.
+ * Reads the part of a Kubernetes pod the engine needs from its JSON or YAML tree (a manifest, or a
+ * pod as the API server and both schedulers send it). Absent fields are empty; nothing else of the
+ * pod is looked at.
  */
-final class PodJson {
+public final class PodManifests {
 
-  private PodJson() {}
+  private PodManifests() {}
 
-  /**
-   * The manifest of {@code pod}.
-   *
-   * @throws IllegalArgumentException when it has no metadata name
-   */
-  static PodManifest manifest(JsonNode pod) {
+  /** The manifest of the pod {@code pod}; a pod without a name is called {@code (unnamed)}. */
+  public static PodManifest fromJson(JsonNode pod) {
     JsonNode metadata = pod.path("metadata");
-    if (!metadata.path("name").isTextual()) {
-      throw new IllegalArgumentException("the pod has no metadata.name");
-    }
     JsonNode spec = pod.path("spec");
     return new PodManifest(
         metadata.path("namespace").asText("default"),
-        metadata.path("name").asText(),
+        metadata.path("name").asText(metadata.path("generateName").asText("(unnamed)")),
         metadata.path("uid").asText(""),
         strings(metadata.path("annotations")),
         containers(spec.path("initContainers")),
@@ -42,7 +34,7 @@ final class PodJson {
       JsonNode resources = container.path("resources");
       containers.add(
           new ContainerSpec(
-              container.path("name").asText(""),
+              container.path("name").asText("(container " + (containers.size() + 1) + ")"),
               strings(resources.path("limits")),
               strings(resources.path("requests"))));
     }
@@ -50,8 +42,8 @@ final class PodJson {
   }
 
   private static Map<String, String> strings(JsonNode object) {
-    Map<String, String> values = new HashMap<>();
-    object.properties().forEach(entry -> values.put(entry.getKey(), entry.getValue().asText()));
-    return values;
+    Map<String, String> map = new LinkedHashMap<>();
+    object.properties().forEach(field -> map.put(field.getKey(), field.getValue().asText()));
+    return map;
   }
 }
