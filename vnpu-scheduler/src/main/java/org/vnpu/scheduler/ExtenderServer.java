@@ -54,6 +54,7 @@ public final class ExtenderServer implements AutoCloseable {
   private final Scheduler scheduler;
   private final KubernetesClient client;
   private final Map<String, Verb> verbs = new HashMap<>();
+  private final ExtenderMetrics metrics;
   private Server server;
 
   private interface Verb {
@@ -69,12 +70,17 @@ public final class ExtenderServer implements AutoCloseable {
     }
   }
 
-  /** What one call gets back. */
-  private record Reply(int status, String body, String type) {}
+  /** What one call gets back; refused when a 200 answer says no. */
+  private record Reply(int status, String body, String type, boolean refused) {
+    Reply(int status, String body, String type) {
+      this(status, body, type, false);
+    }
+  }
 
   private ExtenderServer(Scheduler scheduler, KubernetesClient client) {
     this.scheduler = scheduler;
     this.client = client;
+    this.metrics = new ExtenderMetrics(scheduler);
     verbs.put("/kube/filter", this::kubeFilter);
     verbs.put("/kube/prioritize", this::kubePrioritize);
     verbs.put("/kube/bind", this::kubeBind);
@@ -140,6 +146,9 @@ public final class ExtenderServer implements AutoCloseable {
     if (path.equals("/healthz")) {
       return new Reply(200, "ok\n", "text/plain");
     }
+    if (path.equals("/metrics")) {
+      return new Reply(200, metrics.text(), "text/plain; version=0.0.4");
+    }
     Verb verb = verbs.get(path);
     if (verb == null) {
       return new Reply(404, path + ": no such verb\n", "text/plain");
@@ -147,6 +156,13 @@ public final class ExtenderServer implements AutoCloseable {
     if (!"POST".equals(method)) {
       return new Reply(405, "use POST\n", "text/plain");
     }
+    long started = System.nanoTime();
+    Reply reply = call(path, verb, in);
+    metrics.record(path, outcome(reply), System.nanoTime() - started);
+    return reply;
+  }
+
+  private Reply call(String path, Verb verb, InputStream in) {
     try {
       byte[] body = in.readNBytes(MAX_BODY + 1);
       if (body.length > MAX_BODY) {
@@ -159,13 +175,44 @@ public final class ExtenderServer implements AutoCloseable {
         return new Reply(
             400, path + ": the body is not JSON: " + e.getOriginalMessage() + "\n", "text/plain");
       }
-      return new Reply(200, JSON.writeValueAsString(verb.answer(request)), "application/json");
+      JsonNode answer = verb.answer(request);
+      return new Reply(200, JSON.writeValueAsString(answer), "application/json", refuses(answer));
     } catch (BadRequest e) {
       return new Reply(400, path + ": " + e.getMessage() + "\n", "text/plain");
     } catch (IOException | RuntimeException e) {
       LOG.error("{} failed", path, e);
       return new Reply(500, path + ": " + e + "\n", "text/plain");
     }
+  }
+
+  private static ExtenderMetrics.Outcome outcome(Reply reply) {
+    if (reply.status() >= 500) {
+      return ExtenderMetrics.Outcome.ERROR;
+    }
+    if (reply.status() >= 400) {
+      return ExtenderMetrics.Outcome.BAD_REQUEST;
+    }
+    return reply.refused() ? ExtenderMetrics.Outcome.REFUSED : ExtenderMetrics.Outcome.OK;
+  }
+
+  /**
+   * Whether an answer says no in its protocol's own terms: an error field, or a filter that kept no
+   * node.
+   */
+  private static boolean refuses(JsonNode answer) {
+    for (String field : List.of("Error", "errorMessage", "status")) {
+      if (answer.path(field).isTextual() && !answer.path(field).asText().isEmpty()) {
+        return true;
+      }
+    }
+    if (answer.has("FailedNodes")) {
+      JsonNode kept =
+          answer.path("NodeNames").isArray()
+              ? answer.path("NodeNames")
+              : answer.path("Nodes").path("items");
+      return kept.isEmpty();
+    }
+    return false;
   }
 
   // ---- kube-scheduler ----

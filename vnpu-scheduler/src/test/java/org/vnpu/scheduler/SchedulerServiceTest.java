@@ -120,6 +120,12 @@ class SchedulerServiceTest {
                 .getName())
         .isEqualTo(node.node);
 
+    String metrics = get("/metrics");
+    assertThat(metrics)
+        .contains("vnpu_scheduler_request_duration_seconds_count{verb=\"/kube/bind\"} 1")
+        .contains("vnpu_scheduler_answers_total{outcome=\"ok\",verb=\"/kube/filter\"} 1.0")
+        .contains("vnpu_scheduler_ledger_pods 1.0");
+
     bound(pod);
     ContainerAllocateResponse handout = node.allocate(1);
     assertThat(handout.getEnvsMap()).containsKey("VNPU_CONFIG");
@@ -287,6 +293,13 @@ class SchedulerServiceTest {
     HttpResponse<String> response = raw(path, JSON.writeValueAsString(body));
     assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
     return JSON.readTree(response.body());
+  }
+
+  private String get(String path) throws Exception {
+    return http.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.port() + path)).build(),
+            HttpResponse.BodyHandlers.ofString())
+        .body();
   }
 
   private HttpResponse<String> raw(String path, String body) throws Exception {

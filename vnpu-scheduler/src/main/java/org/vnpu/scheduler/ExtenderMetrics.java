@@ -1,0 +1,72 @@
+package org.vnpu.scheduler;
+
+import io.prometheus.metrics.config.EscapingScheme;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The extender's own metrics, served on {@code /metrics} of the same server: latency per verb,
+ * answers per verb and outcome, and the ledger's size.
+ */
+final class ExtenderMetrics {
+
+  /** How a call ended. */
+  enum Outcome {
+    /** The verb was carried out (a fit, a score, a reservation, a bind). */
+    OK,
+    /** The protocol's answer says no: no fit, a refused reservation or bind. */
+    REFUSED,
+    /** HTTP 4xx: the request could not be read. */
+    BAD_REQUEST,
+    /** HTTP 500: a bug or an unreachable API server. */
+    ERROR
+  }
+
+  private final PrometheusRegistry registry = new PrometheusRegistry();
+  private final Histogram latency;
+  private final Counter answers;
+
+  ExtenderMetrics(Scheduler scheduler) {
+    latency =
+        Histogram.builder()
+            .name("vnpu_scheduler_request_duration_seconds")
+            .help("Time to answer one extender call, by verb.")
+            .labelNames("verb")
+            .classicUpperBounds(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1)
+            .register(registry);
+    answers =
+        Counter.builder()
+            .name("vnpu_scheduler_answers_total")
+            .help("Extender calls by verb and outcome (ok, refused, bad_request, error).")
+            .labelNames("verb", "outcome")
+            .register(registry);
+    GaugeWithCallback.builder()
+        .name("vnpu_scheduler_ledger_pods")
+        .help("Pods whose vNPUs the ledger holds.")
+        .callback(callback -> callback.call(scheduler.placements().size()))
+        .register(registry);
+  }
+
+  void record(String verb, Outcome outcome, long nanos) {
+    latency.labelValues(verb).observe(nanos / 1e9);
+    answers.labelValues(verb, outcome.name().toLowerCase(java.util.Locale.ROOT)).inc();
+  }
+
+  /** The Prometheus text exposition. */
+  String text() {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try {
+      PrometheusTextFormatWriter.create().write(out, registry.scrape(), EscapingScheme.DEFAULT);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out.toString(StandardCharsets.UTF_8);
+  }
+}
