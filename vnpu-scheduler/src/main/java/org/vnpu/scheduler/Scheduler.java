@@ -35,6 +35,8 @@ import org.vnpu.core.engine.NodeFit;
 import org.vnpu.core.engine.PlacementContext;
 import org.vnpu.core.engine.PlacementEngine;
 import org.vnpu.core.engine.RejectKind;
+import org.vnpu.core.engine.Rejection;
+import org.vnpu.core.engine.RejectionSummary;
 import org.vnpu.core.fragmentation.FragmentationMeter;
 import org.vnpu.core.fragmentation.WorkloadMix;
 import org.vnpu.core.fragmentation.WorkloadShape;
@@ -82,6 +84,7 @@ public final class Scheduler {
   private final SchedulerSettings settings;
   private final Clock clock;
   private final AnnotationPatches patches;
+  private final PodEvents events;
   private final Ledger ledger = new Ledger();
   private final Map<String, AllocationPlan> allocations = new HashMap<>();
   private final Map<String, Instant> reservations = new HashMap<>();
@@ -101,6 +104,7 @@ public final class Scheduler {
     this.settings = settings;
     this.clock = clock;
     this.patches = new AnnotationPatches(client);
+    this.events = new PodEvents(client, clock);
   }
 
   // ---- the cluster, as the API server tells it ----
@@ -204,15 +208,27 @@ public final class Scheduler {
 
   // ---- decisions ----
 
-  /** For each node, whether the pod fits and, if not, why. */
+  /**
+   * For each node, whether the pod fits and, if not, why. When no node fits, the pod gets an event
+   * with the reasons summed up.
+   */
   public synchronized Map<String, Verdict> filter(PodManifest pod, Collection<String> nodes)
       throws SchedulingException {
-    PodRequest request = request(pod);
+    PodRequest request;
+    try {
+      request = request(pod);
+    } catch (SchedulingException e) {
+      events.unschedulable(pod, e.getMessage());
+      throw e;
+    }
     PlacementContext context = context();
     Map<String, Verdict> verdicts = new LinkedHashMap<>();
+    Map<String, Rejection> rejections = new LinkedHashMap<>();
+    int unknown = 0;
     for (String name : nodes) {
       Optional<NodeState> node = ledger.node(name);
       if (node.isEmpty()) {
+        unknown++;
         verdicts.put(
             name,
             new Verdict("node has no vNPU inventory (" + AnnotationKeys.NODE_REGISTER + ")", true));
@@ -220,6 +236,7 @@ public final class Scheduler {
       }
       NodeFit fit = PlacementEngine.fit(request, HostResources.NONE, node.get(), context);
       if (fit instanceof NodeFit.Rejected rejected) {
+        rejections.put(name, rejected.rejection());
         verdicts.put(
             name,
             new Verdict(
@@ -227,6 +244,12 @@ public final class Scheduler {
       } else {
         verdicts.put(name, Verdict.FITS);
       }
+    }
+    if (!verdicts.isEmpty() && verdicts.values().stream().noneMatch(Verdict::fits)) {
+      events.unschedulable(
+          pod,
+          RejectionSummary.of(nodes.size() - unknown, rejections)
+              + (unknown > 0 ? "; " + unknown + " node(s) without a vNPU inventory" : ""));
     }
     return verdicts;
   }
@@ -302,6 +325,7 @@ public final class Scheduler {
     }
     LOG.info(
         "reserved {} for pod {}/{} on node {}", describe(plan), pod.namespace(), pod.name(), node);
+    events.allocated(pod, "vNPUs on node " + node + ": " + describe(plan));
     return plan;
   }
 

@@ -126,6 +126,9 @@ class SchedulerServiceTest {
         .contains("vnpu_scheduler_answers_total{outcome=\"ok\",verb=\"/kube/filter\"} 1.0")
         .contains("vnpu_scheduler_ledger_pods 1.0");
 
+    assertThat(events("bert"))
+        .anyMatch(e -> e.getReason().equals("VnpuAllocated") && e.getMessage().contains(node.node));
+
     bound(pod);
     ContainerAllocateResponse handout = node.allocate(1);
     assertThat(handout.getEnvsMap()).containsKey("VNPU_CONFIG");
@@ -241,6 +244,12 @@ class SchedulerServiceTest {
                 "PodName", "ghost", "PodNamespace", "serving", "PodUID", "u", "Node", node.node));
     assertThat(bind.path("Error").asText()).contains("does not exist");
     assertThat(scheduler.placements()).isEmpty();
+  }
+
+  private List<io.fabric8.kubernetes.api.model.Event> events(String pod) {
+    return client.v1().events().inNamespace(ScheduledPods.NAMESPACE).list().getItems().stream()
+        .filter(e -> e.getInvolvedObject().getName().equals(pod))
+        .toList();
   }
 
   private Pod create(String name, String cores, String memoryGib) {

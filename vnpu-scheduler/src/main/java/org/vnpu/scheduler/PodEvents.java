@@ -1,0 +1,97 @@
+package org.vnpu.scheduler;
+
+import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.vnpu.core.request.PodManifest;
+
+/**
+ * Kubernetes Events on pods, so that {@code kubectl describe pod} says what vNPU decided: where the
+ * vNPUs went, or why no node fits. The same message for the same pod is not repeated within a
+ * minute; a failure to record an event is logged and never fails the scheduling.
+ */
+final class PodEvents {
+
+  private static final Logger LOG = LoggerFactory.getLogger(PodEvents.class);
+  private static final Duration QUIET = Duration.ofMinutes(1);
+  private static final AtomicLong SEQUENCE = new AtomicLong();
+
+  private final KubernetesClient client;
+  private final Clock clock;
+  private final Map<String, Instant> recent = new ConcurrentHashMap<>();
+
+  PodEvents(KubernetesClient client, Clock clock) {
+    this.client = client;
+    this.clock = clock;
+  }
+
+  void allocated(PodManifest pod, String message) {
+    record(pod, "Normal", "VnpuAllocated", message);
+  }
+
+  void unschedulable(PodManifest pod, String message) {
+    record(pod, "Warning", "VnpuUnschedulable", message);
+  }
+
+  private void record(PodManifest pod, String type, String reason, String message) {
+    Instant now = clock.instant();
+    String key = pod.uid() + "\n" + reason + "\n" + message;
+    Instant last = recent.get(key);
+    if (last != null && now.isBefore(last.plus(QUIET))) {
+      return;
+    }
+    recent.put(key, now);
+    recent.values().removeIf(at -> now.isAfter(at.plus(QUIET)));
+    String time = now.toString();
+    try {
+      client
+          .v1()
+          .events()
+          .inNamespace(pod.namespace())
+          .resource(
+              new EventBuilder()
+                  .withNewMetadata()
+                  .withName(
+                      pod.name()
+                          + ".vnpu."
+                          + Long.toHexString(now.toEpochMilli())
+                          + SEQUENCE.incrementAndGet())
+                  .withNamespace(pod.namespace())
+                  .endMetadata()
+                  .withInvolvedObject(
+                      new ObjectReferenceBuilder()
+                          .withApiVersion("v1")
+                          .withKind("Pod")
+                          .withNamespace(pod.namespace())
+                          .withName(pod.name())
+                          .withUid(pod.uid())
+                          .build())
+                  .withType(type)
+                  .withReason(reason)
+                  .withMessage(message)
+                  .withNewSource()
+                  .withComponent("vnpu-scheduler")
+                  .endSource()
+                  .withFirstTimestamp(time)
+                  .withLastTimestamp(time)
+                  .withCount(1)
+                  .build())
+          .create();
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "cannot record event {} on pod {}/{}: {}",
+          reason,
+          pod.namespace(),
+          pod.name(),
+          e.toString());
+    }
+  }
+}
