@@ -19,6 +19,7 @@ import picocli.CommandLine.Option;
     name = "exporter",
     mixinStandardHelpOptions = true,
     sortOptions = false,
+    header = "Serve one node's vNPU metrics for Prometheus.",
     description = {
       "Serves the vNPU metrics of one node on /metrics (Prometheus text or OpenMetrics) and"
           + " /healthz until stopped: chips from the driver, vNPUs from the allocations of the"
