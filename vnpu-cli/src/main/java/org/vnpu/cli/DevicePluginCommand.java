@@ -26,8 +26,9 @@ import picocli.CommandLine.Option;
     name = "device-plugin",
     mixinStandardHelpOptions = true,
     sortOptions = false,
-    header = "Run the device plugin of one NPU node (kubelet, node inventory, Allocate).",
     description = {
+      "Run the device plugin of one NPU node (kubelet, node inventory, Allocate).",
+      "",
       "Runs the vNPU device plugin of one node until stopped: discovers the NPUs, registers"
           + " huawei.com/vnpu-number with the kubelet (and again after every kubelet restart),"
           + " publishes the node's inventory and heartbeat, and answers Allocate for pods the vNPU"

@@ -19,8 +19,9 @@ import picocli.CommandLine.Option;
     name = "exporter",
     mixinStandardHelpOptions = true,
     sortOptions = false,
-    header = "Serve one node's vNPU metrics for Prometheus.",
     description = {
+      "Serve one node's vNPU metrics for Prometheus.",
+      "",
       "Serves the vNPU metrics of one node on /metrics (Prometheus text or OpenMetrics) and"
           + " /healthz until stopped: chips from the driver, vNPUs from the allocations of the"
           + " node's pods, usage from the runtime shim's shared regions. Metrics: docs/metrics.md.",

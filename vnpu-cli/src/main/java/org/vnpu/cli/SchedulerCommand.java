@@ -22,8 +22,9 @@ import picocli.CommandLine.Option;
     name = "scheduler",
     mixinStandardHelpOptions = true,
     sortOptions = false,
-    header = "Run the scheduler extender for Volcano and kube-scheduler.",
     description = {
+      "Run the scheduler extender for Volcano and kube-scheduler.",
+      "",
       "Serves the Volcano extender plugin protocol under /volcano/ and the kube-scheduler extender"
           + " protocol under /kube/ until stopped, deciding with the placement engine on a ledger"
           + " rebuilt from the API server and kept by informers. Configurations:"
