@@ -15,6 +15,7 @@ import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.codec.MalformedPayloadException;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.payload.PodAllocation;
+import org.vnpu.kube.Informers;
 
 /**
  * The vNPU allocations of the pods on this node, kept by an informer: a pod appears when its
@@ -49,22 +50,8 @@ public final class PodAllocations implements AutoCloseable {
       KubernetesClient client, String node, boolean serverSideFilter) {
     PodAllocations allocations = new PodAllocations(node);
     ResourceEventHandler<Pod> handler =
-        new ResourceEventHandler<>() {
-          @Override
-          public void onAdd(Pod pod) {
-            allocations.update(pod);
-          }
-
-          @Override
-          public void onUpdate(Pod before, Pod pod) {
-            allocations.update(pod);
-          }
-
-          @Override
-          public void onDelete(Pod pod, boolean finalStateUnknown) {
-            allocations.pods.remove(pod.getMetadata().getUid());
-          }
-        };
+        Informers.handler(
+            allocations::update, pod -> allocations.pods.remove(pod.getMetadata().getUid()));
     allocations.informer =
         serverSideFilter
             ? client.pods().inAnyNamespace().withField("spec.nodeName", node).inform(handler)

@@ -3,16 +3,15 @@ package org.vnpu.scheduler;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.vnpu.kube.Informers;
 
 /**
  * One running scheduler: the ledger rebuilt from the API server, kept current by informers on nodes
@@ -46,7 +45,7 @@ public final class SchedulerService implements AutoCloseable {
         client
             .nodes()
             .inform(
-                handler(
+                Informers.handler(
                     scheduler::nodeChanged,
                     node -> scheduler.nodeRemoved(node.getMetadata().getName())));
     SharedIndexInformer<Pod> pods =
@@ -54,7 +53,7 @@ public final class SchedulerService implements AutoCloseable {
             .pods()
             .inAnyNamespace()
             .inform(
-                handler(
+                Informers.handler(
                     scheduler::podChanged,
                     pod -> scheduler.podRemoved(pod.getMetadata().getUid())));
     ScheduledExecutorService expiry =
@@ -68,26 +67,6 @@ public final class SchedulerService implements AutoCloseable {
     ExtenderServer server = ExtenderServer.start(address, scheduler, client);
     LOG.info("scheduler extender serves on port {}", server.port());
     return new SchedulerService(nodes, pods, expiry, server);
-  }
-
-  /** An informer handler that reports additions and updates alike, and deletions. */
-  private static <T> ResourceEventHandler<T> handler(Consumer<T> changed, Consumer<T> removed) {
-    return new ResourceEventHandler<>() {
-      @Override
-      public void onAdd(T object) {
-        changed.accept(object);
-      }
-
-      @Override
-      public void onUpdate(T before, T object) {
-        changed.accept(object);
-      }
-
-      @Override
-      public void onDelete(T object, boolean finalStateUnknown) {
-        removed.accept(object);
-      }
-    };
   }
 
   public int port() {
