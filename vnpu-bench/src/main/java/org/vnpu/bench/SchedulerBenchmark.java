@@ -44,6 +44,7 @@ import org.vnpu.api.payload.NodeRegistration;
 import org.vnpu.api.payload.RegisteredChip;
 import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.scheduler.Leadership;
 import org.vnpu.scheduler.Scheduler;
 import org.vnpu.scheduler.SchedulerService;
 import org.vnpu.scheduler.SchedulerSettings;
@@ -90,7 +91,8 @@ public class SchedulerBenchmark {
       }
     }
     service =
-        SchedulerService.start(new InetSocketAddress("127.0.0.1", 0), scheduler, api.client());
+        SchedulerService.start(
+            new InetSocketAddress("127.0.0.1", 0), scheduler, api.client(), Leadership.alone());
     Pod pod = pod("sized-" + 0, "30", "8");
     predicate =
         JSON.writeValueAsBytes(

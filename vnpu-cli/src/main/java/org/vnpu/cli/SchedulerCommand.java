@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.concurrent.Callable;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.scheduler.Leadership;
 import org.vnpu.scheduler.Scheduler;
 import org.vnpu.scheduler.SchedulerService;
 import org.vnpu.scheduler.SchedulerSettings;
@@ -81,6 +82,32 @@ final class SchedulerCommand implements Callable<Integer> {
               + " ${DEFAULT-VALUE}).")
   Duration reservationTimeout;
 
+  @Option(
+      names = "--leader-election-namespace",
+      paramLabel = "NAMESPACE",
+      defaultValue = "${env:POD_NAMESPACE}",
+      description =
+          "Namespace of the Lease the replicas elect their leader with (default: $POD_NAMESPACE)."
+              + " Without it this replica runs alone and always leads.")
+  String leaderNamespace;
+
+  @Option(
+      names = "--identity",
+      paramLabel = "NAME",
+      defaultValue = "${env:POD_NAME}",
+      description = "This replica's name in the election (default: $POD_NAME, else the host name).")
+  String identity;
+
+  @Option(
+      names = "--lease-duration",
+      paramLabel = "DURATION",
+      defaultValue = "15s",
+      converter = DurationConverter.class,
+      description =
+          "How long a silent leader keeps the Lease before a follower takes over (default:"
+              + " ${DEFAULT-VALUE}).")
+  Duration leaseDuration;
+
   @Mixin CatalogOption catalog;
 
   @Override
@@ -100,7 +127,17 @@ final class SchedulerCommand implements Callable<Integer> {
             signer,
             new SchedulerSettings(heartbeatTolerance, lockTimeout, reservationTimeout),
             Clock.systemUTC());
-    SchedulerService service = SchedulerService.start(address, scheduler, client);
+    Leadership leadership =
+        leaderNamespace == null || leaderNamespace.isBlank()
+            ? Leadership.alone()
+            : Leadership.elect(
+                client,
+                leaderNamespace,
+                identity == null || identity.isBlank()
+                    ? java.net.InetAddress.getLocalHost().getHostName()
+                    : identity,
+                leaseDuration);
+    SchedulerService service = SchedulerService.start(address, scheduler, client, leadership);
     NodeAgentOptions.runUntilStopped(service, client);
     return 0;
   }

@@ -28,6 +28,9 @@ class SchedulerCommandTest {
             "--heartbeat-tolerance",
             "--lock-timeout",
             "--reservation-timeout",
+            "--leader-election-namespace",
+            "--identity",
+            "--lease-duration",
             "--chip-catalog",
             "docs/scheduler.md");
   }

@@ -53,6 +53,7 @@ public final class ExtenderServer implements AutoCloseable {
 
   private final Scheduler scheduler;
   private final KubernetesClient client;
+  private final Leadership leadership;
   private final Map<String, Verb> verbs = new HashMap<>();
   private final ExtenderMetrics metrics;
   private Server server;
@@ -77,9 +78,10 @@ public final class ExtenderServer implements AutoCloseable {
     }
   }
 
-  private ExtenderServer(Scheduler scheduler, KubernetesClient client) {
+  private ExtenderServer(Scheduler scheduler, KubernetesClient client, Leadership leadership) {
     this.scheduler = scheduler;
     this.client = client;
+    this.leadership = leadership;
     this.metrics = new ExtenderMetrics(scheduler);
     verbs.put("/kube/filter", this::kubeFilter);
     verbs.put("/kube/prioritize", this::kubePrioritize);
@@ -94,8 +96,12 @@ public final class ExtenderServer implements AutoCloseable {
 
   /** Serves on {@code address}; port 0 picks a free one. */
   public static ExtenderServer start(
-      InetSocketAddress address, Scheduler scheduler, KubernetesClient client) throws IOException {
-    ExtenderServer extender = new ExtenderServer(scheduler, client);
+      InetSocketAddress address,
+      Scheduler scheduler,
+      KubernetesClient client,
+      Leadership leadership)
+      throws IOException {
+    ExtenderServer extender = new ExtenderServer(scheduler, client, leadership);
     QueuedThreadPool threads = new QueuedThreadPool(16, 4);
     threads.setName("vnpu-extender-http");
     threads.setDaemon(true);
@@ -145,6 +151,11 @@ public final class ExtenderServer implements AutoCloseable {
   private Reply reply(String method, String path, InputStream in) {
     if (path.equals("/healthz")) {
       return new Reply(200, "ok\n", "text/plain");
+    }
+    if (path.equals("/readyz")) {
+      return leadership.isLeader()
+          ? new Reply(200, "leader\n", "text/plain")
+          : new Reply(503, leadership.notLeader() + "\n", "text/plain");
     }
     if (path.equals("/metrics")) {
       return new Reply(200, metrics.text(), "text/plain; version=0.0.4");
@@ -276,6 +287,9 @@ public final class ExtenderServer implements AutoCloseable {
     String name = text(request, "PodName");
     String node = text(request, "Node");
     ObjectNode result = JSON.createObjectNode();
+    if (!leadership.isLeader()) {
+      return result.put("Error", leadership.notLeader());
+    }
     Pod pod = client.pods().inNamespace(namespace).withName(name).get();
     if (pod == null || !pod.getMetadata().getUid().equals(request.path("PodUID").asText())) {
       result.put(
@@ -337,6 +351,9 @@ public final class ExtenderServer implements AutoCloseable {
     PodManifest pod = pod(request.path("task").path("Pod"), "task.Pod");
     String node = text(request.path("task"), "NodeName");
     ObjectNode result = JSON.createObjectNode();
+    if (!leadership.isLeader()) {
+      return result.put("errorMessage", leadership.notLeader());
+    }
     try {
       scheduler.reserve(pod, node);
       result.put("errorMessage", "");
@@ -348,6 +365,9 @@ public final class ExtenderServer implements AutoCloseable {
 
   private JsonNode volcanoDeallocate(JsonNode request) throws BadRequest {
     PodManifest pod = pod(request.path("task").path("Pod"), "task.Pod");
+    if (!leadership.isLeader()) {
+      return JSON.createObjectNode().put("errorMessage", leadership.notLeader());
+    }
     scheduler.unreserve(pod.namespace(), pod.name(), pod.uid());
     return JSON.createObjectNode().put("errorMessage", "");
   }

@@ -25,21 +25,28 @@ public final class SchedulerService implements AutoCloseable {
   private final SharedIndexInformer<Pod> pods;
   private final ScheduledExecutorService expiry;
   private final ExtenderServer server;
+  private final Leadership leadership;
 
   private SchedulerService(
       SharedIndexInformer<Node> nodes,
       SharedIndexInformer<Pod> pods,
       ScheduledExecutorService expiry,
-      ExtenderServer server) {
+      ExtenderServer server,
+      Leadership leadership) {
     this.nodes = nodes;
     this.pods = pods;
     this.expiry = expiry;
     this.server = server;
+    this.leadership = leadership;
   }
 
   /** Rebuilds the ledger, starts following the API server and serves on {@code address}. */
   public static SchedulerService start(
-      InetSocketAddress address, Scheduler scheduler, KubernetesClient client) throws IOException {
+      InetSocketAddress address,
+      Scheduler scheduler,
+      KubernetesClient client,
+      Leadership leadership)
+      throws IOException {
     scheduler.rebuild();
     SharedIndexInformer<Node> nodes =
         client
@@ -63,10 +70,18 @@ public final class SchedulerService implements AutoCloseable {
               thread.setDaemon(true);
               return thread;
             });
-    expiry.scheduleWithFixedDelay(scheduler::expireReservations, 10, 10, TimeUnit.SECONDS);
-    ExtenderServer server = ExtenderServer.start(address, scheduler, client);
+    expiry.scheduleWithFixedDelay(
+        () -> {
+          if (leadership.isLeader()) {
+            scheduler.expireReservations();
+          }
+        },
+        10,
+        10,
+        TimeUnit.SECONDS);
+    ExtenderServer server = ExtenderServer.start(address, scheduler, client, leadership);
     LOG.info("scheduler extender serves on port {}", server.port());
-    return new SchedulerService(nodes, pods, expiry, server);
+    return new SchedulerService(nodes, pods, expiry, server, leadership);
   }
 
   public int port() {
@@ -75,6 +90,7 @@ public final class SchedulerService implements AutoCloseable {
 
   @Override
   public void close() {
+    leadership.close();
     server.close();
     nodes.close();
     pods.close();

@@ -60,7 +60,9 @@ class SchedulerServiceTest {
   void start() throws IOException {
     node = PluginHarness.start(client, directory, "sched-node-" + NODES.incrementAndGet());
     scheduler = scheduler();
-    service = SchedulerService.start(new InetSocketAddress("127.0.0.1", 0), scheduler, client);
+    service =
+        SchedulerService.start(
+            new InetSocketAddress("127.0.0.1", 0), scheduler, client, Leadership.alone());
   }
 
   @AfterEach
