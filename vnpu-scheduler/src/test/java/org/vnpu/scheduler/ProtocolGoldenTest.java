@@ -1,0 +1,93 @@
+package org.vnpu.scheduler;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.vnpu.api.AnnotationKeys;
+import org.vnpu.api.HandshakeState;
+import org.vnpu.api.SplitMode;
+import org.vnpu.api.codec.PayloadCodec;
+import org.vnpu.api.payload.NodeHandshake;
+import org.vnpu.api.payload.NodeRegistration;
+import org.vnpu.api.payload.RegisteredChip;
+import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.testkit.GoldenFile;
+
+/**
+ * Both protocols' payloads as the schedulers send them (built from the documented shapes:
+ * PascalCase Go field names, Volcano's milli-unit scalars, a full v1.Pod inside) and our answers,
+ * as golden files: `*-request.json` are inputs, `*-response.json` the expected answers.
+ */
+@EnableKubernetesMockClient(crud = true)
+class ProtocolGoldenTest {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  KubernetesClient client;
+
+  @Test
+  void answersMatchTheGoldenFiles() throws Exception {
+    PayloadCodec codec = new PayloadCodec();
+    Scheduler scheduler =
+        new Scheduler(
+            client,
+            ChipCatalog.builtIn(),
+            new AllocationSigner(new byte[32], codec),
+            SchedulerSettings.defaults(),
+            Clock.systemUTC());
+    List<RegisteredChip> chips = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      chips.add(new RegisteredChip(i, "GOLDEN-DIE-" + i, "910B3", 65536, 20, 7, true, 0, ""));
+    }
+    scheduler.nodeChanged(
+        new NodeBuilder()
+            .withNewMetadata()
+            .withName("golden-node")
+            .addToAnnotations(
+                AnnotationKeys.NODE_REGISTER,
+                codec.encodeRegistration(new NodeRegistration(SplitMode.SOFT, 4, chips)))
+            .addToAnnotations(
+                AnnotationKeys.NODE_HANDSHAKE,
+                codec.encodeHandshake(
+                    new NodeHandshake(HandshakeState.REPORTED, Instant.now().plusSeconds(3600))))
+            .endMetadata()
+            .build());
+    try (SchedulerService service =
+        SchedulerService.start(
+            new InetSocketAddress("127.0.0.1", 0), scheduler, client, Leadership.alone())) {
+      for (String verb :
+          List.of("kube-filter", "kube-prioritize", "volcano-predicate", "volcano-prioritize")) {
+        String answer =
+            HttpClient.newHttpClient()
+                .send(
+                    HttpRequest.newBuilder(
+                            URI.create(
+                                "http://127.0.0.1:"
+                                    + service.port()
+                                    + "/"
+                                    + verb.replaceFirst("-", "/")))
+                        .POST(
+                            HttpRequest.BodyPublishers.ofString(
+                                GoldenFile.read(verb + "-request.json")))
+                        .build(),
+                    HttpResponse.BodyHandlers.ofString())
+                .body();
+        GoldenFile.assertMatches(
+            verb + "-response.json",
+            JSON.writerWithDefaultPrettyPrinter().writeValueAsString(JSON.readTree(answer)));
+      }
+    }
+  }
+}
