@@ -2,6 +2,7 @@ package org.vnpu.scheduler;
 
 import io.prometheus.metrics.config.EscapingScheme;
 import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
@@ -10,10 +11,12 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 
 /**
  * The extender's own metrics, served on {@code /metrics} of the same server: latency per verb,
- * answers per verb and outcome, and the ledger's size.
+ * answers per verb and outcome, the engine's rejection reasons, lock refusals and the ledger's
+ * size.
  */
 final class ExtenderMetrics {
 
@@ -47,6 +50,23 @@ final class ExtenderMetrics {
             .help("Extender calls by verb and outcome (ok, refused, bad_request, error).")
             .labelNames("verb", "outcome")
             .register(registry);
+    CounterWithCallback.builder()
+        .name("vnpu_scheduler_rejections")
+        .help("Nodes a filter found unfit, by the engine's reason (e.g. not_enough_memory).")
+        .labelNames("reason")
+        .callback(
+            callback ->
+                scheduler
+                    .rejections()
+                    .forEach(
+                        (kind, count) ->
+                            callback.call(count, kind.name().toLowerCase(Locale.ROOT))))
+        .register(registry);
+    CounterWithCallback.builder()
+        .name("vnpu_scheduler_lock_refusals")
+        .help("Reservations refused because another pod held the node's lock.")
+        .callback(callback -> callback.call(scheduler.lockRefusals()))
+        .register(registry);
     GaugeWithCallback.builder()
         .name("vnpu_scheduler_ledger_pods")
         .help("Pods whose vNPUs the ledger holds.")
@@ -56,7 +76,7 @@ final class ExtenderMetrics {
 
   void record(String verb, Outcome outcome, long nanos) {
     latency.labelValues(verb).observe(nanos / 1e9);
-    answers.labelValues(verb, outcome.name().toLowerCase(java.util.Locale.ROOT)).inc();
+    answers.labelValues(verb, outcome.name().toLowerCase(Locale.ROOT)).inc();
   }
 
   /** The Prometheus text exposition. */

@@ -11,6 +11,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Deque;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -90,6 +91,8 @@ public final class Scheduler {
   private final Map<String, Instant> reservations = new HashMap<>();
   private final Deque<WorkloadShape> shapes = new ArrayDeque<>();
   private FragmentationMeter meter = new FragmentationMeter(WorkloadMix.EMPTY);
+  private final Map<RejectKind, Long> rejected = new EnumMap<>(RejectKind.class);
+  private long lockRefusals;
 
   public Scheduler(
       KubernetesClient client,
@@ -237,6 +240,7 @@ public final class Scheduler {
       NodeFit fit = PlacementEngine.fit(request, HostResources.NONE, node.get(), context);
       if (fit instanceof NodeFit.Rejected rejected) {
         rejections.put(name, rejected.rejection());
+        this.rejected.merge(rejected.rejection().kind(), 1L, Long::sum);
         verdicts.put(
             name,
             new Verdict(
@@ -296,6 +300,10 @@ public final class Scheduler {
             .orElseThrow(() -> new SchedulingException("node " + node + " has no vNPU inventory"));
     NodeFit fit = PlacementEngine.fit(request, HostResources.NONE, state, context());
     if (fit instanceof NodeFit.Rejected rejected) {
+      this.rejected.merge(rejected.rejection().kind(), 1L, Long::sum);
+      if (rejected.rejection().kind() == RejectKind.LOCKED) {
+        lockRefusals++;
+      }
       throw new SchedulingException(
           "pod "
               + pod.namespace()
@@ -386,6 +394,16 @@ public final class Scheduler {
     }
   }
 
+  /** How often each reason kept a node from a pod (filters and reservations), since start. */
+  public synchronized Map<RejectKind, Long> rejections() {
+    return Map.copyOf(rejected);
+  }
+
+  /** Reservations refused because another pod held the node's lock, since start. */
+  public synchronized long lockRefusals() {
+    return lockRefusals;
+  }
+
   /** The pods charged to the ledger, by UID (for tests and metrics). */
   public synchronized Map<String, AllocationPlan> placements() {
     return Map.copyOf(ledger.placements());
@@ -464,6 +482,7 @@ public final class Scheduler {
         try {
           NodeLock held = codec.decodeLock(current);
           if (!held.isExpiredAt(now) && !held.podUid().equals(pod.uid())) {
+            lockRefusals++;
             throw new SchedulingException(
                 "node "
                     + name

@@ -145,8 +145,18 @@ class SchedulerServiceTest {
 
     JsonNode predicate =
         post("/volcano/predicate", Map.of("task", task, "node", Map.of("Name", node.node)));
+    assertThat(get("/metrics"))
+        .contains("vnpu_scheduler_rejections_total{reason=\"not_enough_memory\"} 1.0");
     assertThat(predicate.path("code").asInt()).isEqualTo(2);
     assertThat(predicate.path("status").asText()).contains("not enough device memory");
+    JsonNode filter =
+        post("/kube/filter", Map.of("Pod", json(pod), "NodeNames", List.of(node.node)));
+    assertThat(filter.path("NodeNames")).isEmpty();
+    assertThat(events("resnet"))
+        .anyMatch(
+            e ->
+                e.getReason().equals("VnpuUnschedulable")
+                    && e.getMessage().startsWith("0/1 nodes fit: 1 not enough device memory"));
 
     Pod fits = create("bert", "50", "8");
     JsonNode fitsTask = JSON.createObjectNode().set("Pod", json(fits));
@@ -204,6 +214,9 @@ class SchedulerServiceTest {
 
     assertThat(errors).hasSize(1);
     assertThat(errors.get(0)).contains("locked");
+    assertThat(get("/metrics"))
+        .containsPattern(
+            "vnpu_scheduler_(lock_refusals_total|rejections_total\\{reason=\"locked\"\\}) 1.0");
     assertThat(scheduler.placements()).hasSize(1);
   }
 
