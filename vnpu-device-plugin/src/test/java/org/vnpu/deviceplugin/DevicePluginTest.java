@@ -40,6 +40,7 @@ import org.vnpu.api.payload.ShimDevice;
 import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
 import org.vnpu.kubelet.deviceplugin.v1beta1.Device;
+import org.vnpu.kubelet.deviceplugin.v1beta1.DevicePluginOptions;
 import org.vnpu.kubelet.deviceplugin.v1beta1.DeviceSpec;
 import org.vnpu.kubelet.deviceplugin.v1beta1.Mount;
 import org.vnpu.testkit.KubeletEmulator;
@@ -83,6 +84,9 @@ class DevicePluginTest {
   @Test
   void registersAndAdvertisesOneHealthyDevicePerShareSlot() {
     assertThat(kubelet.registrations().get(0).endpoint()).isEqualTo("vnpu.sock");
+    assertThat(kubelet.options(RESOURCE))
+        .as("placement comes from the signed allocation: no preferred allocation, no pre-start")
+        .isEqualTo(DevicePluginOptions.getDefaultInstance());
     assertThat(kubelet.devices(RESOURCE))
         .extracting(Device::getID)
         .containsExactly(

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -140,7 +141,7 @@ public final class DcmiNpuDriver implements NpuDriver {
     IntByReference count = new IntByReference();
     int[] list = new int[DcmiLibrary.MAX_CARDS];
     check(dcmi.dcmi_get_card_list(count, list, list.length), "dcmi_get_card_list()");
-    return java.util.Arrays.copyOf(list, count.getValue());
+    return Arrays.copyOf(list, count.getValue());
   }
 
   private RegisteredChip chip(Device device) {

@@ -3,8 +3,10 @@ package org.vnpu.driver;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.Stream;
 import org.vnpu.core.chip.ChipCatalog;
 
 /**
@@ -79,8 +81,8 @@ public final class Drivers {
 
   private static Optional<Path> installedNpuSmi() {
     String path = System.getenv().getOrDefault("PATH", "");
-    return java.util.stream.Stream.concat(
-            java.util.Arrays.stream(path.split(":"))
+    return Stream.concat(
+            Arrays.stream(path.split(":"))
                 .filter(entry -> !entry.isEmpty())
                 .map(entry -> Path.of(entry, "npu-smi")),
             NPU_SMI_LOCATIONS.stream())

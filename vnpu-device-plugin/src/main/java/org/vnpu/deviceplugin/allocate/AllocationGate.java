@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.BindPhase;
 import org.vnpu.api.codec.MalformedPayloadException;
@@ -168,17 +169,8 @@ public final class AllocationGate {
   private PodAllocation verified(
       String named, Map<String, String> annotations, NodeFiles.PodRecord record)
       throws AllocationRefusedException {
-    String value = annotations.get(AnnotationKeys.ALLOCATION);
-    if (value == null) {
-      throw new AllocationRefusedException(
-          "pod " + named + " has no " + AnnotationKeys.ALLOCATION + " annotation", record);
-    }
-    SignedAllocation signed;
-    try {
-      signed = codec.decodeAllocation(value);
-    } catch (MalformedPayloadException e) {
-      throw new AllocationRefusedException("pod " + named + ": " + e.getMessage(), record);
-    }
+    SignedAllocation signed =
+        decoded(named, annotations, AnnotationKeys.ALLOCATION, codec::decodeAllocation, record);
     if (!signer.verifies(signed)) {
       throw new AllocationRefusedException(
           "pod "
@@ -194,21 +186,33 @@ public final class AllocationGate {
   private List<String> pending(
       String named, Map<String, String> annotations, NodeFiles.PodRecord record)
       throws AllocationRefusedException {
-    String value = annotations.get(AnnotationKeys.DEVICES_TO_ALLOCATE);
-    if (value == null) {
-      throw new AllocationRefusedException(
-          "pod " + named + " has no " + AnnotationKeys.DEVICES_TO_ALLOCATE + " annotation", record);
-    }
-    PendingContainers pending;
-    try {
-      pending = codec.decodePending(value);
-    } catch (MalformedPayloadException e) {
-      throw new AllocationRefusedException("pod " + named + ": " + e.getMessage(), record);
-    }
+    PendingContainers pending =
+        decoded(
+            named, annotations, AnnotationKeys.DEVICES_TO_ALLOCATE, codec::decodePending, record);
     if (pending.containers().isEmpty()) {
       throw new AllocationRefusedException(
           "pod " + named + ": every container already received its vNPUs", record);
     }
     return pending.containers();
+  }
+
+  /** The pod's annotation {@code key}, decoded; refused when absent or malformed. */
+  private static <T> T decoded(
+      String named,
+      Map<String, String> annotations,
+      String key,
+      Function<String, T> decoder,
+      NodeFiles.PodRecord record)
+      throws AllocationRefusedException {
+    String value = annotations.get(key);
+    if (value == null) {
+      throw new AllocationRefusedException(
+          "pod " + named + " has no " + key + " annotation", record);
+    }
+    try {
+      return decoder.apply(value);
+    } catch (MalformedPayloadException e) {
+      throw new AllocationRefusedException("pod " + named + ": " + e.getMessage(), record);
+    }
   }
 }
