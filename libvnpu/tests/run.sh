@@ -51,6 +51,23 @@ run config-sanitized env REGION_DIR="$WORK/config" ASAN_OPTIONS=detect_leaks=0 \
     LD_PRELOAD="$SANITIZED" "$BUILD/tests/test_config"
 run region-layout "$BUILD/tests/test_region_layout"
 
+# The sandbox's workload: its model fits the quota, or it stops with the out-of-memory exit code 3;
+# device 0 of a container that sees chip 5 is the fake's chip5.
+run workload-fits env VNPU_CONFIG="$(config workload $QUOTA 30 elastic)" ASCEND_VISIBLE_DEVICES=5 \
+    WORKLOAD_MEMORY_MIB=128 WORKLOAD_SECONDS=1 LD_PRELOAD="$SHIM" "$BUILD/fakes/vnpu-workload"
+[ -e "$VNPU_FAKE_RT_DIR/chip5" ] || { echo "FAIL workload: ran on chip5"; failed=1; }
+set +e
+env VNPU_CONFIG="$(config workload-oom $QUOTA 30 elastic)" WORKLOAD_MEMORY_MIB=512 \
+    LD_PRELOAD="$SHIM" "$BUILD/fakes/vnpu-workload" > "$WORK/oom.out"
+status=$?
+set -e
+if [ $status = 3 ] && grep -q "512 MiB refused" "$WORK/oom.out"; then
+    echo "ok   workload refused past its quota"
+else
+    echo "FAIL workload past its quota: exit $status, $(cat "$WORK/oom.out")"
+    failed=1
+fi
+
 # AI Core shares, short runs with a tolerance of 3 percentage points (bench.sh measures longer).
 share() { # expected-min expected-max container specs...
     local min=$1 max=$2

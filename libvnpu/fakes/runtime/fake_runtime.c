@@ -5,8 +5,9 @@
  * Memory: VNPU_FAKE_RT_MEMORY_MIB per device and process (default 65536), counted but never
  * backed: a device pointer is a small host block that remembers its size.
  *
- * Compute: a chip is a robust process-shared mutex in $VNPU_FAKE_RT_DIR/chip<device> (default
- * directory /tmp/vnpu-fake-rt). A launched "kernel" waits in its stream's queue, then holds the
+ * Compute: a chip is a robust process-shared mutex in $VNPU_FAKE_RT_DIR/chip<N> (default
+ * directory /tmp/vnpu-fake-rt), N the physical chip: device i of the process is the i-th entry of
+ * ASCEND_VISIBLE_DEVICES, as the container runtime maps it, or i itself without that variable. A launched "kernel" waits in its stream's queue, then holds the
  * chip for a fixed time, so kernels of all processes on a chip run one at a time. The time is the
  * call's numBlocks in microseconds (rtKernelLaunchEx: argsSize; rtModelExecute and
  * rtFftsPlusTaskLaunchWithFlag: the flag; rtFftsPlusTaskLaunch: 100). Streams execute
@@ -64,6 +65,19 @@ static uint64_t now_ns(void) {
     return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
+/* The physical chip behind the process's device index (ASCEND_VISIBLE_DEVICES="3,5": 0 is 3). */
+static int physical(int device) {
+    const char *visible = getenv("ASCEND_VISIBLE_DEVICES");
+    if (visible == NULL || *visible == '\0') {
+        return device;
+    }
+    for (int i = 0; i < device && visible != NULL; i++) {
+        visible = strchr(visible, ',');
+        visible = visible == NULL ? NULL : visible + 1;
+    }
+    return visible == NULL ? device : atoi(visible);
+}
+
 /* The chip's mutex, shared by every process through a small file. */
 static pthread_mutex_t *chip(int device) {
     pthread_mutex_lock(&state);
@@ -74,7 +88,7 @@ static pthread_mutex_t *chip(int device) {
             directory = "/tmp/vnpu-fake-rt";
         }
         mkdir(directory, 0777);
-        snprintf(path, sizeof(path), "%s/chip%d", directory, device);
+        snprintf(path, sizeof(path), "%s/chip%d", directory, physical(device));
         int fd = open(path, O_RDWR | O_CREAT, 0666);
         if (fd < 0) {
             fprintf(stderr, "fake libruntime: cannot open %s: %s\n", path, strerror(errno));
