@@ -38,12 +38,12 @@ import org.vnpu.api.payload.RegisteredChip;
 import org.vnpu.api.payload.ShimConfig;
 import org.vnpu.api.payload.ShimDevice;
 import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.kubelet.KubeletEmulator;
 import org.vnpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
 import org.vnpu.kubelet.deviceplugin.v1beta1.Device;
 import org.vnpu.kubelet.deviceplugin.v1beta1.DevicePluginOptions;
 import org.vnpu.kubelet.deviceplugin.v1beta1.DeviceSpec;
 import org.vnpu.kubelet.deviceplugin.v1beta1.Mount;
-import org.vnpu.testkit.KubeletEmulator;
 
 /**
  * The whole device plugin against a kubelet emulator on real Unix sockets and fabric8's CRUD mock

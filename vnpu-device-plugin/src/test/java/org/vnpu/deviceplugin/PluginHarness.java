@@ -16,8 +16,8 @@ import org.vnpu.api.ResourceNames;
 import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.driver.SimulatedNpuDriver;
+import org.vnpu.kubelet.KubeletEmulator;
 import org.vnpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
-import org.vnpu.testkit.KubeletEmulator;
 
 /**
  * One node's device plugin, started against a kubelet emulator and an API server, with two

@@ -1,4 +1,4 @@
-package org.vnpu.testkit;
+package org.vnpu.kubelet;
 
 import io.grpc.Context;
 import io.grpc.ManagedChannel;
@@ -12,13 +12,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.vnpu.kubelet.UnixSockets;
 import org.vnpu.kubelet.deviceplugin.v1beta1.AllocateRequest;
 import org.vnpu.kubelet.deviceplugin.v1beta1.AllocateResponse;
 import org.vnpu.kubelet.deviceplugin.v1beta1.ContainerAllocateRequest;
@@ -147,7 +147,7 @@ public final class KubeletEmulator implements AutoCloseable {
                         ContainerAllocateRequest.newBuilder().addAllDevicesIds(deviceIds))
                     .build());
     if (response.getContainerResponsesCount() != 1) {
-      throw new AssertionError(
+      throw new IllegalStateException(
           "one container request got " + response.getContainerResponsesCount() + " responses");
     }
     return response.getContainerResponses(0);
@@ -155,9 +155,9 @@ public final class KubeletEmulator implements AutoCloseable {
 
   /**
    * {@code count} healthy device IDs of {@code resource} not in {@code taken}, as the kubelet
-   * picks.
+   * picks; IllegalStateException when fewer are free.
    */
-  public List<String> pickHealthy(String resource, int count, List<String> taken) {
+  public List<String> pickHealthy(String resource, int count, Collection<String> taken) {
     List<String> picked = new ArrayList<>();
     for (Device device : devices(resource)) {
       if (picked.size() == count) {
@@ -168,7 +168,7 @@ public final class KubeletEmulator implements AutoCloseable {
       }
     }
     if (picked.size() < count) {
-      throw new AssertionError(
+      throw new IllegalStateException(
           "only " + picked.size() + " healthy devices of " + resource + " free, need " + count);
     }
     return picked;
@@ -262,19 +262,22 @@ public final class KubeletEmulator implements AutoCloseable {
     }
   }
 
-  /** Waits up to {@code timeout} for {@code count} registrations in total. */
+  /**
+   * Waits up to {@code timeout} for {@code count} registrations in total; IllegalStateException
+   * when they do not come.
+   */
   public Registration awaitRegistration(int count, Duration timeout) {
     Instant deadline = Instant.now().plus(timeout);
     while (registrations.size() < count) {
       if (Instant.now().isAfter(deadline)) {
-        throw new AssertionError(
+        throw new IllegalStateException(
             "no registration #" + count + " within " + timeout + "; got " + registrations);
       }
       try {
         Thread.sleep(2);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new AssertionError("interrupted", e);
+        throw new IllegalStateException("interrupted", e);
       }
     }
     return registrations.get(count - 1);

@@ -1,0 +1,75 @@
+package org.vnpu.sandbox;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+
+/**
+ * The sandbox's Kubernetes API server: fabric8's CRUD mock server on the loopback address, with pod
+ * binding (ADR 0007). It keeps every object in memory; watches and patches work as the components
+ * need them.
+ */
+public final class ApiServer implements AutoCloseable {
+
+  private final KubernetesMockServer server;
+  private final KubernetesClient client;
+
+  private ApiServer(KubernetesMockServer server) {
+    this.server = server;
+    this.client = server.createClient();
+  }
+
+  /** Serves on {@code port} of 127.0.0.1 (0: any free port). */
+  public static ApiServer start(int port) {
+    KubernetesMockServer server =
+        new KubernetesMockServer(
+            new Context(), new MockWebServer(), new HashMap<>(), new BindingDispatcher(), false);
+    server.init(InetAddress.getLoopbackAddress(), port);
+    return new ApiServer(server);
+  }
+
+  /** A client of this server; shared by the sandbox's components, closed with the server. */
+  public KubernetesClient client() {
+    return client;
+  }
+
+  /** The server's URL, for example {@code http://127.0.0.1:40123}. */
+  public String url() {
+    return "http://127.0.0.1:" + server.getPort();
+  }
+
+  /** Writes a kubeconfig for kubectl (no credentials: the server asks for none). */
+  public Path writeKubeconfig(Path file) throws IOException {
+    Files.createDirectories(file.toAbsolutePath().getParent());
+    Files.writeString(
+        file,
+        """
+        apiVersion: v1
+        kind: Config
+        clusters:
+          - name: vnpu-sandbox
+            cluster: {server: "%s"}
+        users:
+          - name: vnpu-sandbox
+            user: {}
+        contexts:
+          - name: vnpu-sandbox
+            context: {cluster: vnpu-sandbox, user: vnpu-sandbox, namespace: default}
+        current-context: vnpu-sandbox
+        """
+            .formatted(url()));
+    return file;
+  }
+
+  @Override
+  public void close() {
+    client.close();
+    server.destroy();
+  }
+}

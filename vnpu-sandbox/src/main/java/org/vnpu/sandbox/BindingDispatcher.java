@@ -1,0 +1,104 @@
+package org.vnpu.sandbox;
+
+import io.fabric8.kubernetes.api.model.Binding;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Status;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.mockwebserver.dsl.HttpMethod;
+import io.fabric8.mockwebserver.http.Buffer;
+import io.fabric8.mockwebserver.http.Headers;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.net.HttpURLConnection;
+import java.nio.charset.StandardCharsets;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * fabric8's CRUD mock API server, plus pod binding as the API server does it: {@code POST
+ * /api/v1/namespaces/NS/pods/NAME/binding} (kube-scheduler, Volcano) and {@code POST
+ * /api/v1/namespaces/NS/bindings} (fabric8's {@code bindings()}) set the pod's {@code
+ * spec.nodeName}; a pod bound elsewhere is refused with 409, a missing pod with 404.
+ */
+final class BindingDispatcher extends KubernetesCrudDispatcher {
+
+  private static final Pattern POD_BINDING =
+      Pattern.compile("/api/v1/namespaces/([^/]+)/pods/([^/]+)/binding");
+  private static final Pattern BINDINGS = Pattern.compile("/api/v1/namespaces/([^/]+)/bindings");
+
+  @Override
+  public MockResponse dispatch(RecordedRequest request) {
+    if (request.method() == HttpMethod.POST) {
+      String path = request.getPath().split("\\?", 2)[0];
+      Matcher podBinding = POD_BINDING.matcher(path);
+      if (podBinding.matches()) {
+        return bind(podBinding.group(1), podBinding.group(2), request);
+      }
+      Matcher bindings = BINDINGS.matcher(path);
+      if (bindings.matches()) {
+        return bind(bindings.group(1), null, request);
+      }
+    }
+    return super.dispatch(request);
+  }
+
+  private synchronized MockResponse bind(String namespace, String name, RecordedRequest request) {
+    Binding binding;
+    try {
+      binding = Serialization.unmarshal(request.getUtf8Body(), Binding.class);
+    } catch (RuntimeException e) {
+      return status(HttpURLConnection.HTTP_BAD_REQUEST, "BadRequest", "binding is not JSON");
+    }
+    String pod = name != null ? name : binding.getMetadata().getName();
+    if (binding.getTarget() == null || binding.getTarget().getName() == null || pod == null) {
+      return status(
+          HttpURLConnection.HTTP_BAD_REQUEST,
+          "BadRequest",
+          "binding needs metadata.name and target.name");
+    }
+    String node = binding.getTarget().getName();
+    String podPath = "/api/v1/namespaces/" + namespace + "/pods/" + pod;
+    MockResponse current = handleGet(podPath);
+    if (current.code() != HttpURLConnection.HTTP_OK) {
+      return status(HttpURLConnection.HTTP_NOT_FOUND, "NotFound", "pods \"" + pod + "\" not found");
+    }
+    Pod existing =
+        Serialization.unmarshal(current.getBody().readString(StandardCharsets.UTF_8), Pod.class);
+    String boundTo = existing.getSpec() == null ? null : existing.getSpec().getNodeName();
+    if (boundTo != null) {
+      return status(
+          HttpURLConnection.HTTP_CONFLICT,
+          "Conflict",
+          "pod " + pod + " is already assigned to node \"" + boundTo + "\"");
+    }
+    String patch = "[{\"op\":\"add\",\"path\":\"/spec/nodeName\",\"value\":\"" + node + "\"}]";
+    MockResponse patched =
+        handlePatch(
+            new RecordedRequest(
+                "HTTP/1.1",
+                HttpMethod.PATCH,
+                podPath,
+                Headers.builder().add("Content-Type", "application/json-patch+json").build(),
+                new Buffer(patch.getBytes(StandardCharsets.UTF_8))));
+    if (patched.code() != HttpURLConnection.HTTP_OK) {
+      return patched;
+    }
+    return new MockResponse()
+        .setResponseCode(HttpURLConnection.HTTP_CREATED)
+        .setBody(
+            Serialization.asJson(new StatusBuilder().withStatus("Success").withCode(201).build()));
+  }
+
+  private static MockResponse status(int code, String reason, String message) {
+    Status status =
+        new StatusBuilder()
+            .withStatus("Failure")
+            .withCode(code)
+            .withReason(reason)
+            .withMessage(message)
+            .build();
+    return new MockResponse().setResponseCode(code).setBody(Serialization.asJson(status));
+  }
+}

@@ -1,0 +1,160 @@
+package org.vnpu.sandbox;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.IntFunction;
+import org.vnpu.api.ShimContract;
+import org.vnpu.api.codec.ShimConfigFormat;
+import org.vnpu.api.payload.RegisteredChip;
+import org.vnpu.api.payload.ShimConfig;
+import org.vnpu.api.payload.ShimDevice;
+import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.core.chip.VnpuTemplate;
+import org.vnpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
+import org.vnpu.kubelet.deviceplugin.v1beta1.Mount;
+
+/**
+ * Starts a container as a process running the workload program, with what the device plugin's
+ * Allocate answer gives it. There is no mount namespace (ADR 0007): the answer's mounts are
+ * resolved to their host paths in the environment, in the shim config (a resolved copy in the
+ * container's directory) and in the preload list, which becomes {@code LD_PRELOAD}. The fake
+ * runtime gets the node's chip directory and each device's memory: the chip's, or the hardware
+ * template's when Ascend Docker Runtime would create one ({@code ASCEND_VNPU_SPECS}).
+ */
+final class ContainerRuntime {
+
+  static final String HARD_TEMPLATE_ENV = "ASCEND_VNPU_SPECS";
+  static final String VISIBLE_DEVICES_ENV = "ASCEND_VISIBLE_DEVICES";
+
+  private final Path workload;
+  private final Path fakeChips;
+  private final IntFunction<RegisteredChip> chips;
+  private final ChipCatalog catalog;
+  private final ShimConfigFormat configs = new ShimConfigFormat();
+
+  /**
+   * @param workload the container program
+   * @param fakeChips the fake runtime's chip directory of this node
+   * @param chips the node's chip at an index
+   */
+  ContainerRuntime(
+      Path workload, Path fakeChips, IntFunction<RegisteredChip> chips, ChipCatalog catalog) {
+    this.workload = workload;
+    this.fakeChips = fakeChips;
+    this.chips = chips;
+    this.catalog = catalog;
+  }
+
+  /**
+   * Starts the container; its output goes to {@code directory/log}.
+   *
+   * @param specEnvironment the container's {@code env} from the pod spec
+   */
+  Process start(
+      ContainerAllocateResponse handout, Map<String, String> specEnvironment, Path directory)
+      throws IOException {
+    Files.createDirectories(directory);
+    Map<String, String> mounts = new LinkedHashMap<>();
+    for (Mount mount : handout.getMountsList()) {
+      mounts.put(mount.getContainerPath(), mount.getHostPath());
+    }
+    Map<String, String> environment = new LinkedHashMap<>(specEnvironment);
+    handout.getEnvsMap().forEach((key, value) -> environment.put(key, resolve(value, mounts)));
+    String config = environment.get(ShimContract.CONFIG_ENV);
+    if (config != null) {
+      environment.put(
+          ShimContract.CONFIG_ENV, resolvedConfig(Path.of(config), mounts, directory).toString());
+    }
+    String preload = mounts.get(ShimContract.CONTAINER_PRELOAD);
+    if (preload != null) {
+      environment.put("LD_PRELOAD", preloadList(Path.of(preload), mounts));
+    }
+    environment.put("VNPU_FAKE_RT_DIR", fakeChips.toString());
+    environment.put("VNPU_FAKE_RT_MEMORY_MIB", Long.toString(deviceMemoryMiB(environment)));
+
+    ProcessBuilder builder = new ProcessBuilder(workload.toString());
+    builder.environment().clear();
+    builder.environment().putAll(environment);
+    builder.directory(directory.toFile());
+    builder.redirectErrorStream(true);
+    builder.redirectOutput(directory.resolve("log").toFile());
+    return builder.start();
+  }
+
+  private Path resolvedConfig(Path hostConfig, Map<String, String> mounts, Path directory)
+      throws IOException {
+    ShimConfig written = configs.read(Files.readString(hostConfig));
+    List<ShimDevice> devices =
+        written.devices().stream()
+            .map(
+                device ->
+                    new ShimDevice(
+                        device.dieId(),
+                        device.memoryBytes(),
+                        device.cores(),
+                        device.policy(),
+                        resolve(device.regionDirectory(), mounts)))
+            .toList();
+    Path resolved = directory.resolve(ShimConfigFormat.FILE_NAME);
+    Files.writeString(
+        resolved,
+        configs.write(
+            new ShimConfig(
+                written.podUid(),
+                written.podNamespace(),
+                written.podName(),
+                written.container(),
+                written.logLevel(),
+                devices)));
+    return resolved;
+  }
+
+  private static String preloadList(Path hostPreload, Map<String, String> mounts)
+      throws IOException {
+    List<String> libraries = new ArrayList<>();
+    for (String line : Files.readAllLines(hostPreload)) {
+      String library = line.strip();
+      if (!library.isEmpty() && !library.startsWith("#")) {
+        libraries.add(resolve(library, mounts));
+      }
+    }
+    return String.join(":", libraries);
+  }
+
+  private long deviceMemoryMiB(Map<String, String> environment) {
+    String visible = environment.getOrDefault(VISIBLE_DEVICES_ENV, "0");
+    RegisteredChip chip = chips.apply(Integer.parseInt(visible.split(",")[0].strip()));
+    String template = environment.get(HARD_TEMPLATE_ENV);
+    if (template == null) {
+      return chip.memoryMiB();
+    }
+    return catalog
+        .find(chip.chipType())
+        .flatMap(
+            model ->
+                model.templates().stream()
+                    .filter(candidate -> candidate.name().equals(template))
+                    .findFirst())
+        .map(VnpuTemplate::memoryMiB)
+        .orElse(chip.memoryMiB());
+  }
+
+  /** The host path of a container path under one of the mounts; other values unchanged. */
+  static String resolve(String value, Map<String, String> mounts) {
+    for (Map.Entry<String, String> mount : mounts.entrySet()) {
+      String inside = mount.getKey();
+      if (value.equals(inside)) {
+        return mount.getValue();
+      }
+      if (value.startsWith(inside + "/")) {
+        return mount.getValue() + value.substring(inside.length());
+      }
+    }
+    return value;
+  }
+}

@@ -1,0 +1,286 @@
+package org.vnpu.sandbox;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodStatus;
+import io.fabric8.kubernetes.api.model.PodStatusBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.grpc.StatusRuntimeException;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.vnpu.api.ResourceNames;
+import org.vnpu.kube.Informers;
+import org.vnpu.kubelet.KubeletEmulator;
+import org.vnpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
+
+/**
+ * The pod half of a kubelet: follows the pods bound to its node; for each, picks healthy device IDs
+ * and calls the device plugin's Allocate for every container (init containers first), as the
+ * kubelet's device manager does at admission; runs the init containers to completion, then the main
+ * ones; and reports the pod's phase. A refused Allocate fails the pod with {@code
+ * UnexpectedAdmissionError}, as the kubelet does. A deleted pod's containers get SIGTERM; its
+ * device IDs are free again once they stopped.
+ */
+final class PodRunner implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(PodRunner.class);
+
+  private final KubernetesClient client;
+  private final String node;
+  private final KubeletEmulator kubelet;
+  private final ContainerRuntime runtime;
+  private final Path podsDirectory;
+  private final Map<String, RunningPod> pods = new ConcurrentHashMap<>();
+  private final ExecutorService workers;
+  private SharedIndexInformer<Pod> informer;
+
+  private static final class RunningPod {
+    final Pod pod;
+    final List<String> devices = new ArrayList<>();
+    final List<Process> processes = new ArrayList<>();
+    volatile boolean deleted;
+
+    RunningPod(Pod pod) {
+      this.pod = pod;
+    }
+
+    String key() {
+      return pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+    }
+  }
+
+  PodRunner(
+      KubernetesClient client,
+      String node,
+      KubeletEmulator kubelet,
+      ContainerRuntime runtime,
+      Path podsDirectory) {
+    this.client = client;
+    this.node = node;
+    this.kubelet = kubelet;
+    this.runtime = runtime;
+    this.podsDirectory = podsDirectory;
+    this.workers =
+        Executors.newCachedThreadPool(
+            task -> {
+              Thread thread = new Thread(task, "vnpu-sandbox-pods-" + node);
+              thread.setDaemon(true);
+              return thread;
+            });
+  }
+
+  PodRunner start() {
+    informer =
+        client.pods().inAnyNamespace().inform(Informers.handler(this::changed, this::removed));
+    return this;
+  }
+
+  /** Device IDs held by this node's pods. */
+  synchronized Set<String> devicesInUse() {
+    Set<String> taken = new HashSet<>();
+    pods.values().forEach(running -> taken.addAll(running.devices));
+    return taken;
+  }
+
+  private void changed(Pod pod) {
+    if (!node.equals(pod.getSpec().getNodeName()) || terminal(pod)) {
+      return;
+    }
+    pods.computeIfAbsent(
+        pod.getMetadata().getUid(),
+        uid -> {
+          RunningPod running = new RunningPod(pod);
+          workers.execute(() -> run(running));
+          return running;
+        });
+  }
+
+  private void removed(Pod pod) {
+    RunningPod running = pods.get(pod.getMetadata().getUid());
+    if (running != null) {
+      running.deleted = true;
+      stop(running);
+    }
+  }
+
+  private void run(RunningPod running) {
+    Map<Container, ContainerAllocateResponse> handouts;
+    try {
+      handouts = admit(running);
+    } catch (StatusRuntimeException | IllegalStateException e) {
+      String reason =
+          e instanceof StatusRuntimeException refused
+              ? refused.getStatus().getDescription()
+              : e.getMessage();
+      LOG.warn("pod {} not admitted on {}: {}", running.key(), node, reason);
+      finish(running, "Failed", "UnexpectedAdmissionError", "Allocate failed: " + reason);
+      return;
+    }
+    try {
+      for (Container init : running.pod.getSpec().getInitContainers()) {
+        int code = launch(running, init, handouts.get(init)).waitFor();
+        if (code != 0) {
+          finish(running, "Failed", "InitContainerFailed", init.getName() + " exited " + code);
+          return;
+        }
+      }
+      List<Process> main = new ArrayList<>();
+      for (Container container : running.pod.getSpec().getContainers()) {
+        main.add(launch(running, container, handouts.get(container)));
+      }
+      report(running, status("Running", null, null));
+      List<String> failures = new ArrayList<>();
+      for (int i = 0; i < main.size(); i++) {
+        int code = main.get(i).waitFor();
+        if (code != 0 && !running.deleted) {
+          failures.add(running.pod.getSpec().getContainers().get(i).getName() + " exited " + code);
+        }
+      }
+      finish(
+          running,
+          failures.isEmpty() ? "Succeeded" : "Failed",
+          failures.isEmpty() ? null : "Error",
+          failures.isEmpty() ? null : String.join("; ", failures));
+    } catch (IOException e) {
+      finish(running, "Failed", "ContainerCannotRun", e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Allocate for every container that asks for vNPUs, one at a time on the node. */
+  private synchronized Map<Container, ContainerAllocateResponse> admit(RunningPod running) {
+    Map<Container, ContainerAllocateResponse> handouts = new LinkedHashMap<>();
+    List<Container> containers = new ArrayList<>(running.pod.getSpec().getInitContainers());
+    containers.addAll(running.pod.getSpec().getContainers());
+    for (Container container : containers) {
+      int count = vnpus(container);
+      if (count == 0) {
+        handouts.put(container, ContainerAllocateResponse.getDefaultInstance());
+        continue;
+      }
+      List<String> ids = kubelet.pickHealthy(ResourceNames.VNPU_NUMBER, count, devicesInUse());
+      handouts.put(container, kubelet.allocate(ResourceNames.VNPU_NUMBER, ids));
+      running.devices.addAll(ids);
+    }
+    return handouts;
+  }
+
+  private Process launch(RunningPod running, Container container, ContainerAllocateResponse handout)
+      throws IOException {
+    Map<String, String> environment = new LinkedHashMap<>();
+    for (EnvVar variable : container.getEnv()) {
+      if (variable.getValue() != null) {
+        environment.put(variable.getName(), variable.getValue());
+      }
+    }
+    Path directory =
+        podsDirectory
+            .resolve(running.pod.getMetadata().getNamespace())
+            .resolve(running.pod.getMetadata().getName())
+            .resolve(container.getName());
+    Process process = runtime.start(handout, environment, directory);
+    synchronized (running) {
+      running.processes.add(process);
+      if (running.deleted) {
+        process.destroy();
+      }
+    }
+    LOG.info("pod {} container {} started on {}", running.key(), container.getName(), node);
+    return process;
+  }
+
+  private static int vnpus(Container container) {
+    Map<String, Quantity> limits =
+        container.getResources() == null ? null : container.getResources().getLimits();
+    Quantity quantity = limits == null ? null : limits.get(ResourceNames.VNPU_NUMBER);
+    return quantity == null ? 0 : quantity.getNumericalAmount().intValueExact();
+  }
+
+  private void finish(RunningPod running, String phase, String reason, String message) {
+    if (!running.deleted) {
+      report(running, status(phase, reason, message));
+      LOG.info(
+          "pod {} on {}: {}{}", running.key(), node, phase, message == null ? "" : " — " + message);
+    }
+    synchronized (this) {
+      pods.remove(running.pod.getMetadata().getUid());
+    }
+  }
+
+  private static PodStatus status(String phase, String reason, String message) {
+    return new PodStatusBuilder()
+        .withPhase(phase)
+        .withReason(reason)
+        .withMessage(message)
+        .withStartTime(Instant.now().toString())
+        .build();
+  }
+
+  private void report(RunningPod running, PodStatus status) {
+    try {
+      client
+          .pods()
+          .inNamespace(running.pod.getMetadata().getNamespace())
+          .withName(running.pod.getMetadata().getName())
+          .editStatus(
+              pod -> {
+                pod.setStatus(status);
+                return pod;
+              });
+    } catch (KubernetesClientException e) {
+      LOG.warn(
+          "pod {}: cannot report phase {}: {}", running.key(), status.getPhase(), e.getMessage());
+    }
+  }
+
+  private static boolean terminal(Pod pod) {
+    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    return "Succeeded".equals(phase) || "Failed".equals(phase);
+  }
+
+  private static void stop(RunningPod running) {
+    List<Process> processes;
+    synchronized (running) {
+      processes = List.copyOf(running.processes);
+    }
+    processes.forEach(Process::destroy);
+    for (Process process : processes) {
+      try {
+        if (!process.waitFor(5, TimeUnit.SECONDS)) {
+          process.destroyForcibly();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        process.destroyForcibly();
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    if (informer != null) {
+      informer.close();
+    }
+    pods.values().forEach(running -> running.deleted = true);
+    pods.values().forEach(PodRunner::stop);
+    workers.shutdownNow();
+  }
+}

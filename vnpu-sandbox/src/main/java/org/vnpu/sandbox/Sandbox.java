@@ -1,0 +1,200 @@
+package org.vnpu.sandbox;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.vnpu.api.SplitMode;
+import org.vnpu.api.codec.PayloadCodec;
+import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.scheduler.Leadership;
+import org.vnpu.scheduler.Scheduler;
+import org.vnpu.scheduler.SchedulerService;
+import org.vnpu.scheduler.SchedulerSettings;
+
+/**
+ * The whole system on one machine: the API server, the nodes, the scheduler extender over HTTP and
+ * the scheduling loop that calls it as Volcano or kube-scheduler would. Everything runs in this
+ * process except the containers, which are processes of their own.
+ */
+public final class Sandbox implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Sandbox.class);
+
+  /** Which scheduler the loop plays. */
+  public enum Driver {
+    VOLCANO,
+    KUBE_SCHEDULER
+  }
+
+  /**
+   * How a sandbox runs.
+   *
+   * @param directory where node state, containers' files and logs, and the kubeconfig go
+   * @param driver which scheduler calls the extender
+   * @param nodes the simulated nodes
+   */
+  public record Options(Path directory, Driver driver, List<NodeSpec> nodes) {
+    public Options {
+      nodes = List.copyOf(nodes);
+    }
+  }
+
+  /**
+   * The demo's cluster: an Atlas 800I A2 for inference and one for training (8× 910B3 each, soft),
+   * an Atlas 300I Duo pair (4× 310P3, hard), and a mixed node (2× 910B3 and 2× 310P3, soft) whose
+   * first chip carries the die ID {@code deploy/examples/die-pin.yaml} pins.
+   */
+  public static final List<NodeSpec> DEMO_NODES =
+      List.of(
+          NodeSpec.uniform("a2-infer", "Atlas 800I A2, 8x 910B3", SplitMode.SOFT, "910B3", 8),
+          NodeSpec.uniform("a2-train", "Atlas 800I A2, 8x 910B3", SplitMode.SOFT, "910B3", 8),
+          NodeSpec.uniform("duo-hard", "2x Atlas 300I Duo, 4x 310P3", SplitMode.HARD, "310P3", 4),
+          new NodeSpec(
+              "mixed",
+              "910B3 and 310P3 cards in one server",
+              SplitMode.SOFT,
+              List.of(
+                  new NodeSpec.Chip("910B3", "0A1B2C3D-00000000-00000000-00000000-00000001"),
+                  new NodeSpec.Chip("910B3", null),
+                  new NodeSpec.Chip("310P3", null),
+                  new NodeSpec.Chip("310P3", null))));
+
+  private final Options options;
+  private final ApiServer api;
+  private final Path kubeconfig;
+  private final List<SandboxNode> nodes;
+  private final ChipCatalog catalog;
+  private final AllocationSigner signer;
+  private final SchedulingLoop loop;
+  private SchedulerService scheduler;
+  private int schedulerPort;
+
+  private Sandbox(
+      Options options,
+      ApiServer api,
+      Path kubeconfig,
+      List<SandboxNode> nodes,
+      ChipCatalog catalog,
+      AllocationSigner signer,
+      SchedulerService scheduler) {
+    this.options = options;
+    this.api = api;
+    this.kubeconfig = kubeconfig;
+    this.nodes = nodes;
+    this.catalog = catalog;
+    this.signer = signer;
+    this.scheduler = scheduler;
+    this.schedulerPort = scheduler.port();
+    ExtenderClient extender = new ExtenderClient(schedulerUrl());
+    SchedulingProtocol protocol =
+        options.driver() == Driver.VOLCANO
+            ? new VolcanoSession(extender, api.client())
+            : new KubeSchedulerCycle(extender);
+    this.loop = new SchedulingLoop(api.client(), protocol, Clock.systemUTC()).start();
+  }
+
+  /**
+   * Starts the API server, the nodes (registered when this returns), the scheduler and the loop.
+   */
+  public static Sandbox start(Options options) throws IOException {
+    ApiServer api = ApiServer.start(0);
+    List<SandboxNode> nodes = new ArrayList<>();
+    try {
+      Path kubeconfig = api.writeKubeconfig(options.directory().resolve("kubeconfig"));
+      NativeFiles natives = NativeFiles.unpack(options.directory().resolve("native"));
+      ChipCatalog catalog = ChipCatalog.builtIn();
+      byte[] key = new byte[32];
+      new SecureRandom().nextBytes(key);
+      AllocationSigner signer = new AllocationSigner(key, new PayloadCodec());
+      for (NodeSpec spec : options.nodes()) {
+        nodes.add(
+            SandboxNode.start(
+                spec,
+                options.directory().resolve("nodes").resolve(spec.name()),
+                api.client(),
+                signer,
+                natives,
+                catalog));
+        LOG.info("node {} ({}) is up", spec.name(), spec.description());
+      }
+      SchedulerService scheduler = startScheduler(api.client(), catalog, signer, 0);
+      return new Sandbox(options, api, kubeconfig, nodes, catalog, signer, scheduler);
+    } catch (IOException | RuntimeException e) {
+      nodes.forEach(SandboxNode::close);
+      api.close();
+      throw e;
+    }
+  }
+
+  private static SchedulerService startScheduler(
+      KubernetesClient client, ChipCatalog catalog, AllocationSigner signer, int port)
+      throws IOException {
+    Scheduler scheduler =
+        new Scheduler(client, catalog, signer, SchedulerSettings.defaults(), Clock.systemUTC());
+    return SchedulerService.start(
+        new InetSocketAddress("127.0.0.1", port), scheduler, client, Leadership.alone());
+  }
+
+  public KubernetesClient client() {
+    return api.client();
+  }
+
+  public Options options() {
+    return options;
+  }
+
+  public String apiServerUrl() {
+    return api.url();
+  }
+
+  public Path kubeconfig() {
+    return kubeconfig;
+  }
+
+  public String schedulerUrl() {
+    return "http://127.0.0.1:" + schedulerPort;
+  }
+
+  public List<SandboxNode> nodes() {
+    return List.copyOf(nodes);
+  }
+
+  /** The node called {@code name}. */
+  public SandboxNode node(String name) {
+    return nodes.stream()
+        .filter(node -> node.name().equals(name))
+        .findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no sandbox node " + name));
+  }
+
+  /** What the scheduling loop made of each pod so far, by UID. */
+  public Map<String, SchedulingLoop.Outcome> outcomes() {
+    return loop.outcomes();
+  }
+
+  /**
+   * Stops the scheduler and starts a new one on the same port, with a ledger rebuilt from scratch.
+   */
+  public synchronized void restartScheduler() throws IOException {
+    scheduler.close();
+    scheduler = startScheduler(api.client(), catalog, signer, schedulerPort);
+    LOG.info("scheduler restarted on {}", schedulerUrl());
+  }
+
+  @Override
+  public void close() {
+    loop.close();
+    scheduler.close();
+    nodes.forEach(SandboxNode::close);
+    api.close();
+  }
+}

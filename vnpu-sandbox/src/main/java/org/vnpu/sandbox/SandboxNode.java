@@ -1,0 +1,246 @@
+package org.vnpu.sandbox;
+
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.NodeStatus;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.vnpu.api.LabelKeys;
+import org.vnpu.api.LogLevel;
+import org.vnpu.api.ResourceNames;
+import org.vnpu.api.payload.RegisteredChip;
+import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.deviceplugin.DevicePlugin;
+import org.vnpu.deviceplugin.DevicePluginSettings;
+import org.vnpu.driver.SimulatedNpuDriver;
+import org.vnpu.exporter.Exporter;
+import org.vnpu.exporter.ExporterSettings;
+import org.vnpu.kubelet.KubeletEmulator;
+import org.vnpu.kubelet.deviceplugin.v1beta1.Device;
+
+/**
+ * One simulated node: its Node object, a simulated chip inventory, a kubelet emulator serving the
+ * device-plugin directory, the real device plugin and exporter, and the pod half of the kubelet
+ * running the node's pods. Like a kubelet it reports the plugin's devices as the node's capacity
+ * and its healthy ones as allocatable.
+ */
+public final class SandboxNode implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(SandboxNode.class);
+  private static final Duration POLL = Duration.ofSeconds(1);
+
+  private final NodeSpec spec;
+  private final Path directory;
+  private final KubernetesClient client;
+  private final KubeletEmulator kubelet;
+  private final DevicePlugin plugin;
+  private final Exporter exporter;
+  private final PodRunner pods;
+  private final ScheduledExecutorService status;
+  private final Set<Integer> unhealthy = new HashSet<>();
+  private Capacity reported;
+
+  private record Capacity(int total, int healthy) {}
+
+  private SandboxNode(
+      NodeSpec spec,
+      Path directory,
+      KubernetesClient client,
+      KubeletEmulator kubelet,
+      DevicePlugin plugin,
+      Exporter exporter,
+      PodRunner pods) {
+    this.spec = spec;
+    this.directory = directory;
+    this.client = client;
+    this.kubelet = kubelet;
+    this.plugin = plugin;
+    this.exporter = exporter;
+    this.pods = pods;
+    this.status =
+        Executors.newSingleThreadScheduledExecutor(
+            task -> {
+              Thread thread = new Thread(task, "vnpu-sandbox-node-" + spec.name());
+              thread.setDaemon(true);
+              return thread;
+            });
+  }
+
+  /** Creates the Node and starts everything that runs on it; the devices are registered. */
+  static SandboxNode start(
+      NodeSpec spec,
+      Path directory,
+      KubernetesClient client,
+      AllocationSigner signer,
+      NativeFiles natives,
+      ChipCatalog catalog)
+      throws IOException {
+    Files.createDirectories(directory);
+    Map<String, String> labels = new HashMap<>();
+    labels.put("kubernetes.io/hostname", spec.name());
+    labels.put(LabelKeys.SPLIT_MODE, spec.mode().wireName());
+    client
+        .nodes()
+        .resource(
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName(spec.name())
+                .withLabels(labels)
+                .endMetadata()
+                .build())
+        .create();
+    writeInventory(spec, directory, Set.of());
+    Path pluginDirectory = directory.resolve("device-plugins");
+    Path state = directory.resolve("state");
+    KubeletEmulator kubelet = new KubeletEmulator(pluginDirectory).start();
+    Path inventory = directory.resolve("inventory.yaml");
+    DevicePlugin plugin =
+        DevicePlugin.start(
+            new DevicePluginSettings(
+                spec.name(),
+                pluginDirectory,
+                state,
+                natives.shim(),
+                List.of(),
+                20,
+                LogLevel.WARN,
+                POLL,
+                Duration.ofSeconds(10),
+                POLL),
+            new SimulatedNpuDriver(inventory, spec.name(), catalog, Clock.systemUTC()),
+            signer,
+            client,
+            Clock.systemUTC());
+    SimulatedNpuDriver driver =
+        new SimulatedNpuDriver(inventory, spec.name(), catalog, Clock.systemUTC());
+    Exporter exporter =
+        Exporter.start(
+            new ExporterSettings(
+                spec.name(), new InetSocketAddress("127.0.0.1", 0), state, POLL, false),
+            driver,
+            client);
+    List<RegisteredChip> chips = driver.chips();
+    ContainerRuntime runtime =
+        new ContainerRuntime(
+            natives.workload(), directory.resolve("fake-chips"), chips::get, catalog);
+    PodRunner pods =
+        new PodRunner(client, spec.name(), kubelet, runtime, directory.resolve("pods")).start();
+    kubelet.awaitRegistration(1, Duration.ofSeconds(10));
+    SandboxNode node = new SandboxNode(spec, directory, client, kubelet, plugin, exporter, pods);
+    node.status.scheduleWithFixedDelay(
+        node::reportCapacity, 0, POLL.toMillis(), TimeUnit.MILLISECONDS);
+    return node;
+  }
+
+  public NodeSpec spec() {
+    return spec;
+  }
+
+  public String name() {
+    return spec.name();
+  }
+
+  /** Where this node's exporter serves {@code /metrics}. */
+  public String metricsUrl() {
+    return "http://127.0.0.1:" + exporter.port() + "/metrics";
+  }
+
+  /** Like a kubelet restart: the device plugin has to register again; pods keep running. */
+  public void restartKubelet() {
+    int before = kubelet.registrations().size();
+    kubelet.restart();
+    kubelet.awaitRegistration(before + 1, Duration.ofSeconds(10));
+  }
+
+  /** Marks chip {@code index} healthy or not in the simulated inventory. */
+  public synchronized void setHealthy(int index, boolean healthy) {
+    if (healthy) {
+      unhealthy.remove(index);
+    } else {
+      unhealthy.add(index);
+    }
+    writeInventory(spec, directory, unhealthy);
+  }
+
+  /** The devices the kubelet emulator last saw from the plugin. */
+  public List<Device> devices() {
+    return kubelet.devices(ResourceNames.VNPU_NUMBER);
+  }
+
+  private void reportCapacity() {
+    List<Device> devices = devices();
+    Capacity capacity =
+        new Capacity(
+            devices.size(),
+            (int) devices.stream().filter(d -> d.getHealth().equals("Healthy")).count());
+    if (capacity.equals(reported)) {
+      return;
+    }
+    try {
+      client
+          .nodes()
+          .withName(spec.name())
+          .editStatus(
+              node -> {
+                NodeStatus status = node.getStatus() == null ? new NodeStatus() : node.getStatus();
+                status
+                    .getCapacity()
+                    .put(
+                        ResourceNames.VNPU_NUMBER,
+                        new Quantity(Integer.toString(capacity.total())));
+                status
+                    .getAllocatable()
+                    .put(
+                        ResourceNames.VNPU_NUMBER,
+                        new Quantity(Integer.toString(capacity.healthy())));
+                node.setStatus(status);
+                return node;
+              });
+      reported = capacity;
+    } catch (KubernetesClientException e) {
+      LOG.warn("node {}: cannot report capacity: {}", spec.name(), e.getMessage());
+    }
+  }
+
+  private static void writeInventory(NodeSpec spec, Path directory, Set<Integer> unhealthy) {
+    try {
+      Path temporary = directory.resolve("inventory.yaml.tmp");
+      Files.writeString(temporary, spec.inventory(unhealthy));
+      Files.move(
+          temporary,
+          directory.resolve("inventory.yaml"),
+          StandardCopyOption.REPLACE_EXISTING,
+          StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  @Override
+  public void close() {
+    status.shutdownNow();
+    pods.close();
+    exporter.close();
+    plugin.close();
+    kubelet.close();
+  }
+}

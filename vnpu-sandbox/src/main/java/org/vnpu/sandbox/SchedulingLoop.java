@@ -1,0 +1,155 @@
+package org.vnpu.sandbox;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
+import io.fabric8.kubernetes.api.model.PodStatus;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The schedulers' part the sandbox plays: takes unbound pods in the order they were created and
+ * places each through a {@link SchedulingProtocol}. A pod that did not fit gets the condition
+ * {@code PodScheduled=False} with the reason, as the schedulers write it, and is tried again after
+ * a back-off; when the extender cannot be reached (a restart), the round ends and the next one
+ * retries.
+ */
+final class SchedulingLoop implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(SchedulingLoop.class);
+  private static final Duration ROUND = Duration.ofMillis(200);
+  private static final Duration BACK_OFF = Duration.ofSeconds(2);
+
+  /** What became of a pod so far: bound to a node, or the last reason it was not. */
+  record Outcome(SchedulingProtocol.Attempt attempt, Instant at) {}
+
+  private final KubernetesClient client;
+  private final SchedulingProtocol protocol;
+  private final Clock clock;
+  private final Map<String, Outcome> outcomes = new ConcurrentHashMap<>();
+  private final Map<String, Long> firstSeen = new ConcurrentHashMap<>();
+  private final ScheduledExecutorService thread;
+
+  SchedulingLoop(KubernetesClient client, SchedulingProtocol protocol, Clock clock) {
+    this.client = client;
+    this.protocol = protocol;
+    this.clock = clock;
+    this.thread =
+        Executors.newSingleThreadScheduledExecutor(
+            task -> {
+              Thread t = new Thread(task, "vnpu-sandbox-scheduling");
+              t.setDaemon(true);
+              return t;
+            });
+  }
+
+  SchedulingLoop start() {
+    thread.scheduleWithFixedDelay(this::round, 0, ROUND.toMillis(), TimeUnit.MILLISECONDS);
+    return this;
+  }
+
+  /** Outcomes by pod UID. */
+  Map<String, Outcome> outcomes() {
+    return Map.copyOf(outcomes);
+  }
+
+  private void round() {
+    try {
+      List<String> nodes =
+          client.nodes().list().getItems().stream()
+              .map(n -> n.getMetadata().getName())
+              .sorted()
+              .toList();
+      List<Pod> pending =
+          client.pods().inAnyNamespace().list().getItems().stream()
+              .filter(pod -> pod.getSpec().getNodeName() == null)
+              .filter(pod -> pod.getMetadata().getDeletionTimestamp() == null)
+              .filter(this::due)
+              .sorted(Comparator.comparingLong(this::creationOrder))
+              .toList();
+      for (Pod pod : pending) {
+        SchedulingProtocol.Attempt attempt = protocol.schedule(pod, nodes);
+        outcomes.put(pod.getMetadata().getUid(), new Outcome(attempt, clock.instant()));
+        if (attempt.isBound()) {
+          LOG.info("pod {} bound to {}", key(pod), attempt.node());
+        } else {
+          LOG.info("pod {} not scheduled: {}", key(pod), attempt.reason());
+          markUnschedulable(pod, attempt.reason());
+        }
+      }
+    } catch (IOException | KubernetesClientException e) {
+      LOG.warn("scheduling round ended early: {}", e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      LOG.error("scheduling round failed", e);
+    }
+  }
+
+  private boolean due(Pod pod) {
+    Outcome last = outcomes.get(pod.getMetadata().getUid());
+    return last == null || last.at().plus(BACK_OFF).isBefore(clock.instant());
+  }
+
+  private void markUnschedulable(Pod pod, String reason) {
+    try {
+      client
+          .pods()
+          .inNamespace(pod.getMetadata().getNamespace())
+          .withName(pod.getMetadata().getName())
+          .editStatus(
+              current -> {
+                PodStatus status =
+                    current.getStatus() == null ? new PodStatus() : current.getStatus();
+                status.setPhase("Pending");
+                status.setConditions(
+                    List.of(
+                        new PodConditionBuilder()
+                            .withType("PodScheduled")
+                            .withStatus("False")
+                            .withReason("Unschedulable")
+                            .withMessage(reason)
+                            .withLastTransitionTime(clock.instant().toString())
+                            .build()));
+                current.setStatus(status);
+                return current;
+              });
+    } catch (KubernetesClientException e) {
+      LOG.debug("pod {}: cannot write its condition: {}", key(pod), e.getMessage());
+    }
+  }
+
+  /** The resource version the pod had when first seen: the API server's creation order. */
+  private long creationOrder(Pod pod) {
+    return firstSeen.computeIfAbsent(
+        pod.getMetadata().getUid(),
+        uid -> {
+          try {
+            return Long.parseLong(pod.getMetadata().getResourceVersion());
+          } catch (NumberFormatException e) {
+            return Long.MAX_VALUE;
+          }
+        });
+  }
+
+  private static String key(Pod pod) {
+    return pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+  }
+
+  @Override
+  public void close() {
+    thread.shutdownNow();
+  }
+}

@@ -1,0 +1,49 @@
+package org.vnpu.sandbox;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/** How the sandbox's scheduling loop places one pod through the vNPU scheduler's extender. */
+interface SchedulingProtocol {
+
+  /**
+   * What came of one attempt.
+   *
+   * @param node the node the pod is bound to; null when it was not bound
+   * @param reason why not; null when bound
+   */
+  record Attempt(String node, String reason) {
+    static Attempt bound(String node) {
+      return new Attempt(node, null);
+    }
+
+    static Attempt notBound(String reason) {
+      return new Attempt(null, reason);
+    }
+
+    boolean isBound() {
+      return node != null;
+    }
+  }
+
+  /** Filters, scores, reserves and binds {@code pod} on one of {@code nodes}. */
+  Attempt schedule(Pod pod, List<String> nodes) throws IOException, InterruptedException;
+
+  /** "0/4 nodes fit: 3 split mode is soft; 1 not enough device memory", from each node's reason. */
+  static String summary(int nodes, Map<String, String> reasons) {
+    Map<String, Long> counted =
+        new TreeMap<>(
+            reasons.values().stream()
+                .collect(Collectors.groupingBy(reason -> reason, Collectors.counting())));
+    return "0/"
+        + nodes
+        + " nodes fit: "
+        + counted.entrySet().stream()
+            .map(entry -> entry.getValue() + " " + entry.getKey())
+            .collect(Collectors.joining("; "));
+  }
+}
