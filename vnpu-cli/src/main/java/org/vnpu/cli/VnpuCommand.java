@@ -15,6 +15,7 @@ import picocli.CommandLine.Command;
     commandListHeading = "%nCommands:%n",
     footer = {"", "Run `vnpu COMMAND --help` for the options of one command."},
     subcommands = {
+      DemoCommand.class,
       ChipsCommand.class,
       ValidatePodCommand.class,
       SimulateCommand.class,

@@ -48,6 +48,44 @@ class SandboxTest {
     assertThat(Files.readString(log)).contains("1024 MiB taken of 4096 MiB");
   }
 
+  @Test
+  void twoPodsShareAChip() throws Exception {
+    for (String name : List.of("a", "b")) {
+      sandbox
+          .client()
+          .pods()
+          .inNamespace("default")
+          .resource(
+              Scenario.inference(
+                  name,
+                  name.equals("a") ? 30 : 60,
+                  4,
+                  "fixed-share",
+                  java.util.Map.of(org.vnpu.api.AnnotationKeys.USE_NPU_DIE_ID, "SIM-n1-1"),
+                  java.util.Map.of()))
+          .create();
+    }
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> "Running".equals(phase("a")) && "Running".equals(phase("b")));
+    String url = sandbox.node("n1").metricsUrl();
+    java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+    Thread.sleep(1000);
+    http.send(
+        java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    Thread.sleep(4000);
+    String body =
+        http.send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString())
+            .body();
+    System.out.println(
+        body.lines()
+            .filter(l -> l.startsWith("vnpu_container"))
+            .collect(java.util.stream.Collectors.joining("\n")));
+  }
+
   private String phase(String name) {
     Pod pod = sandbox.client().pods().inNamespace("default").withName(name).get();
     return pod.getStatus() == null ? null : pod.getStatus().getPhase();

@@ -1,0 +1,229 @@
+package org.vnpu.cli;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.concurrent.Callable;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.vnpu.sandbox.NodeSpec;
+import org.vnpu.sandbox.Sandbox;
+import org.vnpu.sandbox.SandboxNode;
+import org.vnpu.sandbox.Scenario;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code vnpu demo}: the whole system on one machine, and a scenario that shows it working. */
+@Command(
+    name = "demo",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Run the whole vNPU system on this machine and show it sharing NPUs.",
+      "",
+      "Starts, in this process: a Kubernetes API server (fabric8's mock, in memory), four"
+          + " simulated NPU nodes — two Atlas 800I A2 (8x 910B3, soft slicing), two Atlas 300I"
+          + " Duo (4x 310P3, hardware slicing), a mixed 910B3/310P3 server — each with the real"
+          + " device plugin on a Unix socket, a kubelet emulator and the real exporter; the real"
+          + " scheduler extender over HTTP, called the way Volcano (default) or kube-scheduler"
+          + " calls it. Containers are real processes: a small workload program under the real"
+          + " libvnpu shim on a fake Ascend runtime.",
+      "",
+      "Then it submits the example pods of deploy/examples, two pods sharing one chip at 30 %"
+          + " and 60 %, a pod whose model exceeds its memory quota, and a burst of inference"
+          + " pods; prints where every vNPU went, what did not fit and why, and how that compares"
+          + " with whole-card allocation; and checks that the scenario's expectations held.",
+      "",
+      "It prints the kubeconfig of its API server (kubectl --kubeconfig FILE get pods), the"
+          + " scheduler's URL and each node's /metrics URL. Without --once it keeps serving"
+          + " until Ctrl-C. Needs Linux x86-64 (the shim and fake runtime are built for it).",
+    },
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+      "0:every expectation of the scenario held",
+      "1:an expectation failed (the report says which)",
+      "2:the sandbox could not start"
+    })
+final class DemoCommand implements Callable<Integer> {
+
+  @Option(
+      names = "--once",
+      description = "Exit after the scenario instead of serving until Ctrl-C.")
+  boolean once;
+
+  @Option(
+      names = "--scheduler",
+      paramLabel = "volcano|kube-scheduler",
+      defaultValue = "volcano",
+      description =
+          "Which scheduler's protocol drives the extender: Volcano's extender plugin (predicate,"
+              + " prioritize, allocateFunc) or kube-scheduler's extender (filter, prioritize,"
+              + " bind). Default: ${DEFAULT-VALUE}.")
+  String scheduler;
+
+  @Option(
+      names = "--burst",
+      paramLabel = "PODS",
+      defaultValue = "24",
+      description = "Inference pods in the burst (default: ${DEFAULT-VALUE}).")
+  int burst;
+
+  @Option(
+      names = "--seed",
+      defaultValue = "42",
+      description = "Seed of the burst's pod sizes (default: ${DEFAULT-VALUE}).")
+  long seed;
+
+  @Option(
+      names = "--directory",
+      paramLabel = "DIR",
+      description =
+          "Where node state, container logs, the component log and the kubeconfig go (default: a"
+              + " new vnpu-demo-* directory under the system's temporary directory).")
+  Path directory;
+
+  @Spec CommandSpec spec;
+
+  /** Held here: java.util.logging forgets the level of a logger nobody references. */
+  private static final Logger MOCK_SERVER_LOG = Logger.getLogger("io.fabric8.mockwebserver");
+
+  @Override
+  public Integer call() throws IOException, InterruptedException {
+    Sandbox.Driver driver =
+        switch (scheduler) {
+          case "volcano" -> Sandbox.Driver.VOLCANO;
+          case "kube-scheduler" -> Sandbox.Driver.KUBE_SCHEDULER;
+          default ->
+              throw new InputException(
+                  "--scheduler " + scheduler + ": must be volcano or kube-scheduler");
+        };
+    if (burst < 0 || burst > 200) {
+      throw new InputException("--burst " + burst + ": must be 0..200");
+    }
+    Path root = directory != null ? directory : Files.createTempDirectory("vnpu-demo-");
+    Files.createDirectories(root);
+    Path log = root.resolve("components.log");
+    PrintWriter out = spec.commandLine().getOut();
+    // The components log to a file (slf4j-simple writes to the current System.err), so the demo's
+    // own output stays readable; the mock API server's per-request lines are left out.
+    PrintStream terminal = System.err;
+    System.setErr(new PrintStream(Files.newOutputStream(log), true, StandardCharsets.UTF_8));
+    MOCK_SERVER_LOG.setLevel(Level.WARNING);
+    try {
+      return run(root, driver, log, out);
+    } finally {
+      System.err.flush();
+      System.setErr(terminal);
+    }
+  }
+
+  private int run(Path root, Sandbox.Driver driver, Path log, PrintWriter out)
+      throws IOException, InterruptedException {
+
+    out.println("vNPU demo: starting the API server, 4 nodes and the scheduler in " + root);
+    out.flush();
+    Sandbox sandbox;
+    try {
+      sandbox = Sandbox.start(new Sandbox.Options(root, driver, Sandbox.DEMO_NODES));
+    } catch (IOException | RuntimeException e) {
+      spec.commandLine()
+          .getErr()
+          .println("vnpu demo: the sandbox did not start: " + e.getMessage());
+      spec.commandLine().getErr().println("  component log: " + log);
+      return 2;
+    }
+    try {
+      printSandbox(out, sandbox, log);
+      Scenario.Report report =
+          new Scenario(
+                  sandbox,
+                  line -> {
+                    out.println(line);
+                    out.flush();
+                  },
+                  burst,
+                  seed)
+              .run();
+      printReport(out, report);
+      if (!once) {
+        out.println();
+        out.println("Serving until Ctrl-C; look inside with the kubeconfig and URLs above.");
+        out.flush();
+        NodeAgentOptions.runUntilStopped(sandbox);
+      }
+      return report.passed() ? 0 : 1;
+    } finally {
+      if (once) {
+        sandbox.close();
+      }
+    }
+  }
+
+  private static void printSandbox(PrintWriter out, Sandbox sandbox, Path log) {
+    out.println();
+    out.println("  API server   " + sandbox.apiServerUrl());
+    out.println(
+        "  kubeconfig   " + sandbox.kubeconfig() + "   (kubectl --kubeconfig FILE get pods)");
+    out.println(
+        "  scheduler    "
+            + sandbox.schedulerUrl()
+            + "   (driven as "
+            + (sandbox.options().driver() == Sandbox.Driver.VOLCANO ? "Volcano" : "kube-scheduler")
+            + " would; /metrics)");
+    out.println("  components   " + log);
+    out.println();
+    TextTable nodes = new TextTable("node", "machine", "mode", "chips", "metrics");
+    for (SandboxNode node : sandbox.nodes()) {
+      NodeSpec spec = node.spec();
+      nodes.row(
+          spec.name(),
+          spec.description(),
+          spec.mode().wireName(),
+          spec.chips().size(),
+          node.metricsUrl());
+    }
+    out.print(nodes.render("  "));
+    out.println();
+    out.flush();
+  }
+
+  private static void printReport(PrintWriter out, Scenario.Report report) {
+    out.println();
+    out.println("Placement (one line per vNPU)");
+    TextTable placements = new TextTable("node", "chip", "type", "pod", "slice");
+    report.placements().stream()
+        .sorted(
+            Comparator.comparing(Scenario.Row::node)
+                .thenComparingInt(Scenario.Row::chip)
+                .thenComparing(Scenario.Row::pod))
+        .forEach(
+            row -> placements.row(row.node(), row.chip(), row.chipType(), row.pod(), row.slice()));
+    out.print(placements.render("  "));
+    out.println();
+    out.println("Pods that do not fit");
+    if (report.unfit().isEmpty()) {
+      out.println("  none");
+    }
+    report.unfit().forEach(unfit -> out.println("  " + unfit.pod() + ": " + unfit.reason()));
+    out.println();
+    out.println("Compared with whole-card allocation");
+    report.comparison().forEach(line -> out.println("  " + line));
+    out.println();
+    out.println("Checks");
+    for (Scenario.Check check : report.checks()) {
+      out.println("  " + (check.passed() ? "ok    " : "FAILED") + " " + check.name());
+      if (!check.passed()) {
+        out.println("         " + check.detail());
+      }
+    }
+    out.println();
+    out.println(report.passed() ? "Every expectation held." : "Some expectations failed (above).");
+    out.flush();
+  }
+}

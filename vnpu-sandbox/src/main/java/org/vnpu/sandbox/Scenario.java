@@ -1,0 +1,591 @@
+package org.vnpu.sandbox;
+
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.vnpu.api.AnnotationKeys;
+import org.vnpu.api.ResourceNames;
+import org.vnpu.api.SplitMode;
+import org.vnpu.api.codec.PayloadCodec;
+import org.vnpu.api.payload.ContainerAllocation;
+import org.vnpu.api.payload.VnpuAssignment;
+import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.core.chip.ChipModel;
+import org.vnpu.core.engine.RejectKind;
+import org.vnpu.core.engine.Rejection;
+
+/**
+ * The demo's script, on a sandbox with {@link Sandbox#DEMO_NODES}: the example pods of
+ * deploy/examples, two pods sharing one chip at fixed AI Core shares, a pod whose model needs more
+ * device memory than its quota, and a burst of inference pods. It reports where every vNPU went,
+ * what did not fit and why, how that compares with whole-card allocation, and checks what must
+ * hold: examples placed as their files promise, no chip over-committed, the quota enforced, the
+ * shares measured by the exporter within 5 points, the metrics present.
+ */
+public final class Scenario {
+
+  /** The namespace the scenario's pods live in. */
+  public static final String NAMESPACE = "default";
+
+  /** The chip the share pair is pinned to, by die ID. */
+  static final String SHARED_CHIP = "SIM-mixed-1";
+
+  private static final double SHARE_TOLERANCE = 0.05;
+  private static final Duration SETTLE = Duration.ofSeconds(90);
+
+  /** A node locked by another pod's allocation only delays a pod: it is retried. */
+  private static final String LOCKED = Rejection.of(RejectKind.LOCKED).phrase();
+
+  private static final Pattern SAMPLE = Pattern.compile("^(\\w+)\\{([^}]*)\\} (\\S+)$");
+
+  /** One vNPU of a placed pod. */
+  public record Row(String pod, String node, int chip, String chipType, String slice) {}
+
+  /** A pod the scheduler found no place for, and why. */
+  public record Unfit(String pod, String reason) {}
+
+  /** Something the scenario promised, and whether it held. */
+  public record Check(String name, boolean passed, String detail) {}
+
+  /**
+   * Everything the scenario found.
+   *
+   * @param comparison lines comparing vNPU sharing with whole-card allocation
+   */
+  public record Report(
+      List<Row> placements, List<Unfit> unfit, List<String> comparison, List<Check> checks) {
+    public boolean passed() {
+      return checks.stream().allMatch(Check::passed);
+    }
+  }
+
+  private record Placed(String node, List<VnpuAssignment> vnpus) {}
+
+  private record Expectation(String promise, Predicate<Placed> holds) {
+    static Expectation placed() {
+      return new Expectation("placed", placed -> placed != null);
+    }
+  }
+
+  /** The example files in the order they are submitted, with what each must get. */
+  static final Map<String, Expectation> EXAMPLES = examples();
+
+  private final Sandbox sandbox;
+  private final KubernetesClient client;
+  private final Consumer<String> progress;
+  private final int burst;
+  private final long seed;
+  private final PayloadCodec codec = new PayloadCodec();
+  private final ChipCatalog catalog = ChipCatalog.builtIn();
+  private final HttpClient http = HttpClient.newHttpClient();
+  private final List<Check> checks = new ArrayList<>();
+
+  /**
+   * @param progress receives a line as each step starts and ends
+   * @param burst how many inference pods the burst submits
+   * @param seed the burst's sizes are drawn with it
+   */
+  public Scenario(Sandbox sandbox, Consumer<String> progress, int burst, long seed) {
+    this.sandbox = sandbox;
+    this.client = sandbox.client();
+    this.progress = progress;
+    this.burst = burst;
+    this.seed = seed;
+  }
+
+  private static Map<String, Expectation> examples() {
+    Map<String, Expectation> examples = new LinkedHashMap<>();
+    examples.put(
+        "multi-chip",
+        new Expectation(
+            "8 whole chips on one node",
+            p ->
+                p != null
+                    && p.vnpus().size() == 8
+                    && p.vnpus().stream().allMatch(VnpuAssignment::wholeCard)));
+    examples.put(
+        "whole-card",
+        new Expectation("one whole chip", p -> p != null && p.vnpus().get(0).wholeCard()));
+    for (String name :
+        List.of(
+            "soft-slice",
+            "memory-only",
+            "fixed-share",
+            "elastic",
+            "best-effort",
+            "binpack",
+            "spread")) {
+      examples.put(name, Expectation.placed());
+    }
+    examples.put(
+        "die-pin",
+        new Expectation(
+            "the chip with the pinned die ID (mixed, chip 0)",
+            p -> p != null && p.node().equals("mixed") && p.vnpus().get(0).chipIndex() == 0));
+    examples.put(
+        "type-pin",
+        new Expectation("a 310P3", p -> p != null && p.vnpus().get(0).chipType().equals("310P3")));
+    examples.put(
+        "hard-slice",
+        new Expectation(
+            "not placed: its 910B3 template needs a hard-mode 910B3 node, the sandbox has none",
+            p -> p == null));
+    return examples;
+  }
+
+  /** Runs the script; the sandbox keeps running afterwards. */
+  public Report run() throws IOException, InterruptedException {
+    List<String> all = new ArrayList<>();
+    progress.accept("[1/5] the example pods of deploy/examples, and a hardware slice of a 310P3");
+    List<String> examples = new ArrayList<>(EXAMPLES.keySet());
+    for (String name : examples) {
+      create(example(name));
+    }
+    create(inference("duo-slice", 25, 6, null, Map.of(AnnotationKeys.MODE, "hard"), Map.of()));
+    settle(examples);
+    settle(List.of("duo-slice"));
+    Placed slice = placed("duo-slice");
+    progress.accept("      " + describe("duo-slice"));
+    checks.add(
+        new Check(
+            "duo-slice: a hardware template on the 310P3 node in hard mode",
+            slice != null
+                && slice.node().equals("duo-hard")
+                && slice.vnpus().get(0).template() != null,
+            describe("duo-slice")));
+    all.add("duo-slice");
+    for (String name : examples) {
+      Expectation expectation = EXAMPLES.get(name);
+      Placed placed = placed(name);
+      progress.accept("      " + describe(name));
+      checks.add(
+          new Check(
+              "example " + name + ": " + expectation.promise(),
+              expectation.holds().test(placed),
+              describe(name)));
+    }
+    all.addAll(examples);
+
+    progress.accept(
+        "[2/5] two pods sharing " + SHARED_CHIP + " at fixed AI Core shares of 30 % and 60 %");
+    create(
+        inference(
+            "share-a",
+            30,
+            8,
+            "fixed-share",
+            Map.of(AnnotationKeys.USE_NPU_DIE_ID, SHARED_CHIP),
+            Map.of()));
+    create(
+        inference(
+            "share-b",
+            60,
+            8,
+            "fixed-share",
+            Map.of(AnnotationKeys.USE_NPU_DIE_ID, SHARED_CHIP),
+            Map.of()));
+    settle(List.of("share-a", "share-b"));
+    all.addAll(List.of("share-a", "share-b"));
+    measureShares();
+
+    progress.accept("[3/5] a pod with a 4 GiB quota whose model needs 6 GiB");
+    create(
+        inference("over-quota", 20, 4, "elastic", Map.of(), Map.of("WORKLOAD_MEMORY_MIB", "6144")));
+    settle(List.of("over-quota"));
+    awaitPhase("over-quota", "Failed", Duration.ofSeconds(20));
+    checkQuota();
+    all.add("over-quota");
+
+    progress.accept("[4/5] a burst of " + burst + " inference pods");
+    Random random = new Random(seed);
+    int[] cores = {10, 20, 25, 30, 40};
+    int[] memory = {2, 4, 8, 12};
+    List<String> burstPods = new ArrayList<>();
+    for (int i = 1; i <= burst; i++) {
+      String name = String.format("infer-%02d", i);
+      create(
+          inference(
+              name,
+              cores[random.nextInt(cores.length)],
+              memory[random.nextInt(memory.length)],
+              "elastic",
+              Map.of(),
+              Map.of("WORKLOAD_KERNEL_US", "5000")));
+      burstPods.add(name);
+    }
+    settle(burstPods);
+    long bound = burstPods.stream().filter(name -> placed(name) != null).count();
+    progress.accept("      " + bound + " of " + burst + " placed");
+    all.addAll(burstPods);
+
+    progress.accept("[5/5] reading every node's exporter");
+    checkMetrics(all);
+    List<Row> rows = new ArrayList<>();
+    List<Unfit> unfit = new ArrayList<>();
+    for (String name : all) {
+      Placed placed = placed(name);
+      if (placed == null) {
+        unfit.add(new Unfit(name, reason(name)));
+      } else {
+        placed.vnpus().forEach(vnpu -> rows.add(row(name, placed.node(), vnpu)));
+      }
+    }
+    checkNoOvercommit(all);
+    return new Report(rows, unfit, compare(all), List.copyOf(checks));
+  }
+
+  // ---- pods ----
+
+  private static Pod example(String name) throws IOException {
+    try (InputStream in = Scenario.class.getResourceAsStream("examples/" + name + ".yaml")) {
+      if (in == null) {
+        throw new IOException("example pod " + name + ".yaml is not in the jar");
+      }
+      Pod pod = Serialization.unmarshal(in, Pod.class);
+      pod.getMetadata().setNamespace(NAMESPACE);
+      return pod;
+    }
+  }
+
+  /** An inference pod of the burst's shape: one container, one vNPU. */
+  static Pod inference(
+      String name,
+      int cores,
+      int memoryGib,
+      String policy,
+      Map<String, String> annotations,
+      Map<String, String> environment) {
+    Map<String, String> all = new HashMap<>(annotations);
+    if (policy != null) {
+      all.put(AnnotationKeys.AICORE_POLICY, policy);
+    }
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace(NAMESPACE)
+        .withAnnotations(all)
+        .endMetadata()
+        .withNewSpec()
+        .withSchedulerName("volcano")
+        .addNewContainer()
+        .withName("main")
+        .withImage("inference:1")
+        .withEnv(
+            environment.entrySet().stream()
+                .map(e -> new EnvVar(e.getKey(), e.getValue(), null))
+                .toList())
+        .withNewResources()
+        .addToLimits(ResourceNames.VNPU_NUMBER, new Quantity("1"))
+        .addToLimits(ResourceNames.VNPU_CORES, new Quantity(Integer.toString(cores)))
+        .addToLimits(ResourceNames.VNPU_MEMORY_GIB, new Quantity(Integer.toString(memoryGib)))
+        .endResources()
+        .endContainer()
+        .endSpec()
+        .build();
+  }
+
+  private void create(Pod pod) {
+    client.pods().inNamespace(NAMESPACE).resource(pod).create();
+  }
+
+  private Pod get(String name) {
+    return client.pods().inNamespace(NAMESPACE).withName(name).get();
+  }
+
+  /** Waits until each pod runs (or ran) on a node, or the scheduler said why it does not fit. */
+  private void settle(List<String> names) throws InterruptedException {
+    Instant deadline = Instant.now().plus(SETTLE);
+    while (Instant.now().isBefore(deadline) && !names.stream().allMatch(this::settled)) {
+      Thread.sleep(200);
+    }
+  }
+
+  private boolean settled(String name) {
+    Pod pod = get(name);
+    if (pod.getSpec().getNodeName() != null) {
+      String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+      return phase != null && !phase.equals("Pending");
+    }
+    SchedulingLoop.Outcome outcome = sandbox.outcomes().get(pod.getMetadata().getUid());
+    return outcome != null
+        && !outcome.attempt().isBound()
+        && !outcome.attempt().reason().contains(LOCKED);
+  }
+
+  private void awaitPhase(String name, String phase, Duration timeout) throws InterruptedException {
+    Instant deadline = Instant.now().plus(timeout);
+    while (Instant.now().isBefore(deadline) && !phase.equals(phaseOf(get(name)))) {
+      Thread.sleep(200);
+    }
+  }
+
+  private static String phaseOf(Pod pod) {
+    return pod.getStatus() == null ? null : pod.getStatus().getPhase();
+  }
+
+  private Placed placed(String name) {
+    Pod pod = get(name);
+    String value =
+        pod.getMetadata().getAnnotations() == null
+            ? null
+            : pod.getMetadata().getAnnotations().get(AnnotationKeys.ALLOCATION);
+    if (pod.getSpec().getNodeName() == null || value == null) {
+      return null;
+    }
+    List<VnpuAssignment> vnpus =
+        codec.decodeAllocation(value).allocation().containers().stream()
+            .map(ContainerAllocation::vnpus)
+            .flatMap(List::stream)
+            .toList();
+    return new Placed(pod.getSpec().getNodeName(), vnpus);
+  }
+
+  private String reason(String name) {
+    Pod pod = get(name);
+    SchedulingLoop.Outcome outcome = sandbox.outcomes().get(pod.getMetadata().getUid());
+    if (outcome != null && !outcome.attempt().isBound()) {
+      return outcome.attempt().reason();
+    }
+    return pod.getSpec().getNodeName() == null
+        ? "not scheduled yet"
+        : "bound without an allocation";
+  }
+
+  private String describe(String name) {
+    Placed placed = placed(name);
+    if (placed == null) {
+      return name + ": not placed — " + reason(name);
+    }
+    List<String> slices = new ArrayList<>();
+    for (VnpuAssignment vnpu : placed.vnpus()) {
+      slices.add("chip " + vnpu.chipIndex() + " " + slice(vnpu));
+    }
+    String chips =
+        slices.size() > 2
+            ? slices.size() + " chips, " + slices.get(0) + ", ..."
+            : String.join(", ", slices);
+    return name + ": " + placed.node() + ", " + chips + " (" + phaseOf(get(name)) + ")";
+  }
+
+  private static Row row(String pod, String node, VnpuAssignment vnpu) {
+    return new Row(pod, node, vnpu.chipIndex(), vnpu.chipType(), slice(vnpu));
+  }
+
+  private static String slice(VnpuAssignment vnpu) {
+    if (vnpu.wholeCard()) {
+      return "whole card";
+    }
+    if (vnpu.mode() == SplitMode.HARD) {
+      return "hard " + vnpu.template();
+    }
+    return vnpu.cores()
+        + " % AI Core, "
+        + vnpu.memoryMiB() / 1024
+        + " GiB, "
+        + vnpu.policy().wireName();
+  }
+
+  // ---- checks ----
+
+  private void measureShares() throws IOException, InterruptedException {
+    String metrics = sandbox.node("mixed").metricsUrl();
+    Thread.sleep(1000);
+    scrape(metrics);
+    Thread.sleep(5000);
+    Map<String, Double> shares = new TreeMap<>();
+    for (Sample sample : samples(scrape(metrics), "vnpu_container_aicore_share_ratio")) {
+      String pod = sample.labels().get("pod");
+      if (pod.startsWith("share-")) {
+        shares.put(pod, sample.value());
+      }
+    }
+    double a = shares.getOrDefault("share-a", -1.0);
+    double b = shares.getOrDefault("share-b", -1.0);
+    String detail =
+        String.format("share-a %.1f %% (30 %%), share-b %.1f %% (60 %%)", a * 100, b * 100);
+    progress.accept("      measured by the exporter over 5 s: " + detail);
+    checks.add(
+        new Check(
+            "two pods on one chip get their fixed AI Core shares within 5 points",
+            Math.abs(a - 0.30) <= SHARE_TOLERANCE && Math.abs(b - 0.60) <= SHARE_TOLERANCE,
+            detail));
+  }
+
+  private void checkQuota() throws IOException {
+    Pod pod = get("over-quota");
+    Path log =
+        sandbox
+            .options()
+            .directory()
+            .resolve("nodes")
+            .resolve(String.valueOf(pod.getSpec().getNodeName()))
+            .resolve("pods")
+            .resolve(NAMESPACE)
+            .resolve("over-quota")
+            .resolve("main")
+            .resolve("log");
+    String output = Files.exists(log) ? Files.readString(log).strip() : "(no log)";
+    String status =
+        pod.getStatus() == null
+            ? "no status"
+            : pod.getStatus().getPhase() + ": " + pod.getStatus().getMessage();
+    progress.accept("      " + status + "; its log: " + output);
+    checks.add(
+        new Check(
+            "a model larger than its 4 GiB quota is refused device memory",
+            "Failed".equals(phaseOf(pod)) && output.contains("6144 MiB refused"),
+            output));
+  }
+
+  private void checkMetrics(List<String> names) throws IOException, InterruptedException {
+    Map<String, String> exposition = new HashMap<>();
+    for (SandboxNode node : sandbox.nodes()) {
+      exposition.put(node.name(), scrape(node.metricsUrl()));
+    }
+    List<String> missing = new ArrayList<>();
+    int running = 0;
+    for (String name : names) {
+      Pod pod = get(name);
+      if (!"Running".equals(phaseOf(pod))) {
+        continue;
+      }
+      running++;
+      boolean present =
+          samples(exposition.get(pod.getSpec().getNodeName()), "vnpu_container_memory_limit_bytes")
+              .stream()
+              .anyMatch(sample -> name.equals(sample.labels().get("pod")));
+      if (!present) {
+        missing.add(name);
+      }
+    }
+    boolean chips = exposition.values().stream().allMatch(text -> text.contains("vnpu_chip_info{"));
+    String detail =
+        running
+            + " running pods, "
+            + (missing.isEmpty() ? "all" : "missing " + missing)
+            + " in vnpu_container_memory_limit_bytes";
+    progress.accept("      " + detail);
+    checks.add(
+        new Check(
+            "every running pod and every chip is in the metrics",
+            missing.isEmpty() && chips,
+            detail));
+  }
+
+  private void checkNoOvercommit(List<String> names) {
+    Map<String, int[]> cores = new TreeMap<>();
+    Map<String, long[]> memory = new TreeMap<>();
+    Map<String, Long> capacity = new HashMap<>();
+    for (String name : names) {
+      Placed placed = placed(name);
+      String phase = phaseOf(get(name));
+      if (placed == null || "Succeeded".equals(phase) || "Failed".equals(phase)) {
+        continue; // a finished pod's share is free again
+      }
+      for (VnpuAssignment vnpu : placed.vnpus()) {
+        String chip = placed.node() + "/" + vnpu.chipIndex();
+        cores.computeIfAbsent(chip, c -> new int[1])[0] += vnpu.wholeCard() ? 100 : vnpu.cores();
+        memory.computeIfAbsent(chip, c -> new long[1])[0] += vnpu.memoryMiB();
+        capacity.put(
+            chip, catalog.find(vnpu.chipType()).map(ChipModel::memoryMiB).orElse(Long.MAX_VALUE));
+      }
+    }
+    List<String> over = new ArrayList<>();
+    cores.forEach(
+        (chip, sum) -> {
+          if (sum[0] > 100 || memory.get(chip)[0] > capacity.get(chip)) {
+            over.add(chip + " (" + sum[0] + " % AI Core, " + memory.get(chip)[0] + " MiB)");
+          }
+        });
+    checks.add(
+        new Check(
+            "no chip is promised more AI Core or memory than it has",
+            over.isEmpty(),
+            over.isEmpty() ? cores.size() + " chips in use" : "over-committed: " + over));
+  }
+
+  /** vNPU sharing against whole cards for the same soft-shared pods. */
+  private List<String> compare(List<String> names) {
+    int shared = 0;
+    int wholeCards = 0;
+    Map<String, int[]> chipCores = new TreeMap<>();
+    for (String name : names) {
+      Placed placed = placed(name);
+      if (placed == null) {
+        continue;
+      }
+      for (VnpuAssignment vnpu : placed.vnpus()) {
+        if (vnpu.wholeCard()) {
+          wholeCards++;
+        } else {
+          shared++;
+          chipCores.computeIfAbsent(placed.node() + "/" + vnpu.chipIndex(), c -> new int[1])[0] +=
+              vnpu.cores();
+        }
+      }
+    }
+    int chips = sandbox.nodes().stream().mapToInt(node -> node.spec().chips().size()).sum();
+    int free = chips - wholeCards;
+    double cores =
+        chipCores.values().stream().mapToInt(c -> c[0]).sum()
+            / (double) Math.max(1, chipCores.size());
+    return List.of(
+        String.format(
+            "vNPU: %d sliced vNPUs share %d chips, %.0f %% of their AI Cores allocated on average",
+            shared, chipCores.size(), cores),
+        String.format(
+            "whole cards: the same %d pods would need %d chips; %d of the cluster's %d are not held by"
+                + " whole-card pods, so %d of them would run and %d would wait",
+            shared, shared, free, chips, Math.min(shared, free), Math.max(0, shared - free)));
+  }
+
+  // ---- metrics ----
+
+  private record Sample(Map<String, String> labels, double value) {}
+
+  private String scrape(String url) throws IOException, InterruptedException {
+    return http.send(
+            HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString())
+        .body();
+  }
+
+  private static List<Sample> samples(String exposition, String metric) {
+    List<Sample> samples = new ArrayList<>();
+    for (String line : exposition.split("\n")) {
+      Matcher matcher = SAMPLE.matcher(line);
+      if (matcher.matches() && matcher.group(1).equals(metric)) {
+        Map<String, String> labels = new HashMap<>();
+        for (String pair : matcher.group(2).split(",")) {
+          String[] parts = pair.split("=", 2);
+          labels.put(parts[0], parts[1].replace("\"", ""));
+        }
+        samples.add(new Sample(labels, Double.parseDouble(matcher.group(3))));
+      }
+    }
+    return samples;
+  }
+}
