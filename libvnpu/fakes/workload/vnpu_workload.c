@@ -8,7 +8,7 @@
  * Environment (all optional):
  *   WORKLOAD_MEMORY_MIB  device memory to take at start (default 1024)
  *   WORKLOAD_SECONDS     how long to serve; 0 serves until stopped (default 0)
- *   WORKLOAD_KERNEL_US   how long one kernel holds the AI Cores (default 1000)
+ *   WORKLOAD_KERNEL_US   how long one kernel holds the AI Cores (default 5000)
  *
  * Output: one line when the memory is taken or refused, one when it stops.
  * Exit: 0 served and stopped, 3 device memory refused (like a framework's out-of-memory error),
@@ -69,7 +69,7 @@ static double seconds_now(void) {
 int main(void) {
     uint64_t memory_mib = setting("WORKLOAD_MEMORY_MIB", 1024);
     uint64_t seconds = setting("WORKLOAD_SECONDS", 0);
-    uint64_t kernel_us = setting("WORKLOAD_KERNEL_US", 1000);
+    uint64_t kernel_us = setting("WORKLOAD_KERNEL_US", 5000);
     if (kernel_us == 0 || kernel_us > UINT32_MAX) {
         fprintf(stderr, "vnpu-workload: WORKLOAD_KERNEL_US=%llu: must be 1..%u\n",
                 (unsigned long long)kernel_us, UINT32_MAX);

@@ -35,8 +35,8 @@ import picocli.CommandLine.Spec;
           + " calls it. Containers are real processes: a small workload program under the real"
           + " libvnpu shim on a fake Ascend runtime.",
       "",
-      "Then it submits the example pods of deploy/examples, two pods sharing one chip at 30 %"
-          + " and 60 %, a pod whose model exceeds its memory quota, and a burst of inference"
+      "Then it submits the example pods of deploy/examples, two pods sharing one chip at 30 %%"
+          + " and 60 %%, a pod whose model exceeds its memory quota, and a burst of inference"
           + " pods; prints where every vNPU went, what did not fit and why, and how that compares"
           + " with whole-card allocation; and checks that the scenario's expectations held.",
       "",

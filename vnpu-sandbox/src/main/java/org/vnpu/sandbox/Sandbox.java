@@ -1,6 +1,7 @@
 package org.vnpu.sandbox;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -182,12 +183,23 @@ public final class Sandbox implements AutoCloseable {
   }
 
   /**
-   * Stops the scheduler and starts a new one on the same port, with a ledger rebuilt from scratch.
+   * Stops the scheduler and starts a new one on the same port, with a ledger rebuilt from scratch;
+   * like a restarted pod, a start that cannot read the API server is tried again (three times).
    */
   public synchronized void restartScheduler() throws IOException {
     scheduler.close();
-    scheduler = startScheduler(api.client(), catalog, signer, schedulerPort);
-    LOG.info("scheduler restarted on {}", schedulerUrl());
+    for (int attempt = 1; ; attempt++) {
+      try {
+        scheduler = startScheduler(api.client(), catalog, signer, schedulerPort);
+        LOG.info("scheduler restarted on {}", schedulerUrl());
+        return;
+      } catch (KubernetesClientException e) {
+        if (attempt == 3) {
+          throw new IOException("the scheduler did not start again: " + e.getMessage(), e);
+        }
+        LOG.warn("scheduler restart {} failed, trying again: {}", attempt, e.getMessage());
+      }
+    }
   }
 
   @Override

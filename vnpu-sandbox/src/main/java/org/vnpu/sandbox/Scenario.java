@@ -35,8 +35,6 @@ import org.vnpu.api.payload.ContainerAllocation;
 import org.vnpu.api.payload.VnpuAssignment;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.core.chip.ChipModel;
-import org.vnpu.core.engine.RejectKind;
-import org.vnpu.core.engine.Rejection;
 
 /**
  * The demo's script, on a sandbox with {@link Sandbox#DEMO_NODES}: the example pods of
@@ -55,10 +53,8 @@ public final class Scenario {
   static final String SHARED_CHIP = "SIM-mixed-1";
 
   private static final double SHARE_TOLERANCE = 0.05;
-  private static final Duration SETTLE = Duration.ofSeconds(90);
 
-  /** A node locked by another pod's allocation only delays a pod: it is retried. */
-  private static final String LOCKED = Rejection.of(RejectKind.LOCKED).phrase();
+  private static final Duration SETTLE = Duration.ofSeconds(90);
 
   private static final Pattern SAMPLE = Pattern.compile("^(\\w+)\\{([^}]*)\\} (\\S+)$");
 
@@ -234,7 +230,7 @@ public final class Scenario {
               memory[random.nextInt(memory.length)],
               "elastic",
               Map.of(),
-              Map.of("WORKLOAD_KERNEL_US", "5000")));
+              Map.of()));
       burstPods.add(name);
     }
     settle(burstPods);
@@ -331,9 +327,7 @@ public final class Scenario {
       return phase != null && !phase.equals("Pending");
     }
     SchedulingLoop.Outcome outcome = sandbox.outcomes().get(pod.getMetadata().getUid());
-    return outcome != null
-        && !outcome.attempt().isBound()
-        && !outcome.attempt().reason().contains(LOCKED);
+    return outcome != null && !outcome.attempt().isBound() && !outcome.attempt().waitsForALock();
   }
 
   private void awaitPhase(String name, String phase, Duration timeout) throws InterruptedException {

@@ -23,8 +23,8 @@ import org.slf4j.LoggerFactory;
  * The schedulers' part the sandbox plays: takes unbound pods in the order they were created and
  * places each through a {@link SchedulingProtocol}. A pod that did not fit gets the condition
  * {@code PodScheduled=False} with the reason, as the schedulers write it, and is tried again after
- * a back-off; when the extender cannot be reached (a restart), the round ends and the next one
- * retries.
+ * a back-off (in the next round when only another pod's node lock was in the way); when the
+ * extender cannot be reached (a restart), the round ends and the next one retries.
  */
 final class SchedulingLoop implements AutoCloseable {
 
@@ -100,7 +100,9 @@ final class SchedulingLoop implements AutoCloseable {
 
   private boolean due(Pod pod) {
     Outcome last = outcomes.get(pod.getMetadata().getUid());
-    return last == null || last.at().plus(BACK_OFF).isBefore(clock.instant());
+    return last == null
+        || last.attempt().waitsForALock()
+        || last.at().plus(BACK_OFF).isBefore(clock.instant());
   }
 
   private void markUnschedulable(Pod pod, String reason) {

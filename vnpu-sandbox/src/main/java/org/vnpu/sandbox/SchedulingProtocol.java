@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
+import org.vnpu.core.engine.RejectKind;
+import org.vnpu.core.engine.Rejection;
 
 /** How the sandbox's scheduling loop places one pod through the vNPU scheduler's extender. */
 interface SchedulingProtocol {
@@ -28,7 +30,15 @@ interface SchedulingProtocol {
     boolean isBound() {
       return node != null;
     }
+
+    /** Not bound because another pod's allocation held a node: worth trying again at once. */
+    boolean waitsForALock() {
+      return reason != null && reason.contains(LOCKED);
+    }
   }
+
+  /** How the engine says a node is locked by another pod's allocation. */
+  String LOCKED = Rejection.of(RejectKind.LOCKED).phrase();
 
   /** Filters, scores, reserves and binds {@code pod} on one of {@code nodes}. */
   Attempt schedule(Pod pod, List<String> nodes) throws IOException, InterruptedException;

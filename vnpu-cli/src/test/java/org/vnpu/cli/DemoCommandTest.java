@@ -1,0 +1,45 @@
+package org.vnpu.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The end-to-end test: {@code vnpu demo --once} as a user runs it — API server, four simulated
+ * nodes with the real device plugin and exporter, the real scheduler driven like Volcano, workloads
+ * under the real shim — and every expectation of the scenario must hold.
+ */
+class DemoCommandTest {
+
+  @TempDir Path directory;
+
+  @Test
+  void theScenarioHoldsEndToEnd() throws Exception {
+    Run run = Run.of("demo", "--once", "--directory", directory.toString());
+
+    assertThat(run.out())
+        .as(run.out() + run.err())
+        .contains("Every expectation held.")
+        .doesNotContain("FAILED")
+        .contains("ok     two pods on one chip get their fixed AI Core shares within 5 points")
+        .contains("ok     a model larger than its 4 GiB quota is refused device memory")
+        .contains("ok     no chip is promised more AI Core or memory than it has")
+        .contains("Placement (one line per vNPU)")
+        .contains("hard-slice: 0/4 nodes fit");
+    assertThat(run.exitCode()).isZero();
+    assertThat(directory.resolve("kubeconfig")).content().contains("server: \"http://127.0.0.1:");
+    assertThat(Files.readString(directory.resolve("components.log")))
+        .contains("device plugin for node a2-infer started");
+  }
+
+  @Test
+  void anUnknownSchedulerIsRefusedBeforeAnythingStarts() {
+    Run run = Run.of("demo", "--scheduler", "yunikorn", "--directory", directory.toString());
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("--scheduler yunikorn: must be volcano or kube-scheduler");
+  }
+}
