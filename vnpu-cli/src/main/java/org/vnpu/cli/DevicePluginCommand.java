@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.vnpu.api.LogLevel;
+import org.vnpu.api.SplitMode;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.payload.NodeRegistration;
 import org.vnpu.api.signing.AllocationSigner;
@@ -49,6 +50,15 @@ final class DevicePluginCommand implements Callable<Integer> {
           "Key that verifies the scheduler's allocation signatures, at least 32 bytes, the same"
               + " file the scheduler signs with (a mounted Secret). Default: ${DEFAULT-VALUE}.")
   Path signingKey;
+
+  @Option(
+      names = "--split-mode",
+      paramLabel = "MODE",
+      converter = SplitModeConverter.class,
+      description =
+          "This node's split mode, soft or hard, whatever its huawei.com/vnpu-mode label says."
+              + " Default: the label's (soft when the node has none).")
+  SplitMode splitMode;
 
   @Option(
       names = "--max-shares-per-chip",
@@ -151,6 +161,7 @@ final class DevicePluginCommand implements Callable<Integer> {
             node,
             kubeletDirectory,
             stateDirectory,
+            splitMode,
             shimLibrary,
             driverMounts,
             maxSharesPerChip,

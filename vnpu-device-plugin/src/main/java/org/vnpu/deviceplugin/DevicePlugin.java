@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,6 +19,7 @@ import org.vnpu.deviceplugin.node.InventoryMonitor;
 import org.vnpu.deviceplugin.node.NodePublisher;
 import org.vnpu.deviceplugin.node.PodFileJanitor;
 import org.vnpu.driver.NpuDriver;
+import org.vnpu.kube.DaemonThreads;
 
 /**
  * One running device plugin: discovers chips, serves the kubelet, publishes the node, hands out
@@ -66,7 +66,13 @@ public final class DevicePlugin implements AutoCloseable {
     InventoryMonitor monitor =
         new InventoryMonitor(
             driver,
-            new NodePublisher(client, settings.node(), settings.maxSharesPerChip(), codec, clock),
+            new NodePublisher(
+                client,
+                settings.node(),
+                settings.splitMode(),
+                settings.maxSharesPerChip(),
+                codec,
+                clock),
             service::publish,
             settings.heartbeatInterval(),
             clock);
@@ -75,14 +81,14 @@ public final class DevicePlugin implements AutoCloseable {
 
     monitor.poll();
     ScheduledExecutorService kubeletLoop =
-        Executors.newSingleThreadScheduledExecutor(named("vnpu-kubelet"));
+        Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("vnpu-kubelet"));
     kubeletLoop.scheduleWithFixedDelay(
         registrar::check,
         0,
         DevicePluginSettings.SOCKET_CHECK_INTERVAL.toMillis(),
         TimeUnit.MILLISECONDS);
     ScheduledExecutorService nodeLoop =
-        Executors.newSingleThreadScheduledExecutor(named("vnpu-node"));
+        Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("vnpu-node"));
     nodeLoop.scheduleWithFixedDelay(
         monitor::poll,
         settings.pollInterval().toMillis(),
@@ -111,13 +117,5 @@ public final class DevicePlugin implements AutoCloseable {
     }
     registrar.close();
     LOG.info("device plugin stopped");
-  }
-
-  private static ThreadFactory named(String name) {
-    return runnable -> {
-      Thread thread = new Thread(runnable, name);
-      thread.setDaemon(true);
-      return thread;
-    };
   }
 }

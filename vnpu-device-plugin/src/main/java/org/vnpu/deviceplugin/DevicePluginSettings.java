@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.vnpu.api.LogLevel;
+import org.vnpu.api.SplitMode;
 
 /**
  * How one device plugin runs; {@code vnpu device-plugin --help} explains each.
@@ -11,6 +12,8 @@ import org.vnpu.api.LogLevel;
  * @param node this node's name in the API server
  * @param pluginDirectory the kubelet's device-plugin directory
  * @param stateDirectory where per-pod, per-chip and preload files live
+ * @param splitMode the node's split mode whatever its {@code huawei.com/vnpu-mode} label says; null
+ *     to follow the label
  * @param shimLibrary libvnpu.so on the host
  * @param driverMounts driver paths mounted into containers where they exist
  * @param maxSharesPerChip share slots advertised per chip
@@ -23,6 +26,7 @@ public record DevicePluginSettings(
     String node,
     Path pluginDirectory,
     Path stateDirectory,
+    SplitMode splitMode,
     Path shimLibrary,
     List<Path> driverMounts,
     int maxSharesPerChip,

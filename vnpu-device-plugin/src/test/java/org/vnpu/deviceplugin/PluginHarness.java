@@ -62,6 +62,7 @@ public final class PluginHarness implements AutoCloseable {
                 node,
                 directory.resolve("device-plugins"),
                 directory.resolve("state"),
+                null,
                 Path.of("/opt/vnpu/libvnpu.so"),
                 List.of(directory),
                 SLOTS,

@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.driver.NpuDriver;
+import org.vnpu.kube.DaemonThreads;
 
 /** One running exporter: a chip poller, a pod informer, the collector and its HTTP server. */
 public final class Exporter implements AutoCloseable {
@@ -31,12 +32,7 @@ public final class Exporter implements AutoCloseable {
     ChipPoller chips = new ChipPoller(driver, client, settings.node());
     chips.poll();
     ScheduledExecutorService poller =
-        Executors.newSingleThreadScheduledExecutor(
-            runnable -> {
-              Thread thread = new Thread(runnable, "vnpu-exporter-poll");
-              thread.setDaemon(true);
-              return thread;
-            });
+        Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("vnpu-exporter-poll"));
     long interval = settings.pollInterval().toMillis();
     poller.scheduleWithFixedDelay(chips::poll, interval, interval, TimeUnit.MILLISECONDS);
     PodAllocations pods =

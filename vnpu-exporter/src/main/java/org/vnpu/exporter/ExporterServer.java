@@ -8,6 +8,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Executors;
+import org.vnpu.kube.DaemonThreads;
 
 /**
  * Serves {@code /metrics} (Prometheus text, or OpenMetrics when the scraper asks for it) and {@code
@@ -36,7 +37,7 @@ public final class ExporterServer implements AutoCloseable {
             out.write(body);
           }
         });
-    server.setExecutor(Executors.newFixedThreadPool(2, daemon()));
+    server.setExecutor(Executors.newFixedThreadPool(2, DaemonThreads.named("vnpu-exporter-http")));
     server.start();
     return new ExporterServer(server);
   }
@@ -49,13 +50,5 @@ public final class ExporterServer implements AutoCloseable {
   @Override
   public void close() {
     server.stop(0);
-  }
-
-  private static java.util.concurrent.ThreadFactory daemon() {
-    return runnable -> {
-      Thread thread = new Thread(runnable, "vnpu-exporter-http");
-      thread.setDaemon(true);
-      return thread;
-    };
   }
 }

@@ -26,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.api.ResourceNames;
+import org.vnpu.kube.DaemonThreads;
 import org.vnpu.kube.Informers;
 import org.vnpu.kubelet.KubeletEmulator;
 import org.vnpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
@@ -77,13 +78,7 @@ final class PodRunner implements AutoCloseable {
     this.kubelet = kubelet;
     this.runtime = runtime;
     this.podsDirectory = podsDirectory;
-    this.workers =
-        Executors.newCachedThreadPool(
-            task -> {
-              Thread thread = new Thread(task, "vnpu-sandbox-pods-" + node);
-              thread.setDaemon(true);
-              return thread;
-            });
+    this.workers = Executors.newCachedThreadPool(DaemonThreads.named("vnpu-sandbox-pods-" + node));
   }
 
   PodRunner start() {

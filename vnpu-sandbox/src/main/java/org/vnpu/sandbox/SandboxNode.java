@@ -34,6 +34,7 @@ import org.vnpu.deviceplugin.DevicePluginSettings;
 import org.vnpu.driver.SimulatedNpuDriver;
 import org.vnpu.exporter.Exporter;
 import org.vnpu.exporter.ExporterSettings;
+import org.vnpu.kube.DaemonThreads;
 import org.vnpu.kubelet.KubeletEmulator;
 import org.vnpu.kubelet.deviceplugin.v1beta1.Device;
 
@@ -78,11 +79,7 @@ public final class SandboxNode implements AutoCloseable {
     this.pods = pods;
     this.status =
         Executors.newSingleThreadScheduledExecutor(
-            task -> {
-              Thread thread = new Thread(task, "vnpu-sandbox-node-" + spec.name());
-              thread.setDaemon(true);
-              return thread;
-            });
+            DaemonThreads.named("vnpu-sandbox-node-" + spec.name()));
   }
 
   /** Creates the Node and starts everything that runs on it; the devices are registered. */
@@ -119,6 +116,7 @@ public final class SandboxNode implements AutoCloseable {
                 spec.name(),
                 pluginDirectory,
                 state,
+                null,
                 natives.shim(),
                 List.of(),
                 20,

@@ -18,6 +18,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.vnpu.kube.DaemonThreads;
 
 /**
  * The schedulers' part the sandbox plays: takes unbound pods in the order they were created and
@@ -47,12 +48,7 @@ final class SchedulingLoop implements AutoCloseable {
     this.protocol = protocol;
     this.clock = clock;
     this.thread =
-        Executors.newSingleThreadScheduledExecutor(
-            task -> {
-              Thread t = new Thread(task, "vnpu-sandbox-scheduling");
-              t.setDaemon(true);
-              return t;
-            });
+        Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("vnpu-sandbox-scheduling"));
   }
 
   SchedulingLoop start() {

@@ -11,6 +11,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.vnpu.kube.DaemonThreads;
 import org.vnpu.kube.Informers;
 
 /**
@@ -64,12 +65,7 @@ public final class SchedulerService implements AutoCloseable {
                     scheduler::podChanged,
                     pod -> scheduler.podRemoved(pod.getMetadata().getUid())));
     ScheduledExecutorService expiry =
-        Executors.newSingleThreadScheduledExecutor(
-            runnable -> {
-              Thread thread = new Thread(runnable, "vnpu-reservations");
-              thread.setDaemon(true);
-              return thread;
-            });
+        Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("vnpu-reservations"));
     expiry.scheduleWithFixedDelay(
         () -> {
           if (leadership.isLeader()) {

@@ -21,9 +21,10 @@ import org.vnpu.kube.AnnotationPatches;
 
 /**
  * Writes the node's inventory ({@code huawei.com/node-vnpu-register}) and heartbeat ({@code
- * huawei.com/node-vnpu-handshake}). The split mode comes from the node label {@code
- * huawei.com/vnpu-mode} (absent means soft); a label with another value publishes nothing until it
- * is fixed, so that a node meant for hard mode never receives soft shares.
+ * huawei.com/node-vnpu-handshake}). The split mode is the one the plugin was given, or else comes
+ * from the node label {@code huawei.com/vnpu-mode} (absent means soft); a label with another value
+ * publishes nothing until it is fixed, so that a node meant for hard mode never receives soft
+ * shares.
  */
 public final class NodePublisher {
 
@@ -31,16 +32,26 @@ public final class NodePublisher {
 
   private final KubernetesClient client;
   private final String node;
+  private final SplitMode fixedMode;
   private final int maxSharesPerChip;
   private final PayloadCodec codec;
   private final Clock clock;
   private final AnnotationPatches patches;
   private String lastProblem;
 
+  /**
+   * @param fixedMode the split mode to publish whatever the node's label says; null: the label's
+   */
   public NodePublisher(
-      KubernetesClient client, String node, int maxSharesPerChip, PayloadCodec codec, Clock clock) {
+      KubernetesClient client,
+      String node,
+      SplitMode fixedMode,
+      int maxSharesPerChip,
+      PayloadCodec codec,
+      Clock clock) {
     this.client = client;
     this.node = node;
+    this.fixedMode = fixedMode;
     this.maxSharesPerChip = maxSharesPerChip;
     this.codec = codec;
     this.clock = clock;
@@ -61,7 +72,9 @@ public final class NodePublisher {
     Map<String, String> labels = self.getMetadata().getLabels();
     String label = labels == null ? null : labels.get(LabelKeys.SPLIT_MODE);
     Optional<SplitMode> mode =
-        label == null ? Optional.of(SplitMode.SOFT) : WireValue.parse(SplitMode.class, label);
+        fixedMode != null
+            ? Optional.of(fixedMode)
+            : label == null ? Optional.of(SplitMode.SOFT) : WireValue.parse(SplitMode.class, label);
     if (mode.isEmpty()) {
       problem(
           "node label "

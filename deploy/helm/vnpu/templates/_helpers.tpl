@@ -1,0 +1,36 @@
+{{/* The prefix of every object's name. */}}
+{{- define "vnpu.fullname" -}}
+{{- if contains .Chart.Name .Release.Name -}}
+{{- .Release.Name | trunc 40 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 40 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "vnpu.labels" -}}
+app.kubernetes.io/name: {{ .Chart.Name }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+{{- end -}}
+
+{{/* Selector labels of one component: include "vnpu.selector" (list . "scheduler") */}}
+{{- define "vnpu.selector" -}}
+app.kubernetes.io/name: {{ (index . 0).Chart.Name }}
+app.kubernetes.io/instance: {{ (index . 0).Release.Name }}
+app.kubernetes.io/component: {{ index . 1 }}
+{{- end -}}
+
+{{- define "vnpu.image" -}}
+{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
+{{- end -}}
+
+{{- define "vnpu.signingSecret" -}}
+{{- .Values.signingKey.existingSecret | default (printf "%s-signing" (include "vnpu.fullname" .)) -}}
+{{- end -}}
+
+{{/* The scheduler Service's address, for the scheduler configurations. */}}
+{{- define "vnpu.schedulerUrl" -}}
+http://{{ include "vnpu.fullname" . }}-scheduler.{{ .Release.Namespace }}.svc:{{ .Values.scheduler.port }}
+{{- end -}}
