@@ -29,7 +29,7 @@ import picocli.CommandLine.Option;
       "Serves the Volcano extender plugin protocol under /volcano/ and the kube-scheduler extender"
           + " protocol under /kube/ until stopped, deciding with the placement engine on a ledger"
           + " rebuilt from the API server and kept by informers. Configurations:"
-          + " deploy/scheduler/. Protocol: docs/scheduler.md.",
+          + " deploy/helm/vnpu (scheduler.volcano, scheduler.kubeScheduler). Protocol: docs/scheduler.md.",
       "",
       "The Kubernetes connection is fabric8's default: in a pod its service account, elsewhere"
           + " $KUBECONFIG or ~/.kube/config."

@@ -9,9 +9,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Places a pod as kube-scheduler does with the vNPU extender configured (deploy/scheduler): {@code
- * filter} with the candidate node names, {@code prioritize} over those that pass, and the
- * extender's {@code bind} verb on the highest score.
+ * Places a pod as kube-scheduler does with the chart's extender configuration: {@code filter} with
+ * the candidate node names, {@code prioritize} over those that pass, and the extender's {@code
+ * bind} verb on the highest score.
  */
 final class KubeSchedulerCycle implements SchedulingProtocol {
 

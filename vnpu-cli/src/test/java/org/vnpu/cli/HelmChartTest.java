@@ -1,0 +1,352 @@
+package org.vnpu.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.marcnuri.helm.Helm;
+import com.marcnuri.helm.LintResult;
+import com.marcnuri.helm.TemplateCommand;
+import io.fabric8.kubernetes.api.model.APIResourceListBuilder;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.ServerRequest;
+import io.fabric8.mockwebserver.ServerResponse;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.vnpu.api.ResourceNames;
+import picocli.CommandLine;
+
+/**
+ * The Helm chart is linted and rendered (helm-java, no helm binary), and what it renders is read
+ * with fabric8 and checked: probes and limits everywhere, every component's arguments accepted by
+ * its `vnpu` command, the minimum RBAC, the signing Secret, the schedulers' configurations.
+ */
+class HelmChartTest {
+
+  private static final Path CHART = Path.of("../deploy/helm/vnpu");
+  private static final Map<ServerRequest, Queue<ServerResponse>> EXPECTATIONS = new HashMap<>();
+
+  /** CRUD, after the expectations: the discovery document below. */
+  private static final KubernetesMockServer CLUSTER =
+      new KubernetesMockServer(
+          new Context(),
+          new MockWebServer(),
+          EXPECTATIONS,
+          new KubernetesMixedDispatcher(EXPECTATIONS),
+          false);
+
+  /** The cluster Helm's lookup reads: a CRUD mock, through the kubeconfig surefire points at. */
+  @BeforeAll
+  static void cluster() throws IOException {
+    CLUSTER.init();
+    // The core group's discovery document, which Helm's lookup asks for first (the query is what
+    // the pinned helm-java sends).
+    CLUSTER
+        .expect()
+        .get()
+        .withPath("/api/v1?timeout=32s")
+        .andReturn(
+            200,
+            new APIResourceListBuilder()
+                .withGroupVersion("v1")
+                .addNewResource()
+                .withName("secrets")
+                .withSingularName("secret")
+                .withNamespaced(true)
+                .withKind("Secret")
+                .withVerbs("get", "list", "create")
+                .endResource()
+                .build())
+        .always();
+    Files.writeString(
+        Path.of(System.getenv("KUBECONFIG")),
+        """
+        apiVersion: v1
+        kind: Config
+        clusters: [{name: mock, cluster: {server: "%s"}}]
+        users: [{name: mock, user: {}}]
+        contexts: [{name: mock, context: {cluster: mock, user: mock}}]
+        current-context: mock
+        """
+            .formatted(CLUSTER.url("/").replaceAll("/$", "")));
+  }
+
+  @AfterAll
+  static void stopCluster() {
+    CLUSTER.destroy();
+  }
+
+  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+  private final KubernetesSerialization serialization = new KubernetesSerialization();
+
+  @Test
+  void theChartLintsCleanly() {
+    LintResult lint = new Helm(CHART).lint().strict().call();
+    assertThat(lint.isFailed()).as(String.join("\n", lint.getMessages())).isFalse();
+  }
+
+  @Test
+  void everyContainerHasLimitsAndEveryLongRunningOneProbes() {
+    List<HasMetadata> objects = render(Map.of());
+    List<PodSpec> pods = new ArrayList<>();
+    objects.stream()
+        .filter(DaemonSet.class::isInstance)
+        .map(o -> ((DaemonSet) o).getSpec().getTemplate().getSpec())
+        .forEach(pods::add);
+    objects.stream()
+        .filter(Deployment.class::isInstance)
+        .map(o -> ((Deployment) o).getSpec().getTemplate().getSpec())
+        .forEach(pods::add);
+    assertThat(pods).hasSize(3);
+    for (PodSpec pod : pods) {
+      List<Container> all = new ArrayList<>(pod.getInitContainers());
+      all.addAll(pod.getContainers());
+      for (Container container : all) {
+        assertThat(container.getResources().getLimits())
+            .as(container.getName())
+            .containsKeys("cpu", "memory");
+        assertThat(container.getResources().getRequests())
+            .as(container.getName())
+            .containsKeys("cpu", "memory");
+      }
+      for (Container container : pod.getContainers()) {
+        assertThat(container.getLivenessProbe()).as(container.getName()).isNotNull();
+        assertThat(container.getReadinessProbe()).as(container.getName()).isNotNull();
+      }
+    }
+  }
+
+  @Test
+  void everyComponentsArgumentsAreAcceptedByItsCommand() {
+    List<HasMetadata> objects = render(Map.of("devicePlugin.nodeGroups[0].splitMode", "hard"));
+    List<Container> containers = new ArrayList<>();
+    objects.stream()
+        .filter(DaemonSet.class::isInstance)
+        .forEach(
+            o ->
+                containers.addAll(
+                    ((DaemonSet) o).getSpec().getTemplate().getSpec().getContainers()));
+    objects.stream()
+        .filter(Deployment.class::isInstance)
+        .forEach(
+            o ->
+                containers.addAll(
+                    ((Deployment) o).getSpec().getTemplate().getSpec().getContainers()));
+    List<String> commands = new ArrayList<>();
+    for (Container container : containers) {
+      List<String> args = container.getArgs();
+      CommandLine.ParseResult parsed =
+          VnpuCommand.commandLine().parseArgs(args.toArray(String[]::new));
+      assertThat(parsed.hasSubcommand()).as(args.toString()).isTrue();
+      commands.add(parsed.subcommand().commandSpec().name());
+    }
+    assertThat(commands).containsExactlyInAnyOrder("device-plugin", "exporter", "scheduler");
+    assertThat(containers).anySatisfy(c -> assertThat(c.getArgs()).contains("--split-mode=hard"));
+  }
+
+  @Test
+  void rbacGrantsEachComponentOnlyWhatItUses() {
+    Map<String, Map<String, TreeSet<String>>> granted = new TreeMap<>();
+    for (HasMetadata object : render(Map.of())) {
+      List<PolicyRule> rules =
+          object instanceof ClusterRole role
+              ? role.getRules()
+              : object instanceof Role role ? role.getRules() : null;
+      if (rules == null) {
+        continue;
+      }
+      Map<String, TreeSet<String>> verbs =
+          granted.computeIfAbsent(
+              object.getMetadata().getName().replace("release-name-vnpu-", "vnpu-"),
+              n -> new TreeMap<>());
+      for (PolicyRule rule : rules) {
+        for (String resource : rule.getResources()) {
+          verbs.computeIfAbsent(resource, r -> new TreeSet<>()).addAll(rule.getVerbs());
+        }
+      }
+    }
+    assertThat(granted)
+        .isEqualTo(
+            Map.of(
+                "vnpu-device-plugin",
+                Map.of("nodes", set("get", "patch", "update"), "pods", set("get", "patch")),
+                "vnpu-exporter",
+                Map.of("nodes", set("get"), "pods", set("get", "list", "watch")),
+                "vnpu-scheduler",
+                Map.of(
+                    "nodes", set("get", "list", "watch", "patch", "update"),
+                    "pods", set("get", "list", "watch", "patch"),
+                    "pods/binding", set("create"),
+                    "bindings", set("create"),
+                    "events", set("create")),
+                "vnpu-scheduler-leader",
+                Map.of("leases", set("get", "create", "update"))));
+  }
+
+  @Test
+  void theSigningKeyIsGeneratedOnceAndKeptOrTakenFromAnExistingSecret() {
+    Secret secret =
+        render(Map.of()).stream()
+            .filter(Secret.class::isInstance)
+            .map(Secret.class::cast)
+            .findFirst()
+            .orElseThrow();
+    assertThat(secret.getMetadata().getAnnotations())
+        .containsEntry("helm.sh/resource-policy", "keep");
+    assertThat(java.util.Base64.getDecoder().decode(secret.getData().get("key"))).hasSize(48);
+
+    List<HasMetadata> existing = render(Map.of("signingKey.existingSecret", "my-key"));
+    assertThat(existing).noneMatch(Secret.class::isInstance);
+    assertThat(
+            existing.stream()
+                .filter(Deployment.class::isInstance)
+                .map(Deployment.class::cast)
+                .findFirst()
+                .orElseThrow()
+                .getSpec()
+                .getTemplate()
+                .getSpec()
+                .getVolumes())
+        .anySatisfy(
+            v ->
+                assertThat(v.getSecret() == null ? null : v.getSecret().getSecretName())
+                    .isEqualTo("my-key"));
+  }
+
+  @Test
+  void anUpgradeKeepsTheKeyAlreadyInTheCluster() {
+    String key = java.util.Base64.getEncoder().encodeToString("k".repeat(48).getBytes());
+    try (var client = CLUSTER.createClient()) {
+      client
+          .secrets()
+          .inNamespace("vnpu-system")
+          .resource(
+              new io.fabric8.kubernetes.api.model.SecretBuilder()
+                  .withNewMetadata()
+                  .withName("release-name-vnpu-signing")
+                  .endMetadata()
+                  .addToData("key", key)
+                  .build())
+          .create();
+      Secret rendered =
+          render(Map.of()).stream()
+              .filter(Secret.class::isInstance)
+              .map(Secret.class::cast)
+              .findFirst()
+              .orElseThrow();
+      assertThat(rendered.getData()).containsEntry("key", key);
+      client.secrets().inNamespace("vnpu-system").withName("release-name-vnpu-signing").delete();
+    }
+  }
+
+  @Test
+  void theVolcanoConfigurationNamesOurVerbsAndListsTheManagedResources() throws IOException {
+    JsonNode config =
+        YAML.readTree(configMap("volcano-scheduler-configmap", "volcano-scheduler.conf"));
+    JsonNode arguments = null;
+    for (JsonNode tier : config.path("tiers")) {
+      for (JsonNode plugin : tier.path("plugins")) {
+        if (plugin.path("name").asText().equals("extender")) {
+          arguments = plugin.path("arguments");
+        }
+      }
+    }
+    assertThat(arguments).isNotNull();
+    assertThat(arguments.path("extender.urlPrefix").asText())
+        .isEqualTo("http://release-name-vnpu-scheduler.vnpu-system.svc:9401/volcano");
+    List<String> verbs = new ArrayList<>();
+    arguments
+        .properties()
+        .forEach(
+            e -> {
+              if (e.getKey().endsWith("Verb")) {
+                verbs.add(e.getValue().asText());
+              }
+            });
+    assertThat(verbs)
+        .containsExactlyInAnyOrder(
+            "onSessionOpen",
+            "onSessionClose",
+            "predicate",
+            "prioritize",
+            "allocateFunc",
+            "deallocateFunc");
+    assertThat(arguments.path("extender.managedResources").isArray()).isTrue();
+    assertThat(arguments.path("extender.managedResources").get(0).asText())
+        .isEqualTo(ResourceNames.VNPU_NUMBER);
+  }
+
+  @Test
+  void theKubeSchedulerProfileBindsThroughUsAndManagesOnlyOurResources() throws IOException {
+    JsonNode config =
+        YAML.readTree(configMap("release-name-vnpu-kube-scheduler", "kube-scheduler-config.yaml"));
+    assertThat(config.path("apiVersion").asText()).isEqualTo("kubescheduler.config.k8s.io/v1");
+    assertThat(config.path("profiles").get(0).path("schedulerName").asText())
+        .isEqualTo("vnpu-scheduler");
+    JsonNode extender = config.path("extenders").get(0);
+    assertThat(extender.path("urlPrefix").asText()).endsWith(".vnpu-system.svc:9401/kube");
+    assertThat(extender.path("filterVerb").asText()).isEqualTo("filter");
+    assertThat(extender.path("prioritizeVerb").asText()).isEqualTo("prioritize");
+    assertThat(extender.path("bindVerb").asText()).isEqualTo("bind");
+    assertThat(extender.path("nodeCacheCapable").asBoolean()).isTrue();
+    List<String> managed = new ArrayList<>();
+    extender.path("managedResources").forEach(r -> managed.add(r.path("name").asText()));
+    assertThat(managed).allMatch(ResourceNames::isVnpuResource).contains(ResourceNames.VNPU_NUMBER);
+  }
+
+  private String configMap(String name, String key) {
+    return render(
+            Map.of("scheduler.volcano.enabled", true, "scheduler.kubeScheduler.enabled", true))
+        .stream()
+        .filter(ConfigMap.class::isInstance)
+        .map(ConfigMap.class::cast)
+        .filter(c -> c.getMetadata().getName().equals(name))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no ConfigMap " + name))
+        .getData()
+        .get(key);
+  }
+
+  private List<HasMetadata> render(Map<String, Object> values) {
+    TemplateCommand template =
+        new Helm(CHART).template().withName("release-name").withNamespace("vnpu-system");
+    values.forEach(template::set);
+    List<HasMetadata> objects = new ArrayList<>();
+    for (String document : template.call().split("(?m)^---\\s*$")) {
+      if (document.lines().anyMatch(line -> line.startsWith("kind:"))) {
+        objects.add(serialization.unmarshal(document, HasMetadata.class));
+      }
+    }
+    return objects;
+  }
+
+  private static TreeSet<String> set(String... verbs) {
+    return new TreeSet<>(List.of(verbs));
+  }
+}
