@@ -1,6 +1,7 @@
 package org.vnpu.api.payload;
 
 import org.vnpu.api.AiCorePolicy;
+import org.vnpu.api.ShimContract;
 
 /**
  * One shared chip as the runtime shim sees it: the container's {@code ordinal}-th visible device.
@@ -13,6 +14,16 @@ import org.vnpu.api.AiCorePolicy;
  */
 public record ShimDevice(
     String dieId, long memoryBytes, int cores, AiCorePolicy policy, String regionDirectory) {
+
+  /** The shim's view of a soft share the scheduler assigned; its region directory is the chip's. */
+  public static ShimDevice of(VnpuAssignment vnpu) {
+    return new ShimDevice(
+        vnpu.dieId(),
+        vnpu.memoryMiB() << 20,
+        vnpu.cores(),
+        vnpu.policy(),
+        ShimContract.chipDirectory(vnpu.dieId()));
+  }
 
   public ShimDevice {
     Checks.text(dieId, "dieId");

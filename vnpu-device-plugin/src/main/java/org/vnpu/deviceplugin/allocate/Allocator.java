@@ -19,7 +19,6 @@ import org.slf4j.LoggerFactory;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.BindPhase;
 import org.vnpu.api.LogLevel;
-import org.vnpu.api.ShimContract;
 import org.vnpu.api.SplitMode;
 import org.vnpu.api.codec.MalformedPayloadException;
 import org.vnpu.api.codec.PayloadCodec;
@@ -160,17 +159,7 @@ public final class Allocator {
   }
 
   private ShimConfig shimConfig(AllocationGate.Admission admission) {
-    List<ShimDevice> devices =
-        admission.container().vnpus().stream()
-            .map(
-                vnpu ->
-                    new ShimDevice(
-                        vnpu.dieId(),
-                        vnpu.memoryMiB() << 20,
-                        vnpu.cores(),
-                        vnpu.policy(),
-                        ShimContract.chipDirectory(vnpu.dieId())))
-            .toList();
+    List<ShimDevice> devices = admission.container().vnpus().stream().map(ShimDevice::of).toList();
     return new ShimConfig(
         admission.pod().uid(),
         admission.pod().namespace(),

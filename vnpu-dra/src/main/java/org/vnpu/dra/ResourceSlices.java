@@ -1,0 +1,173 @@
+package org.vnpu.dra;
+
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.resource.v1.CapacityRequestPolicy;
+import io.fabric8.kubernetes.api.model.resource.v1.CapacityRequestPolicyRange;
+import io.fabric8.kubernetes.api.model.resource.v1.Counter;
+import io.fabric8.kubernetes.api.model.resource.v1.CounterSet;
+import io.fabric8.kubernetes.api.model.resource.v1.Device;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttribute;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacity;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceCounterConsumption;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourcePool;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceSpec;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.vnpu.api.payload.RegisteredChip;
+
+/**
+ * A node's devices as {@code resource.k8s.io/v1} ResourceSlices: one pool named after the node;
+ * devices at most 128 per slice (64 when they consume counters); with partitionable devices the
+ * chips' counter sets in a slice of their own (the 1.35+ rule: a slice holds devices or counters).
+ *
+ * <p>Every device has the attributes CEL selectors use — {@code type}, {@code dieID}, {@code
+ * index}, {@code numaNode}, {@code interconnectGroup}, {@code splitMode}, {@code aiCores} (the
+ * chip's), {@code wholeCard} — and the capacities {@code aiCore} (percent) and {@code memory}.
+ */
+public final class ResourceSlices {
+
+  static final String AI_CORE = "aiCore";
+  static final String MEMORY = "memory";
+
+  private ResourceSlices() {}
+
+  /** The slices of {@code devices}, generation {@code generation} of the node's pool. */
+  public static List<ResourceSlice> of(
+      String driver, String node, long generation, NodeDevices devices) {
+    boolean counters = devices.sharing() == Sharing.PARTITIONABLE;
+    List<ResourceSliceSpec> specs = new ArrayList<>();
+    if (counters) {
+      ResourceSliceSpec counterSlice = spec(driver, node);
+      counterSlice.setSharedCounters(
+          devices.chips().stream().map(ResourceSlices::counterSet).toList());
+      specs.add(counterSlice);
+    }
+    int perSlice = counters ? 64 : 128;
+    List<Device> all = devices.devices().stream().map(npu -> device(npu, counters)).toList();
+    for (int from = 0; from < all.size(); from += perSlice) {
+      ResourceSliceSpec spec = spec(driver, node);
+      spec.setDevices(all.subList(from, Math.min(all.size(), from + perSlice)));
+      specs.add(spec);
+    }
+    if (specs.isEmpty()) {
+      specs.add(spec(driver, node)); // an empty pool still says "this node has none now"
+    }
+    List<ResourceSlice> slices = new ArrayList<>();
+    for (int i = 0; i < specs.size(); i++) {
+      ResourceSliceSpec spec = specs.get(i);
+      ResourcePool pool = new ResourcePool();
+      pool.setName(node);
+      pool.setGeneration(generation);
+      pool.setResourceSliceCount((long) specs.size());
+      spec.setPool(pool);
+      ResourceSlice slice = new ResourceSlice();
+      slice.setMetadata(new ObjectMeta());
+      slice.getMetadata().setName(sliceName(driver, node, i));
+      slice.setSpec(spec);
+      slices.add(slice);
+    }
+    return slices;
+  }
+
+  /** The name of slice {@code index} of the node's pool. */
+  public static String sliceName(String driver, String node, int index) {
+    return node + "-" + driver.replace('.', '-') + "-" + index;
+  }
+
+  private static ResourceSliceSpec spec(String driver, String node) {
+    ResourceSliceSpec spec = new ResourceSliceSpec();
+    spec.setDriver(driver);
+    spec.setNodeName(node);
+    return spec;
+  }
+
+  /** The counter set of chip {@code index} (partitionable devices). */
+  static String counterSet(int index) {
+    return "npu-" + index;
+  }
+
+  private static CounterSet counterSet(RegisteredChip chip) {
+    CounterSet set = new CounterSet();
+    set.setName(counterSet(chip.index()));
+    set.setCounters(counters(100, chip.memoryMiB()));
+    return set;
+  }
+
+  private static Map<String, Counter> counters(int cores, long memoryMiB) {
+    Map<String, Counter> counters = new LinkedHashMap<>();
+    counters.put(AI_CORE, new Counter(new Quantity(Integer.toString(cores))));
+    counters.put(MEMORY, new Counter(new Quantity(memoryMiB + "Mi")));
+    return counters;
+  }
+
+  private static Device device(NodeDevices.NpuDevice npu, boolean consumesCounters) {
+    RegisteredChip chip = npu.chip();
+    Map<String, DeviceAttribute> attributes = new LinkedHashMap<>();
+    attributes.put("type", text(chip.chipType()));
+    attributes.put("dieID", text(chip.dieId()));
+    attributes.put("index", number(chip.index()));
+    attributes.put("numaNode", number(chip.numaNode()));
+    attributes.put("interconnectGroup", text(chip.interconnectGroup()));
+    attributes.put("splitMode", text("soft"));
+    attributes.put("aiCores", number(chip.aiCores()));
+    DeviceAttribute whole = new DeviceAttribute();
+    whole.setBool(npu.wholeCard());
+    attributes.put("wholeCard", whole);
+
+    Map<String, DeviceCapacity> capacity = new LinkedHashMap<>();
+    DeviceCapacity cores = new DeviceCapacity();
+    cores.setValue(new Quantity(Integer.toString(npu.cores())));
+    DeviceCapacity memory = new DeviceCapacity();
+    memory.setValue(new Quantity(npu.memoryMiB() + "Mi"));
+    Device device = new Device();
+    device.setName(npu.name());
+    device.setAttributes(attributes);
+    if (npu.consumable()) {
+      cores.setRequestPolicy(policy("100", range("1", "100", "1")));
+      memory.setRequestPolicy(policy("1Gi", range("1Gi", npu.memoryMiB() + "Mi", "1Gi")));
+      device.setAllowMultipleAllocations(true);
+    }
+    capacity.put(AI_CORE, cores);
+    capacity.put(MEMORY, memory);
+    device.setCapacity(capacity);
+    if (consumesCounters) {
+      DeviceCounterConsumption consumption = new DeviceCounterConsumption();
+      consumption.setCounterSet(counterSet(chip.index()));
+      consumption.setCounters(counters(npu.cores(), npu.memoryMiB()));
+      device.setConsumesCounters(List.of(consumption));
+    }
+    return device;
+  }
+
+  private static CapacityRequestPolicy policy(
+      String defaultValue, CapacityRequestPolicyRange range) {
+    CapacityRequestPolicy policy = new CapacityRequestPolicy();
+    policy.setDefault(new Quantity(defaultValue));
+    policy.setValidRange(range);
+    return policy;
+  }
+
+  private static CapacityRequestPolicyRange range(String min, String max, String step) {
+    CapacityRequestPolicyRange range = new CapacityRequestPolicyRange();
+    range.setMin(new Quantity(min));
+    range.setMax(new Quantity(max));
+    range.setStep(new Quantity(step));
+    return range;
+  }
+
+  private static DeviceAttribute text(String value) {
+    DeviceAttribute attribute = new DeviceAttribute();
+    attribute.setString(value);
+    return attribute;
+  }
+
+  private static DeviceAttribute number(long value) {
+    DeviceAttribute attribute = new DeviceAttribute();
+    attribute.setInt(value);
+    return attribute;
+  }
+}

@@ -1,0 +1,194 @@
+package org.vnpu.kubelet;
+
+import io.grpc.ManagedChannel;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.vnpu.kubelet.dra.v1.Claim;
+import org.vnpu.kubelet.dra.v1.DRAPluginGrpc;
+import org.vnpu.kubelet.dra.v1.NodePrepareResourcesRequest;
+import org.vnpu.kubelet.dra.v1.NodePrepareResourcesResponse;
+import org.vnpu.kubelet.dra.v1.NodeUnprepareResourcesRequest;
+import org.vnpu.kubelet.dra.v1.NodeUnprepareResourcesResponse;
+import org.vnpu.kubelet.pluginregistration.InfoRequest;
+import org.vnpu.kubelet.pluginregistration.PluginInfo;
+import org.vnpu.kubelet.pluginregistration.RegistrationGrpc;
+import org.vnpu.kubelet.pluginregistration.RegistrationStatus;
+
+/**
+ * The DRA half of a kubelet, over real Unix sockets: watches the plugin-registration directory as
+ * the kubelet's plugin watcher does (sockets whose name starts with "." are ignored), calls {@code
+ * GetInfo}, accepts a {@code DRAPlugin} that supports {@code v1.DRAPlugin}, dials its endpoint and
+ * answers {@code NotifyRegistrationStatus}; a removed registration socket deregisters the plugin.
+ * Then it calls {@code NodePrepareResources} and {@code NodeUnprepareResources} as pods come and
+ * go.
+ */
+public final class DraKubeletEmulator implements AutoCloseable {
+
+  private final Path registry;
+  private final Map<Path, Plugin> bySocket = new ConcurrentHashMap<>();
+  private final List<String> rejections = new CopyOnWriteArrayList<>();
+  private final Set<Path> refused = ConcurrentHashMap.newKeySet();
+  private final ScheduledExecutorService watcher =
+      Executors.newSingleThreadScheduledExecutor(
+          runnable -> {
+            Thread thread = new Thread(runnable, "dra-plugin-watcher");
+            thread.setDaemon(true);
+            return thread;
+          });
+
+  /** A registered plugin. */
+  public record Plugin(PluginInfo info, ManagedChannel channel) {}
+
+  public DraKubeletEmulator(Path registry) {
+    this.registry = registry;
+  }
+
+  /** Starts watching the registration directory. */
+  public DraKubeletEmulator start() {
+    try {
+      Files.createDirectories(registry);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    watcher.scheduleWithFixedDelay(this::scan, 0, 20, TimeUnit.MILLISECONDS);
+    return this;
+  }
+
+  /** Registration attempts the kubelet refused, with the reason. */
+  public List<String> rejections() {
+    return List.copyOf(rejections);
+  }
+
+  /** The plugin registered as {@code driver}, waiting up to {@code timeout}. */
+  public Plugin awaitPlugin(String driver, Duration timeout) {
+    Instant deadline = Instant.now().plus(timeout);
+    while (Instant.now().isBefore(deadline)) {
+      for (Plugin plugin : bySocket.values()) {
+        if (plugin.info().getName().equals(driver)) {
+          return plugin;
+        }
+      }
+      sleep();
+    }
+    throw new IllegalStateException(
+        "no DRA plugin " + driver + " registered within " + timeout + "; refused: " + rejections);
+  }
+
+  /** Whether a plugin for {@code driver} is registered now. */
+  public boolean registered(String driver) {
+    return bySocket.values().stream().anyMatch(p -> p.info().getName().equals(driver));
+  }
+
+  public NodePrepareResourcesResponse prepare(String driver, List<Claim> claims) {
+    return DRAPluginGrpc.newBlockingStub(plugin(driver).channel())
+        .withDeadlineAfter(45, TimeUnit.SECONDS)
+        .nodePrepareResources(
+            NodePrepareResourcesRequest.newBuilder().addAllClaims(claims).build());
+  }
+
+  public NodeUnprepareResourcesResponse unprepare(String driver, List<Claim> claims) {
+    return DRAPluginGrpc.newBlockingStub(plugin(driver).channel())
+        .withDeadlineAfter(45, TimeUnit.SECONDS)
+        .nodeUnprepareResources(
+            NodeUnprepareResourcesRequest.newBuilder().addAllClaims(claims).build());
+  }
+
+  private Plugin plugin(String driver) {
+    return bySocket.values().stream()
+        .filter(p -> p.info().getName().equals(driver))
+        .findFirst()
+        .orElseThrow(() -> new IllegalStateException(driver + " is not registered"));
+  }
+
+  private void scan() {
+    List<Path> sockets;
+    try (Stream<Path> files = Files.list(registry)) {
+      sockets =
+          files
+              .filter(f -> !f.getFileName().toString().startsWith("."))
+              .filter(f -> f.getFileName().toString().endsWith(".sock"))
+              .toList();
+    } catch (IOException e) {
+      return;
+    }
+    for (Path known : List.copyOf(bySocket.keySet())) {
+      if (!sockets.contains(known)) {
+        bySocket.remove(known).channel().shutdownNow();
+      }
+    }
+    refused.retainAll(sockets);
+    for (Path socket : sockets) {
+      if (!bySocket.containsKey(socket) && !refused.contains(socket)) {
+        register(socket);
+      }
+    }
+  }
+
+  private void register(Path socket) {
+    ManagedChannel registration = UnixSockets.dial(socket);
+    try {
+      RegistrationGrpc.RegistrationBlockingStub stub =
+          RegistrationGrpc.newBlockingStub(registration).withDeadlineAfter(5, TimeUnit.SECONDS);
+      PluginInfo info = stub.getInfo(InfoRequest.getDefaultInstance());
+      String problem = validate(info);
+      stub.notifyRegistrationStatus(
+          RegistrationStatus.newBuilder()
+              .setPluginRegistered(problem == null)
+              .setError(problem == null ? "" : problem)
+              .build());
+      if (problem != null) {
+        rejections.add(socket.getFileName() + ": " + problem);
+        refused.add(socket);
+        return;
+      }
+      bySocket.put(socket, new Plugin(info, UnixSockets.dial(Path.of(info.getEndpoint()))));
+    } catch (RuntimeException e) {
+      rejections.add(socket.getFileName() + ": " + e.getMessage());
+      refused.add(socket);
+    } finally {
+      registration.shutdownNow();
+    }
+  }
+
+  private static String validate(PluginInfo info) {
+    if (!info.getType().equals(KubeletPlugins.DRA_PLUGIN)) {
+      return "plugin type " + info.getType() + " is not " + KubeletPlugins.DRA_PLUGIN;
+    }
+    if (!info.getSupportedVersionsList().contains(KubeletPlugins.DRA_V1)) {
+      return "none of " + info.getSupportedVersionsList() + " is " + KubeletPlugins.DRA_V1;
+    }
+    if (!Path.of(info.getEndpoint()).isAbsolute() || !Files.exists(Path.of(info.getEndpoint()))) {
+      return "endpoint " + info.getEndpoint() + " is not an existing absolute path";
+    }
+    return null;
+  }
+
+  private static void sleep() {
+    try {
+      Thread.sleep(10);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+
+  @Override
+  public void close() {
+    watcher.shutdownNow();
+    bySocket.values().forEach(plugin -> plugin.channel().shutdownNow());
+    bySocket.clear();
+  }
+}
