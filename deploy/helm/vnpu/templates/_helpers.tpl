@@ -34,3 +34,25 @@ app.kubernetes.io/component: {{ index . 1 }}
 {{- define "vnpu.schedulerUrl" -}}
 http://{{ include "vnpu.fullname" . }}-scheduler.{{ .Release.Namespace }}.svc:{{ .Values.scheduler.port }}
 {{- end -}}
+
+{{/* The init container that puts the shim on the host: copied beside, then renamed, so containers
+that already map the old shim keep their file. */}}
+{{- define "vnpu.shimInstaller" -}}
+- name: install-shim
+  image: {{ include "vnpu.image" . }}
+  imagePullPolicy: {{ .Values.image.pullPolicy }}
+  command: ["sh", "-c", "cp /usr/local/vnpu/lib/libvnpu.so /host-shim/.libvnpu.so.new && mv /host-shim/.libvnpu.so.new /host-shim/libvnpu.so"]
+  resources:
+    requests: {cpu: 10m, memory: 16Mi}
+    limits: {cpu: 100m, memory: 64Mi}
+  volumeMounts:
+    - {name: shim, mountPath: /host-shim}
+{{- end -}}
+
+{{/* Whether the device plugin and the extender run: enabled, and DRA not chosen instead. */}}
+{{- define "vnpu.devicePluginOn" -}}
+{{- if and .Values.devicePlugin.enabled (not .Values.dra.enabled) }}true{{ end -}}
+{{- end -}}
+{{- define "vnpu.schedulerOn" -}}
+{{- if and .Values.scheduler.enabled (not .Values.dra.enabled) }}true{{ end -}}
+{{- end -}}

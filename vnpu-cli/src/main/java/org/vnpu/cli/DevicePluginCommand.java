@@ -5,17 +5,13 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.Callable;
-import org.vnpu.api.LogLevel;
 import org.vnpu.api.SplitMode;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.payload.NodeRegistration;
 import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.deviceplugin.DevicePlugin;
 import org.vnpu.deviceplugin.DevicePluginSettings;
-import org.vnpu.deviceplugin.allocate.Handouts;
 import org.vnpu.deviceplugin.kubelet.KubeletRegistrar;
 import org.vnpu.driver.NpuDriver;
 import picocli.CommandLine.Command;
@@ -75,40 +71,7 @@ final class DevicePluginCommand implements Callable<Integer> {
       description = "The kubelet's device-plugin directory (default: ${DEFAULT-VALUE}).")
   Path kubeletDirectory = KubeletRegistrar.DEFAULT_DIRECTORY;
 
-  @Option(
-      names = "--state-dir",
-      paramLabel = "DIR",
-      defaultValue = "/var/run/vnpu",
-      description =
-          "Where per-pod shim configs, per-chip shared regions and the preload file live; must be"
-              + " a host path (default: ${DEFAULT-VALUE}).")
-  Path stateDirectory;
-
-  @Option(
-      names = "--shim-library",
-      paramLabel = "FILE",
-      defaultValue = "/usr/local/vnpu/lib/libvnpu.so",
-      description =
-          "libvnpu.so on the host, mounted into soft-mode containers (default: ${DEFAULT-VALUE}).")
-  Path shimLibrary;
-
-  @Option(
-      names = "--driver-mount",
-      paramLabel = "PATH",
-      description =
-          "Driver path to mount read-only into every NPU container, where it exists; repeat for"
-              + " several. Default: the Ascend driver's lib64, version.info, ascend_install.info,"
-              + " /usr/local/dcmi and npu-smi.")
-  List<Path> driverMounts = new ArrayList<>(Handouts.DRIVER_MOUNTS);
-
-  @Option(
-      names = "--shim-log-level",
-      paramLabel = "LEVEL",
-      defaultValue = "info",
-      converter = LogLevelConverter.class,
-      description =
-          "Log level of the shim in containers: error, warn, info, debug (default: ${DEFAULT-VALUE}).")
-  LogLevel shimLogLevel;
+  @Mixin HandoutOptions handout;
 
   @Option(
       names = "--poll-interval",
@@ -160,12 +123,12 @@ final class DevicePluginCommand implements Callable<Integer> {
         new DevicePluginSettings(
             node,
             kubeletDirectory,
-            stateDirectory,
+            handout.stateDirectory,
             splitMode,
-            shimLibrary,
-            driverMounts,
+            handout.shimLibrary,
+            handout.driverMounts,
             maxSharesPerChip,
-            shimLogLevel,
+            handout.shimLogLevel,
             pollInterval,
             heartbeatInterval,
             cleanupInterval);

@@ -171,9 +171,67 @@ class HelmChartTest {
   }
 
   @Test
+  void draReplacesTheDevicePluginAndTheExtender() {
+    List<HasMetadata> objects = render(Map.of("dra.enabled", true, "dra.sharing", "partitionable"));
+
+    assertThat(objects).noneMatch(Deployment.class::isInstance).noneMatch(Secret.class::isInstance);
+    List<DaemonSet> daemonSets =
+        objects.stream().filter(DaemonSet.class::isInstance).map(DaemonSet.class::cast).toList();
+    assertThat(daemonSets)
+        .extracting(d -> d.getMetadata().getName())
+        .containsExactlyInAnyOrder("release-name-vnpu-dra-driver", "release-name-vnpu-exporter");
+    Container driver =
+        daemonSets.stream()
+            .filter(d -> d.getMetadata().getName().endsWith("dra-driver"))
+            .findFirst()
+            .orElseThrow()
+            .getSpec()
+            .getTemplate()
+            .getSpec()
+            .getContainers()
+            .get(0);
+    CommandLine.ParseResult parsed =
+        VnpuCommand.commandLine().parseArgs(driver.getArgs().toArray(String[]::new));
+    assertThat(parsed.subcommand().commandSpec().name()).isEqualTo("dra-driver");
+    assertThat(driver.getArgs()).contains("--sharing=partitionable");
+    assertThat(objects)
+        .filteredOn(io.fabric8.kubernetes.api.model.resource.v1.DeviceClass.class::isInstance)
+        .singleElement()
+        .satisfies(c -> assertThat(c.getMetadata().getName()).isEqualTo("vnpu.huawei.com"));
+    assertThat(verbs(objects))
+        .containsEntry(
+            "vnpu-dra-driver",
+            Map.of(
+                "nodes", set("get"),
+                "resourceslices", set("get", "list", "create", "update", "delete"),
+                "resourceclaims", set("get")))
+        .doesNotContainKeys("vnpu-device-plugin", "vnpu-scheduler");
+  }
+
+  @Test
   void rbacGrantsEachComponentOnlyWhatItUses() {
+    assertThat(verbs(render(Map.of())))
+        .isEqualTo(
+            Map.of(
+                "vnpu-device-plugin",
+                Map.of("nodes", set("get", "patch", "update"), "pods", set("get", "patch")),
+                "vnpu-exporter",
+                Map.of("nodes", set("get"), "pods", set("get", "list", "watch")),
+                "vnpu-scheduler",
+                Map.of(
+                    "nodes", set("get", "list", "watch", "patch", "update"),
+                    "pods", set("get", "list", "watch", "patch"),
+                    "pods/binding", set("create"),
+                    "bindings", set("create"),
+                    "events", set("create")),
+                "vnpu-scheduler-leader",
+                Map.of("leases", set("get", "create", "update"))));
+  }
+
+  /** Verbs by resource, by role (release prefix dropped). */
+  private static Map<String, Map<String, TreeSet<String>>> verbs(List<HasMetadata> objects) {
     Map<String, Map<String, TreeSet<String>>> granted = new TreeMap<>();
-    for (HasMetadata object : render(Map.of())) {
+    for (HasMetadata object : objects) {
       List<PolicyRule> rules =
           object instanceof ClusterRole role
               ? role.getRules()
@@ -191,22 +249,7 @@ class HelmChartTest {
         }
       }
     }
-    assertThat(granted)
-        .isEqualTo(
-            Map.of(
-                "vnpu-device-plugin",
-                Map.of("nodes", set("get", "patch", "update"), "pods", set("get", "patch")),
-                "vnpu-exporter",
-                Map.of("nodes", set("get"), "pods", set("get", "list", "watch")),
-                "vnpu-scheduler",
-                Map.of(
-                    "nodes", set("get", "list", "watch", "patch", "update"),
-                    "pods", set("get", "list", "watch", "patch"),
-                    "pods/binding", set("create"),
-                    "bindings", set("create"),
-                    "events", set("create")),
-                "vnpu-scheduler-leader",
-                Map.of("leases", set("get", "create", "update"))));
+    return granted;
   }
 
   @Test
