@@ -8,11 +8,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.HttpURLConnection;
 import java.net.InetSocketAddress;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
@@ -110,14 +106,30 @@ public class SchedulerBenchmark {
     api.close();
   }
 
+  /** Each benchmark thread's own kept-alive connection. */
+  @State(Scope.Thread)
+  public static class Connection {
+    KeepAliveClient client;
+
+    @Setup(Level.Trial)
+    public void open(SchedulerBenchmark bench) throws IOException {
+      client = new KeepAliveClient(bench.service.port());
+    }
+
+    @TearDown(Level.Trial)
+    public void close() throws IOException {
+      client.close();
+    }
+  }
+
   @Benchmark
   @BenchmarkMode(Mode.Throughput)
   @OutputTimeUnit(TimeUnit.SECONDS)
   @Threads(4)
   @Warmup(iterations = 2, time = 5)
   @Measurement(iterations = 3, time = 10)
-  public String volcanoPredicate() throws Exception {
-    return post("/volcano/predicate", predicate);
+  public byte[] volcanoPredicate(Connection connection) throws Exception {
+    return connection.client.post("/volcano/predicate", predicate);
   }
 
   @Benchmark
@@ -125,8 +137,8 @@ public class SchedulerBenchmark {
   @OutputTimeUnit(TimeUnit.MILLISECONDS)
   @Warmup(iterations = 2, time = 5)
   @Measurement(iterations = 3, time = 10)
-  public String kubeFilter5000Nodes() throws Exception {
-    return post("/kube/filter", filter);
+  public byte[] kubeFilter5000Nodes(Connection connection) throws Exception {
+    return connection.client.post("/kube/filter", filter);
   }
 
   /** A pod created for each bind and released after it. */
@@ -155,38 +167,20 @@ public class SchedulerBenchmark {
   @OutputTimeUnit(TimeUnit.MILLISECONDS)
   @Warmup(iterations = 2, time = 5)
   @Measurement(iterations = 3, time = 10)
-  public String kubeBind(Unbound unbound) throws Exception {
+  public String kubeBind(Unbound unbound, Connection connection) throws Exception {
     Map<String, String> args = new LinkedHashMap<>();
     args.put("PodName", unbound.pod.getMetadata().getName());
     args.put("PodNamespace", "serving");
     args.put("PodUID", unbound.pod.getMetadata().getUid());
     args.put("Node", "node-" + (pods % 8));
-    String result = post("/kube/bind", JSON.writeValueAsBytes(args));
+    String result =
+        new String(
+            connection.client.post("/kube/bind", JSON.writeValueAsBytes(args)),
+            StandardCharsets.UTF_8);
     if (!result.contains("\"Error\":\"\"")) {
       throw new IllegalStateException(result);
     }
     return result;
-  }
-
-  /**
-   * One POST over a kept-alive connection. HttpURLConnection rather than java.net.http: under this
-   * load the JDK 17 HttpClient intermittently fails with "header parser received no bytes" against
-   * any server (seen with both the JDK server and Jetty).
-   */
-  private String post(String path, byte[] body) throws Exception {
-    HttpURLConnection connection =
-        (HttpURLConnection)
-            URI.create("http://127.0.0.1:" + service.port() + path).toURL().openConnection();
-    connection.setRequestMethod("POST");
-    connection.setDoOutput(true);
-    connection.setRequestProperty("Content-Type", "application/json");
-    connection.setFixedLengthStreamingMode(body.length);
-    try (OutputStream out = connection.getOutputStream()) {
-      out.write(body);
-    }
-    try (InputStream in = connection.getInputStream()) {
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    }
   }
 
   private static Node node(String name, PayloadCodec codec) {

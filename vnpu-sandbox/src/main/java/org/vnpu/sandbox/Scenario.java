@@ -49,6 +49,10 @@ public final class Scenario {
   /** The namespace the scenario's pods live in. */
   public static final String NAMESPACE = "default";
 
+  /** The share pair: fixed AI Core percent by pod, both pinned to {@link #SHARED_CHIP}. */
+  private static final Map<String, Integer> SHARES =
+      new TreeMap<>(Map.of("share-a", 30, "share-b", 60));
+
   /** The chip the share pair is pinned to, by die ID. */
   static final String SHARED_CHIP = "SIM-mixed-1";
 
@@ -188,24 +192,18 @@ public final class Scenario {
 
     progress.accept(
         "[2/5] two pods sharing " + SHARED_CHIP + " at fixed AI Core shares of 30 % and 60 %");
-    create(
-        inference(
-            "share-a",
-            30,
-            8,
-            "fixed-share",
-            Map.of(AnnotationKeys.USE_NPU_DIE_ID, SHARED_CHIP),
-            Map.of()));
-    create(
-        inference(
-            "share-b",
-            60,
-            8,
-            "fixed-share",
-            Map.of(AnnotationKeys.USE_NPU_DIE_ID, SHARED_CHIP),
-            Map.of()));
-    settle(List.of("share-a", "share-b"));
-    all.addAll(List.of("share-a", "share-b"));
+    for (Map.Entry<String, Integer> share : SHARES.entrySet()) {
+      create(
+          inference(
+              share.getKey(),
+              share.getValue(),
+              8,
+              "fixed-share",
+              Map.of(AnnotationKeys.USE_NPU_DIE_ID, SHARED_CHIP),
+              Map.of()));
+    }
+    settle(List.copyOf(SHARES.keySet()));
+    all.addAll(SHARES.keySet());
     measureShares();
 
     progress.accept("[3/5] a pod with a 4 GiB quota whose model needs 6 GiB");
@@ -410,23 +408,25 @@ public final class Scenario {
     Thread.sleep(1000);
     scrape(metrics);
     Thread.sleep(5000);
-    Map<String, Double> shares = new TreeMap<>();
+    Map<String, Double> measured = new TreeMap<>();
     for (Sample sample : samples(scrape(metrics), "vnpu_container_aicore_share_ratio")) {
       String pod = sample.labels().get("pod");
-      if (pod.startsWith("share-")) {
-        shares.put(pod, sample.value());
+      if (SHARES.containsKey(pod)) {
+        measured.put(pod, sample.value());
       }
     }
-    double a = shares.getOrDefault("share-a", -1.0);
-    double b = shares.getOrDefault("share-b", -1.0);
-    String detail =
-        String.format("share-a %.1f %% (30 %%), share-b %.1f %% (60 %%)", a * 100, b * 100);
+    List<String> details = new ArrayList<>();
+    boolean within = true;
+    for (Map.Entry<String, Integer> share : SHARES.entrySet()) {
+      double got = measured.getOrDefault(share.getKey(), -1.0);
+      within &= Math.abs(got - share.getValue() / 100.0) <= SHARE_TOLERANCE;
+      details.add(String.format("%s %.1f %% (%d %%)", share.getKey(), got * 100, share.getValue()));
+    }
+    String detail = String.join(", ", details);
     progress.accept("      measured by the exporter over 5 s: " + detail);
     checks.add(
         new Check(
-            "two pods on one chip get their fixed AI Core shares within 5 points",
-            Math.abs(a - 0.30) <= SHARE_TOLERANCE && Math.abs(b - 0.60) <= SHARE_TOLERANCE,
-            detail));
+            "two pods on one chip get their fixed AI Core shares within 5 points", within, detail));
   }
 
   private void checkQuota() throws IOException {

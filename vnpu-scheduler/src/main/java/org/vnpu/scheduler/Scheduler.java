@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.api.AnnotationKeys;
@@ -224,7 +225,8 @@ public final class Scheduler {
       events.unschedulable(pod, e.getMessage());
       throw e;
     }
-    PlacementContext context = context();
+    Function<NodeState, NodeFit> feasible =
+        PlacementEngine.feasibility(request, HostResources.NONE, context());
     Map<String, Verdict> verdicts = new LinkedHashMap<>();
     Map<String, Rejection> rejections = new LinkedHashMap<>();
     int unknown = 0;
@@ -237,7 +239,7 @@ public final class Scheduler {
             new Verdict("node has no vNPU inventory (" + AnnotationKeys.NODE_REGISTER + ")", true));
         continue;
       }
-      NodeFit fit = PlacementEngine.fit(request, HostResources.NONE, node.get(), context);
+      NodeFit fit = feasible.apply(node.get());
       if (fit instanceof NodeFit.Rejected rejected) {
         rejections.put(name, rejected.rejection());
         this.rejected.merge(rejected.rejection().kind(), 1L, Long::sum);

@@ -38,6 +38,15 @@ final class NodePlanner {
 
     /** Whether {@code node} can take the pod, with its plan and score or why not. */
     NodeFit fit(NodeState node) {
+      return fit(node, true);
+    }
+
+    /** As {@link #fit(NodeState)} without ranking the node: a fitting plan's score is NaN. */
+    NodeFit feasible(NodeState node) {
+      return fit(node, false);
+    }
+
+    private NodeFit fit(NodeState node, boolean scored) {
       Rejection refused = nodeLevel(node);
       if (refused != null) {
         return new NodeFit.Rejected(refused);
@@ -49,7 +58,8 @@ final class NodePlanner {
           return new NodeFit.Rejected(rejected);
         }
       }
-      double score = nodeScorer.score(node, planner.working, planner.hostAfter, context);
+      double score =
+          scored ? nodeScorer.score(node, planner.working, planner.hostAfter, context) : Double.NaN;
       return new NodeFit.Fits(new NodePlan(node, List.copyOf(planner.steps), host), score);
     }
 

@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.NodeState;
 import org.vnpu.core.request.PodRequest;
@@ -21,6 +22,15 @@ public final class PlacementEngine {
   public static NodeFit fit(
       PodRequest request, HostResources host, NodeState node, PlacementContext context) {
     return new NodePlanner.ForPod(request, host, context).fit(node);
+  }
+
+  /**
+   * The question a filter asks of many nodes: whether each can take the pod, without ranking them
+   * (a fitting plan's score is NaN), so the cost of scoring is left to the nodes that are scored.
+   */
+  public static Function<NodeState, NodeFit> feasibility(
+      PodRequest request, HostResources host, PlacementContext context) {
+    return new NodePlanner.ForPod(request, host, context)::feasible;
   }
 
   /** The best node for the pod, or why there is none. */

@@ -36,6 +36,22 @@ class PlacementEngineTest {
           "huawei.com/vnpu-pod-device-scheduler-policy", "spread");
 
   @Test
+  void feasibilityAnswersAsFitDoesWithoutRankingTheNode() {
+    NodeState node = NodeState.idle(node("n", "910B3", 1), HostResources.UNTRACKED, Fixtures.NOW);
+    PodRequest fits = pod("p", Map.of(), "number=1", "cores=30", "memory.1Gi=8");
+    PodRequest tooBig = pod("q", Map.of(), "number=1", "cores=30", "memory.1Gi=80");
+
+    NodeFit feasible = PlacementEngine.feasibility(fits, HostResources.NONE, context()).apply(node);
+    NodeFit fit = PlacementEngine.fit(fits, HostResources.NONE, node, context());
+
+    assertThat(feasible).isInstanceOf(NodeFit.Fits.class);
+    assertThat(((NodeFit.Fits) feasible).score()).isNaN();
+    assertThat(((NodeFit.Fits) feasible).plan()).isEqualTo(((NodeFit.Fits) fit).plan());
+    assertThat(PlacementEngine.feasibility(tooBig, HostResources.NONE, context()).apply(node))
+        .isEqualTo(PlacementEngine.fit(tooBig, HostResources.NONE, node, context()));
+  }
+
+  @Test
   void binpackPutsShareOnTheFullestChipThatFits() {
     Ledger ledger = ledger(node("a2", "910B3", 2));
     placeAndApply(ledger, pod("p1", BINPACK, "number=1", "cores=30", "memory.1Gi=8"), context());
