@@ -23,6 +23,7 @@ final class NodePlanner {
     private final PlacementContext context;
     private final Instant heartbeatCutoff;
     private final boolean shares;
+    private final boolean singleVnpu;
     private final NodeScorer nodeScorer;
     private final ChipScorer chipScorer;
 
@@ -32,6 +33,7 @@ final class NodePlanner {
       this.context = context;
       this.heartbeatCutoff = context.now().minus(context.heartbeatTolerance());
       this.shares = request.containers().stream().anyMatch(c -> !c.wholeCard());
+      this.singleVnpu = request.containers().stream().mapToInt(ContainerRequest::count).sum() == 1;
       this.nodeScorer = context.scorers().nodeScorer(request.options());
       this.chipScorer = context.scorers().chipScorer(request.options());
     }
@@ -41,7 +43,10 @@ final class NodePlanner {
       return fit(node, true);
     }
 
-    /** As {@link #fit(NodeState)} without ranking the node: a fitting plan's score is NaN. */
+    /**
+     * As {@link #fit(NodeState)} without ranking: a fitting plan's score is NaN, and a pod of one
+     * vNPU takes the first chip that holds it (which chip does not change whether the node fits).
+     */
     NodeFit feasible(NodeState node) {
       return fit(node, false);
     }
@@ -51,7 +56,7 @@ final class NodePlanner {
       if (refused != null) {
         return new NodeFit.Rejected(refused);
       }
-      NodePlanner planner = new NodePlanner(this, node);
+      NodePlanner planner = new NodePlanner(this, node, !scored && singleVnpu);
       for (int c = 0; c < request.containers().size(); c++) {
         Rejection rejected = planner.place(c);
         if (rejected != null) {
@@ -93,8 +98,10 @@ final class NodePlanner {
   private final HostResources hostAfter;
   private final ChipScorer device;
   private final List<NodePlan.Step> steps = new ArrayList<>();
+  private final boolean firstFit;
 
-  private NodePlanner(ForPod pod, NodeState node) {
+  private NodePlanner(ForPod pod, NodeState node, boolean firstFit) {
+    this.firstFit = firstFit;
     this.request = pod.request;
     this.node = node;
     this.context = pod.context;
@@ -120,6 +127,11 @@ final class NodePlanner {
         VnpuSizer.Sized sized = taken[i] ? null : eligible(container, working[i], diagnosis);
         if (sized == null || repeatsAnEarlierCandidate(i, scored)) {
           continue;
+        }
+        if (firstFit) {
+          best = i;
+          bestSize = sized;
+          break;
         }
         scored[i] = true;
         double score =

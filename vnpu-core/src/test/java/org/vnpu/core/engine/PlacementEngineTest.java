@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.vnpu.api.AiCorePolicy;
+import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.SplitMode;
 import org.vnpu.api.payload.NodeLock;
 import org.vnpu.api.payload.VnpuAssignment;
@@ -37,7 +38,7 @@ class PlacementEngineTest {
 
   @Test
   void feasibilityAnswersAsFitDoesWithoutRankingTheNode() {
-    NodeState node = NodeState.idle(node("n", "910B3", 1), HostResources.UNTRACKED, Fixtures.NOW);
+    NodeState node = NodeState.idle(node("n", "910B3", 2), HostResources.UNTRACKED, Fixtures.NOW);
     PodRequest fits = pod("p", Map.of(), "number=1", "cores=30", "memory.1Gi=8");
     PodRequest tooBig = pod("q", Map.of(), "number=1", "cores=30", "memory.1Gi=80");
 
@@ -46,9 +47,42 @@ class PlacementEngineTest {
 
     assertThat(feasible).isInstanceOf(NodeFit.Fits.class);
     assertThat(((NodeFit.Fits) feasible).score()).isNaN();
-    assertThat(((NodeFit.Fits) feasible).plan()).isEqualTo(((NodeFit.Fits) fit).plan());
+    assertThat(fit).isInstanceOf(NodeFit.Fits.class);
     assertThat(PlacementEngine.feasibility(tooBig, HostResources.NONE, context()).apply(node))
         .isEqualTo(PlacementEngine.fit(tooBig, HostResources.NONE, node, context()));
+  }
+
+  @Test
+  void feasibilityAgreesWithFitOnAPartlyUsedNode() {
+    NodeState idle = NodeState.idle(node("n", "910B3", 2), HostResources.UNTRACKED, Fixtures.NOW);
+    NodeState node =
+        idle.withChips(
+            List.of(
+                idle.chips().get(0).plus(new ChipDemand(40960, 70, 0, 0, false)),
+                idle.chips().get(1).plus(new ChipDemand(8192, 20, 0, 0, false))),
+            HostResources.UNTRACKED);
+    List<PodRequest> pods =
+        List.of(
+            pod("a", Map.of(), "number=1", "cores=30", "memory.1Gi=8"),
+            pod("b", Map.of(), "number=1", "cores=90", "memory.1Gi=8"),
+            pod("c", Map.of(), "number=1", "cores=10", "memory.1Gi=60"),
+            pod("d", Map.of(), "number=1"),
+            pod("e", Map.of(), "number=2"),
+            pod(
+                "f",
+                Map.of(AnnotationKeys.USE_NPU_DIE_ID, "nope"),
+                "number=1",
+                "cores=10",
+                "memory.1Gi=1"));
+    for (PodRequest pod : pods) {
+      NodeFit fit = PlacementEngine.fit(pod, HostResources.NONE, node, context());
+      NodeFit feasible =
+          PlacementEngine.feasibility(pod, HostResources.NONE, context()).apply(node);
+      assertThat(feasible.getClass()).as(pod.uid()).isEqualTo(fit.getClass());
+      if (fit instanceof NodeFit.Rejected rejected) {
+        assertThat(feasible).as(pod.uid()).isEqualTo(rejected);
+      }
+    }
   }
 
   @Test
