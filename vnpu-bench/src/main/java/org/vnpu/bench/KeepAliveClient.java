@@ -1,12 +1,14 @@
 package org.vnpu.bench;
 
 import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 
 /**
  * The leanest HTTP/1.1 client a load generator needs: one kept-alive socket, a request written in
@@ -53,7 +55,7 @@ final class KeepAliveClient implements AutoCloseable {
     int length = -1;
     boolean chunked = false;
     for (String header = line(); !header.isEmpty(); header = line()) {
-      String lower = header.toLowerCase(java.util.Locale.ROOT);
+      String lower = header.toLowerCase(Locale.ROOT);
       if (lower.startsWith("content-length:")) {
         length = Integer.parseInt(header.substring(15).strip());
       } else if (lower.startsWith("transfer-encoding:") && lower.contains("chunked")) {
@@ -63,7 +65,7 @@ final class KeepAliveClient implements AutoCloseable {
     if (!chunked) {
       return in.readNBytes(length);
     }
-    java.io.ByteArrayOutputStream answer = new java.io.ByteArrayOutputStream();
+    ByteArrayOutputStream answer = new ByteArrayOutputStream();
     for (int size = Integer.parseInt(line().strip(), 16);
         size > 0;
         size = Integer.parseInt(line().strip(), 16)) {

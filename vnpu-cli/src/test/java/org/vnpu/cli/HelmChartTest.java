@@ -14,11 +14,13 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
@@ -30,6 +32,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -195,7 +198,7 @@ class HelmChartTest {
     assertThat(parsed.subcommand().commandSpec().name()).isEqualTo("dra-driver");
     assertThat(driver.getArgs()).contains("--sharing=partitionable");
     assertThat(objects)
-        .filteredOn(io.fabric8.kubernetes.api.model.resource.v1.DeviceClass.class::isInstance)
+        .filteredOn(DeviceClass.class::isInstance)
         .singleElement()
         .satisfies(c -> assertThat(c.getMetadata().getName()).isEqualTo("vnpu.huawei.com"));
     assertThat(verbs(objects))
@@ -262,7 +265,7 @@ class HelmChartTest {
             .orElseThrow();
     assertThat(secret.getMetadata().getAnnotations())
         .containsEntry("helm.sh/resource-policy", "keep");
-    assertThat(java.util.Base64.getDecoder().decode(secret.getData().get("key"))).hasSize(48);
+    assertThat(Base64.getDecoder().decode(secret.getData().get("key"))).hasSize(48);
 
     List<HasMetadata> existing = render(Map.of("signingKey.existingSecret", "my-key"));
     assertThat(existing).noneMatch(Secret.class::isInstance);
@@ -284,13 +287,13 @@ class HelmChartTest {
 
   @Test
   void anUpgradeKeepsTheKeyAlreadyInTheCluster() {
-    String key = java.util.Base64.getEncoder().encodeToString("k".repeat(48).getBytes());
+    String key = Base64.getEncoder().encodeToString("k".repeat(48).getBytes());
     try (var client = CLUSTER.createClient()) {
       client
           .secrets()
           .inNamespace("vnpu-system")
           .resource(
-              new io.fabric8.kubernetes.api.model.SecretBuilder()
+              new SecretBuilder()
                   .withNewMetadata()
                   .withName("release-name-vnpu-signing")
                   .endMetadata()

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAllocationResult;
@@ -16,6 +17,7 @@ import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Comparator;
@@ -278,10 +280,7 @@ class DraDriverTest {
         "chips:\n  - {type: 910B3, numaNode: 0}\n  - {type: 910B3, numaNode: 1, healthy: "
             + secondHealthy
             + "}\n");
-    Files.move(
-        temporary,
-        directory.resolve("inventory.yaml"),
-        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    Files.move(temporary, directory.resolve("inventory.yaml"), StandardCopyOption.REPLACE_EXISTING);
   }
 
   private List<ResourceSlice> slices() {
@@ -293,11 +292,7 @@ class DraDriverTest {
   /** Creates an allocated claim; returns the UID the API server gave it. */
   private String claim(String name, String device, Map<String, Quantity> consumed) {
     ResourceClaim claim = new ResourceClaim();
-    claim.setMetadata(
-        new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
-            .withName(name)
-            .withNamespace("serving")
-            .build());
+    claim.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace("serving").build());
     ResourceClaim created =
         client.resources(ResourceClaim.class).inNamespace("serving").resource(claim).create();
     DeviceRequestAllocationResult result = new DeviceRequestAllocationResult();
