@@ -68,7 +68,9 @@ else
     failed=1
 fi
 
-# AI Core shares, short runs with a tolerance of 3 percentage points (bench.sh measures longer).
+# AI Core shares, short runs (bench.sh measures longer): a cap may be exceeded by 3 points at most;
+# below a share the margin is 5 points, because a CPU-starved machine (a parallel build) delays
+# the processes' wake-ups and so lowers what they measure, not what the shim grants.
 share() { # expected-min expected-max container specs...
     local min=$1 max=$2
     shift 2
@@ -84,9 +86,9 @@ share() { # expected-min expected-max container specs...
         failed=1
     fi
 }
-share 27 33 a:fixed-share:30
-share 27 33 a:fixed-share:30 b:best-effort:0
-share 67 73 a:fixed-share:70 b:elastic:30
+share 25 33 a:fixed-share:30
+share 25 33 a:fixed-share:30 b:best-effort:0
+share 65 73 a:fixed-share:70 b:elastic:30
 share 85 100 a:elastic:30
 share 30 100 a:elastic:30 b:fixed-share:50
 share 85 100 a:best-effort:0

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.Callable;
+import org.vnpu.api.PlacementPolicy;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.scheduler.Leadership;
@@ -83,6 +84,26 @@ final class SchedulerCommand implements Callable<Integer> {
   Duration reservationTimeout;
 
   @Option(
+      names = "--default-node-policy",
+      paramLabel = "POLICY",
+      defaultValue = "fragmentation-aware",
+      converter = PlacementPolicyConverter.class,
+      description =
+          "How nodes are chosen for pods without huawei.com/vnpu-pod-node-scheduler-policy:"
+              + " binpack, spread or fragmentation-aware (default: ${DEFAULT-VALUE}).")
+  PlacementPolicy nodePolicy;
+
+  @Option(
+      names = "--default-device-policy",
+      paramLabel = "POLICY",
+      defaultValue = "fragmentation-aware",
+      converter = PlacementPolicyConverter.class,
+      description =
+          "How chips are chosen for pods without huawei.com/vnpu-pod-device-scheduler-policy:"
+              + " binpack, spread or fragmentation-aware (default: ${DEFAULT-VALUE}).")
+  PlacementPolicy devicePolicy;
+
+  @Option(
       names = "--leader-election-namespace",
       paramLabel = "NAMESPACE",
       defaultValue = "${env:POD_NAMESPACE}",
@@ -125,7 +146,8 @@ final class SchedulerCommand implements Callable<Integer> {
             client,
             catalog.load(),
             signer,
-            new SchedulerSettings(heartbeatTolerance, lockTimeout, reservationTimeout),
+            new SchedulerSettings(
+                heartbeatTolerance, lockTimeout, reservationTimeout, nodePolicy, devicePolicy),
             Clock.systemUTC());
     Leadership leadership =
         leaderNamespace == null || leaderNamespace.isBlank()

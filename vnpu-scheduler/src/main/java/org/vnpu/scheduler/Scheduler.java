@@ -103,7 +103,7 @@ public final class Scheduler {
       Clock clock) {
     this.client = client;
     this.catalog = catalog;
-    this.parser = new RequestParser(catalog);
+    this.parser = new RequestParser(catalog, settings.podDefaults());
     this.signer = signer;
     this.settings = settings;
     this.clock = clock;

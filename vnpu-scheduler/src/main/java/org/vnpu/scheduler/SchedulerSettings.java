@@ -1,6 +1,8 @@
 package org.vnpu.scheduler;
 
 import java.time.Duration;
+import org.vnpu.api.PlacementPolicy;
+import org.vnpu.core.request.PodOptions;
 
 /**
  * How the scheduler decides and how long its promises hold.
@@ -10,13 +12,32 @@ import java.time.Duration;
  *     after the pod's last container; an expired lock may be taken over)
  * @param reservationTimeout how long a reservation waits for its pod to be bound before it is
  *     released
+ * @param nodePolicy how nodes are chosen for a pod that names no policy
+ * @param devicePolicy how chips are chosen for a pod that names no policy
  */
 public record SchedulerSettings(
-    Duration heartbeatTolerance, Duration lockTimeout, Duration reservationTimeout) {
+    Duration heartbeatTolerance,
+    Duration lockTimeout,
+    Duration reservationTimeout,
+    PlacementPolicy nodePolicy,
+    PlacementPolicy devicePolicy) {
 
-  /** Heartbeat 2 min (the device plugin writes every 30 s), lock 2 min, reservation 1 min. */
+  /**
+   * Heartbeat 2 min (the device plugin writes every 30 s), lock 2 min, reservation 1 min; the
+   * policies of {@link PodOptions#defaults()}.
+   */
   public static SchedulerSettings defaults() {
+    PodOptions pods = PodOptions.defaults();
     return new SchedulerSettings(
-        Duration.ofMinutes(2), Duration.ofMinutes(2), Duration.ofMinutes(1));
+        Duration.ofMinutes(2),
+        Duration.ofMinutes(2),
+        Duration.ofMinutes(1),
+        pods.nodePolicy(),
+        pods.devicePolicy());
+  }
+
+  /** The options of a pod without vNPU annotations, with these policies. */
+  public PodOptions podDefaults() {
+    return PodOptions.defaults().withPolicies(nodePolicy, devicePolicy);
   }
 }

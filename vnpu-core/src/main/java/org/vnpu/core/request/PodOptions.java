@@ -29,4 +29,9 @@ public record PodOptions(
         PlacementPolicy.FRAGMENTATION_AWARE,
         null);
   }
+
+  /** These options with other placement policies (a cluster's defaults). */
+  public PodOptions withPolicies(PlacementPolicy node, PlacementPolicy device) {
+    return new PodOptions(mode, aiCpuLevel, node, device, dieId);
+  }
 }

@@ -25,13 +25,14 @@ final class PodOptionsReader {
   record PodAnnotations(PodOptions options, AiCorePolicy policy, String chipType) {}
 
   private final ChipCatalog catalog;
+  private final PodOptions defaults;
 
-  PodOptionsReader(ChipCatalog catalog) {
+  PodOptionsReader(ChipCatalog catalog, PodOptions defaults) {
     this.catalog = catalog;
+    this.defaults = defaults;
   }
 
   PodAnnotations read(Map<String, String> annotations, List<Problem> problems) {
-    PodOptions defaults = PodOptions.defaults();
     SplitMode mode =
         wire(annotations, AnnotationKeys.MODE, SplitMode.class, defaults.mode(), problems);
     AiCorePolicy policy =

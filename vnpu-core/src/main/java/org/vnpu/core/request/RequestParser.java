@@ -19,7 +19,14 @@ public final class RequestParser {
   private final ContainerRequestReader containers;
 
   public RequestParser(ChipCatalog catalog) {
-    this.options = new PodOptionsReader(catalog);
+    this(catalog, PodOptions.defaults());
+  }
+
+  /**
+   * @param defaults what a pod gets for an option it does not set (the cluster's policies)
+   */
+  public RequestParser(ChipCatalog catalog, PodOptions defaults) {
+    this.options = new PodOptionsReader(catalog, defaults);
     this.containers = new ContainerRequestReader(catalog);
   }
 

@@ -39,6 +39,31 @@ class RequestParserTest {
   }
 
   @Test
+  void aClustersDefaultPoliciesApplyWhereThePodNamesNone() {
+    RequestParser cluster =
+        new RequestParser(
+            ChipCatalog.builtIn(),
+            PodOptions.defaults().withPolicies(PlacementPolicy.BINPACK, PlacementPolicy.SPREAD));
+    ContainerSpec share =
+        limits(
+            "main",
+            "huawei.com/vnpu-number=1",
+            "huawei.com/vnpu-cores=30",
+            "huawei.com/vnpu-memory.1Gi=8");
+
+    PodOptions unnamed = cluster.parse(pod(Map.of(), share)).orElseThrow().options();
+    PodOptions named =
+        cluster
+            .parse(pod(Map.of("huawei.com/vnpu-pod-node-scheduler-policy", "spread"), share))
+            .orElseThrow()
+            .options();
+
+    assertThat(unnamed.nodePolicy()).isEqualTo(PlacementPolicy.BINPACK);
+    assertThat(unnamed.devicePolicy()).isEqualTo(PlacementPolicy.SPREAD);
+    assertThat(named.nodePolicy()).isEqualTo(PlacementPolicy.SPREAD);
+  }
+
+  @Test
   void treatsNumberAloneAsOneWholeCard() {
     ContainerRequest request =
         valid(pod(Map.of(), limits("main", "huawei.com/vnpu-number=1"))).containers().get(0);
