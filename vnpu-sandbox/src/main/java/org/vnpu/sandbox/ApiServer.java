@@ -29,7 +29,7 @@ public final class ApiServer implements AutoCloseable {
   public static ApiServer start(int port) {
     KubernetesMockServer server =
         new KubernetesMockServer(
-            new Context(), new MockWebServer(), new HashMap<>(), new BindingDispatcher(), false);
+            new Context(), new MockWebServer(), new HashMap<>(), new SandboxDispatcher(), false);
     server.init(InetAddress.getLoopbackAddress(), port);
     return new ApiServer(server);
   }

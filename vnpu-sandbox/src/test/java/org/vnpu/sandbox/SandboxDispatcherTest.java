@@ -7,12 +7,24 @@ import io.fabric8.kubernetes.api.model.Binding;
 import io.fabric8.kubernetes.api.model.BindingBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Pod binding on the sandbox's API server, as the real one does it. */
-class BindingDispatcherTest {
+class SandboxDispatcherTest {
 
   private final ApiServer api = ApiServer.start(0);
   private final KubernetesClient client = api.client();
@@ -50,6 +62,51 @@ class BindingDispatcherTest {
         .isInstanceOf(KubernetesClientException.class)
         .extracting(e -> ((KubernetesClientException) e).getCode())
         .isEqualTo(404);
+  }
+
+  @Test
+  void discoveryNamesTheResourcesTheSandboxServesAsJson() throws Exception {
+    HttpResponse<String> response =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create(api.url() + "/api/v1")).build(),
+                HttpResponse.BodyHandlers.ofString());
+
+    assertThat(response.headers().firstValue("Content-Type")).contains("application/json");
+    assertThat(response.body())
+        .contains("\"kind\": \"APIResourceList\"")
+        .contains("\"name\": \"pods\"");
+  }
+
+  /** kubectl, where the machine has it, reads the sandbox through the kubeconfig it writes. */
+  @Test
+  void kubectlListsAndDescribesPods(@TempDir Path directory) throws Exception {
+    Assumptions.assumeTrue(onPath("kubectl"), "kubectl is not installed");
+    client
+        .pods()
+        .inNamespace("default")
+        .resource(Scenario.inference("p", 30, 4, "elastic", Map.of(), Map.of()))
+        .create();
+    Path kubeconfig = api.writeKubeconfig(directory.resolve("kubeconfig"));
+
+    assertThat(kubectl(kubeconfig, "get", "pods", "-o", "name")).contains("pod/p");
+    assertThat(kubectl(kubeconfig, "describe", "pod", "p"))
+        .containsPattern("huawei.com/vnpu-number: +1");
+  }
+
+  private static boolean onPath(String program) {
+    return Stream.of(System.getenv("PATH").split(":"))
+        .anyMatch(dir -> Files.isExecutable(Path.of(dir, program)));
+  }
+
+  private static String kubectl(Path kubeconfig, String... args) throws Exception {
+    List<String> command =
+        new ArrayList<>(List.of("kubectl", "--kubeconfig", kubeconfig.toString()));
+    command.addAll(List.of(args));
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(process.waitFor()).as(output).isZero();
+    return output;
   }
 
   @Test

@@ -13,25 +13,101 @@ import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.net.HttpURLConnection;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * fabric8's CRUD mock API server, plus pod binding as the API server does it: {@code POST
- * /api/v1/namespaces/NS/pods/NAME/binding} (kube-scheduler, Volcano) and {@code POST
- * /api/v1/namespaces/NS/bindings} (fabric8's {@code bindings()}) set the pod's {@code
- * spec.nodeName}; a pod bound elsewhere is refused with 409, a missing pod with 404.
+ * fabric8's CRUD mock API server, plus what the sandbox needs of a real one:
+ *
+ * <ul>
+ *   <li>pod binding: {@code POST /api/v1/namespaces/NS/pods/NAME/binding} (kube-scheduler, Volcano)
+ *       and {@code POST /api/v1/namespaces/NS/bindings} (fabric8's {@code bindings()}) set the
+ *       pod's {@code spec.nodeName}; a pod bound elsewhere is refused with 409, a missing pod with
+ *       404;
+ *   <li>discovery ({@code /api}, {@code /api/v1}, {@code /apis}, {@code
+ *       /apis/coordination.k8s.io/v1}) of the resources the sandbox uses, so that kubectl can look
+ *       inside.
+ * </ul>
  */
-final class BindingDispatcher extends KubernetesCrudDispatcher {
+final class SandboxDispatcher extends KubernetesCrudDispatcher {
 
   private static final Pattern POD_BINDING =
       Pattern.compile("/api/v1/namespaces/([^/]+)/pods/([^/]+)/binding");
   private static final Pattern BINDINGS = Pattern.compile("/api/v1/namespaces/([^/]+)/bindings");
 
+  /** Discovery documents by path. */
+  private static final Map<String, String> DISCOVERY =
+      Map.of(
+          "/api",
+          """
+          {"kind": "APIVersions", "versions": ["v1"],
+           "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1"}]}
+          """,
+          "/api/v1",
+          resources(
+              "v1",
+              resource("pods", "pod", "Pod", true, "po"),
+              resource("pods/binding", "", "Binding", true, null),
+              resource("pods/status", "", "Pod", true, null),
+              resource("nodes", "node", "Node", false, "no"),
+              resource("nodes/status", "", "Node", false, null),
+              resource("events", "event", "Event", true, "ev"),
+              resource("namespaces", "namespace", "Namespace", false, "ns")),
+          "/apis",
+          """
+          {"kind": "APIGroupList", "apiVersion": "v1", "groups": [{"name": "coordination.k8s.io",
+           "versions": [{"groupVersion": "coordination.k8s.io/v1", "version": "v1"}],
+           "preferredVersion": {"groupVersion": "coordination.k8s.io/v1", "version": "v1"}}]}
+          """,
+          "/apis/coordination.k8s.io/v1",
+          resources("coordination.k8s.io/v1", resource("leases", "lease", "Lease", true, null)));
+
+  private static String resources(String groupVersion, String... resources) {
+    return "{\"kind\": \"APIResourceList\", \"apiVersion\": \"v1\", \"groupVersion\": \""
+        + groupVersion
+        + "\", \"resources\": ["
+        + String.join(", ", resources)
+        + "]}";
+  }
+
+  private static String resource(
+      String name, String singular, String kind, boolean namespaced, String shortName) {
+    return "{\"name\": \""
+        + name
+        + "\", \"singularName\": \""
+        + singular
+        + "\", \"namespaced\": "
+        + namespaced
+        + ", \"kind\": \""
+        + kind
+        + "\", \"verbs\": [\"create\", \"delete\", \"get\", \"list\", \"patch\", \"update\", \"watch\"]"
+        + (shortName == null ? "" : ", \"shortNames\": [\"" + shortName + "\"]")
+        + "}";
+  }
+
+  /**
+   * Every answer says it is JSON: clients that also accept protobuf (kubectl describe) otherwise
+   * take a body without a content type for protobuf.
+   */
   @Override
   public MockResponse dispatch(RecordedRequest request) {
+    MockResponse response = route(request);
+    if (response.getHeaders().header("Content-Type") == null) {
+      response.setHeader("Content-Type", "application/json");
+    }
+    return response;
+  }
+
+  private MockResponse route(RecordedRequest request) {
+    String path = request.getPath().split("\\?", 2)[0];
+    if (request.method() == HttpMethod.GET && DISCOVERY.containsKey(path)) {
+      return new MockResponse()
+          .setResponseCode(HttpURLConnection.HTTP_OK)
+          .setHeader("Content-Type", "application/json")
+          .setBody(DISCOVERY.get(path));
+    }
     if (request.method() == HttpMethod.POST) {
-      String path = request.getPath().split("\\?", 2)[0];
       Matcher podBinding = POD_BINDING.matcher(path);
       if (podBinding.matches()) {
         return bind(podBinding.group(1), podBinding.group(2), request);
