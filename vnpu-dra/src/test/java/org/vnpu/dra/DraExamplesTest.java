@@ -82,13 +82,16 @@ class DraExamplesTest {
         }
       }
     }
+    int checked = 0;
     for (String expression : expressions) {
       Matcher matcher = ATTRIBUTE.matcher(expression);
       while (matcher.find()) {
         assertThat(matcher.group(1).equals("attributes") ? attributes : capacities)
             .as(expression)
             .contains(matcher.group(2));
+        checked++;
       }
     }
+    assertThat(checked).as("attribute references in the examples' CEL").isGreaterThanOrEqualTo(4);
   }
 }
