@@ -67,11 +67,6 @@ public final class DraKubeletEmulator implements AutoCloseable {
     return this;
   }
 
-  /** Registration attempts the kubelet refused, with the reason. */
-  public List<String> rejections() {
-    return List.copyOf(rejections);
-  }
-
   /** The plugin registered as {@code driver}, waiting up to {@code timeout}. */
   public Plugin awaitPlugin(String driver, Duration timeout) {
     Instant deadline = Instant.now().plus(timeout);

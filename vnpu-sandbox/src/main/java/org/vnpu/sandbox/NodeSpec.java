@@ -34,12 +34,6 @@ public record NodeSpec(String name, String description, SplitMode mode, List<Chi
     return new NodeSpec(name, description, mode, Collections.nCopies(count, new Chip(type, null)));
   }
 
-  /** The die ID the simulated driver gives chip {@code index}. */
-  public String dieId(int index) {
-    Chip chip = chips.get(index);
-    return chip.dieId() != null ? chip.dieId() : "SIM-" + name + "-" + index;
-  }
-
   /** The simulated driver's inventory file (docs/node-agent.md), chips in {@code unhealthy} not. */
   String inventory(Set<Integer> unhealthy) {
     List<String> lines = new ArrayList<>();
