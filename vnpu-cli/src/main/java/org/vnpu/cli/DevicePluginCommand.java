@@ -31,8 +31,7 @@ import picocli.CommandLine.Option;
           + " publishes the node's inventory and heartbeat, and answers Allocate for pods the vNPU"
           + " scheduler placed here. Files and sockets: docs/node-agent.md.",
       "",
-      "The Kubernetes connection is fabric8's default: in a pod its service account, elsewhere"
-          + " $KUBECONFIG or ~/.kube/config."
+      VnpuCommand.KUBERNETES_CONNECTION
     })
 final class DevicePluginCommand implements Callable<Integer> {
 

@@ -32,8 +32,7 @@ import picocli.CommandLine.Option;
           + " devices with the vNPU shim's quota. Kubernetes 1.34 or later; docs/dra.md says"
           + " which feature gates each sharing mode needs.",
       "",
-      "The Kubernetes connection is fabric8's default: in a pod its service account, elsewhere"
-          + " $KUBECONFIG or ~/.kube/config."
+      VnpuCommand.KUBERNETES_CONNECTION
     })
 final class DraDriverCommand implements Callable<Integer> {
 

@@ -26,8 +26,7 @@ import picocli.CommandLine.Option;
           + " /healthz until stopped: chips from the driver, vNPUs from the allocations of the"
           + " node's pods, usage from the runtime shim's shared regions. Metrics: docs/metrics.md.",
       "",
-      "The Kubernetes connection is fabric8's default: in a pod its service account, elsewhere"
-          + " $KUBECONFIG or ~/.kube/config."
+      VnpuCommand.KUBERNETES_CONNECTION
     })
 final class ExporterCommand implements Callable<Integer> {
 

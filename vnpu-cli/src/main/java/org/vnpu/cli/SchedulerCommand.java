@@ -32,8 +32,7 @@ import picocli.CommandLine.Option;
           + " rebuilt from the API server and kept by informers. Configurations:"
           + " deploy/helm/vnpu (scheduler.volcano, scheduler.kubeScheduler). Protocol: docs/scheduler.md.",
       "",
-      "The Kubernetes connection is fabric8's default: in a pod its service account, elsewhere"
-          + " $KUBECONFIG or ~/.kube/config."
+      VnpuCommand.KUBERNETES_CONNECTION
     })
 final class SchedulerCommand implements Callable<Integer> {
 

@@ -26,6 +26,11 @@ import picocli.CommandLine.Command;
     })
 public final class VnpuCommand implements Runnable {
 
+  /** The help line of every command that talks to the API server. */
+  static final String KUBERNETES_CONNECTION =
+      "The Kubernetes connection is fabric8's default: in a pod its service account, elsewhere"
+          + " $KUBECONFIG or ~/.kube/config.";
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
