@@ -11,9 +11,8 @@ public sealed interface Decision {
    *
    * @param plan where each vNPU goes
    * @param score the chosen node's score, 0..100
-   * @param feasibleNodes how many nodes could take the pod
    */
-  record Placed(AllocationPlan plan, double score, int feasibleNodes) implements Decision {}
+  record Placed(AllocationPlan plan, double score) implements Decision {}
 
   /**
    * No node can take the pod.

@@ -5,10 +5,13 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
+import org.vnpu.api.AiCorePolicy;
 import org.vnpu.api.SplitMode;
 import org.vnpu.core.ledger.ChipState;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.NodeState;
+import org.vnpu.core.ledger.Utilization;
 import org.vnpu.core.ledger.VnpuSizer;
 import org.vnpu.core.request.ContainerRequest;
 import org.vnpu.core.request.PodRequest;
@@ -26,6 +29,7 @@ final class NodePlanner {
     private final boolean singleVnpu;
     private final NodeScorer nodeScorer;
     private final ChipScorer chipScorer;
+    private final boolean sizedAlike;
 
     ForPod(PodRequest request, HostResources host, PlacementContext context) {
       this.request = request;
@@ -36,6 +40,51 @@ final class NodePlanner {
       this.singleVnpu = request.containers().stream().mapToInt(ContainerRequest::count).sum() == 1;
       this.nodeScorer = context.scorers().nodeScorer(request.options());
       this.chipScorer = context.scorers().chipScorer(request.options());
+      this.sizedAlike = request.options().mode() == SplitMode.SOFT || !shares;
+    }
+
+    /** A score that no plan of the pod on {@code node} exceeds; infinite when none is known. */
+    double bound(NodeState node) {
+      PlanLimits limits = limits(node);
+      return limits == null ? Double.POSITIVE_INFINITY : nodeScorer.bound(limits, context);
+    }
+
+    /**
+     * What any plan of the pod does to {@code node}, or null when that cannot be known without
+     * planning: the size of a hard-mode share depends on the chip's state (its free AI CPUs).
+     */
+    private PlanLimits limits(NodeState node) {
+      if (!sizedAlike) {
+        return null;
+      }
+      double minGain = 0;
+      double maxGain = 0;
+      double maxCompute = 0;
+      Predicate<ChipState> onlyVnpuFits = null;
+      for (ContainerRequest container : request.containers()) {
+        if (singleVnpu && container.count() == 1) {
+          onlyVnpuFits = state -> sized(container, node, state, new ChipDiagnosis()) != null;
+        }
+        double least = Double.POSITIVE_INFINITY;
+        double most = Double.NEGATIVE_INFINITY;
+        for (ChipState state : node.chips()) {
+          double gain = utilizationGain(container, state.chip().memoryMiB());
+          least = Math.min(least, gain);
+          most = Math.max(most, gain);
+        }
+        minGain += container.count() * least;
+        maxGain += container.count() * most;
+        maxCompute += container.count() * computeTaken(container);
+      }
+      int chips = Math.max(1, node.chips().size());
+      return new PlanLimits(
+          node,
+          node.hostFree().minus(host),
+          Utilization.of(node.chips()),
+          minGain / chips,
+          maxGain / chips,
+          maxCompute,
+          onlyVnpuFits);
     }
 
     /** Whether {@code node} can take the pod, with its plan and score or why not. */
@@ -68,6 +117,44 @@ final class NodePlanner {
       return new NodeFit.Fits(new NodePlan(node, List.copyOf(planner.steps), host), score);
     }
 
+    /**
+     * The size of one vNPU of {@code container} on {@code state}, or null when it cannot go there.
+     */
+    private VnpuSizer.Sized sized(
+        ContainerRequest container, NodeState node, ChipState state, ChipDiagnosis diagnosis) {
+      if (container.chipType() != null
+          && !container.chipType().equals(state.chip().model().name())) {
+        diagnosis.reached(ChipDiagnosis.TYPE);
+        return null;
+      }
+      String dieId = request.options().dieId();
+      if (dieId != null && !dieId.equals(state.chip().dieId())) {
+        diagnosis.reached(ChipDiagnosis.DIE);
+        return null;
+      }
+      if (!state.chip().healthy()) {
+        diagnosis.reached(ChipDiagnosis.HEALTH);
+        return null;
+      }
+      VnpuSizer.Sized sized =
+          VnpuSizer.size(
+              state,
+              node.inventory().splitMode(),
+              container.cores(),
+              container.memoryMiB(),
+              container.policy(),
+              request.options().aiCpuLevel());
+      if (sized == null) {
+        diagnosis.reached(ChipDiagnosis.TEMPLATE);
+        return null;
+      }
+      if (!state.fits(sized.demand(), node.inventory().maxSharesPerChip())) {
+        diagnosis.capacity(state, sized.demand(), node.inventory().maxSharesPerChip());
+        return null;
+      }
+      return sized;
+    }
+
     private Rejection nodeLevel(NodeState node) {
       if (node.heartbeat() == null || node.heartbeat().isBefore(heartbeatCutoff)) {
         return Rejection.of(RejectKind.STALE_HEARTBEAT);
@@ -91,6 +178,29 @@ final class NodePlanner {
     }
   }
 
+  /**
+   * How much one vNPU of {@code container} raises the utilization of a chip with this much memory,
+   * in soft mode or as a whole card (which takes only idle chips).
+   */
+  private static double utilizationGain(ContainerRequest container, long chipMemoryMiB) {
+    if (container.wholeCard()) {
+      return 100;
+    }
+    double memory =
+        container.memoryMiB() == null ? 100 : container.memoryMiB() * 100.0 / chipMemoryMiB;
+    return (computeTaken(container) + memory) / 2;
+  }
+
+  /**
+   * The compute percent one vNPU of {@code container} reserves, in soft mode or as a whole card.
+   */
+  private static int computeTaken(ContainerRequest container) {
+    return container.policy() == AiCorePolicy.BEST_EFFORT && !container.wholeCard()
+        ? 0
+        : container.cores();
+  }
+
+  private final ForPod pod;
   private final PodRequest request;
   private final NodeState node;
   private final PlacementContext context;
@@ -102,6 +212,7 @@ final class NodePlanner {
 
   private NodePlanner(ForPod pod, NodeState node, boolean firstFit) {
     this.firstFit = firstFit;
+    this.pod = pod;
     this.request = pod.request;
     this.node = node;
     this.context = pod.context;
@@ -124,7 +235,7 @@ final class NodePlanner {
       VnpuSizer.Sized bestSize = null;
       boolean[] scored = new boolean[working.length];
       for (int i = 0; i < working.length; i++) {
-        VnpuSizer.Sized sized = taken[i] ? null : eligible(container, working[i], diagnosis);
+        VnpuSizer.Sized sized = taken[i] ? null : pod.sized(container, node, working[i], diagnosis);
         if (sized == null || repeatsAnEarlierCandidate(i, scored)) {
           continue;
         }
@@ -168,43 +279,6 @@ final class NodePlanner {
   }
 
   /**
-   * The size of one vNPU of {@code container} on {@code state}, or null when it cannot go there.
-   */
-  private VnpuSizer.Sized eligible(
-      ContainerRequest container, ChipState state, ChipDiagnosis diagnosis) {
-    if (container.chipType() != null && !container.chipType().equals(state.chip().model().name())) {
-      diagnosis.reached(ChipDiagnosis.TYPE);
-      return null;
-    }
-    String dieId = request.options().dieId();
-    if (dieId != null && !dieId.equals(state.chip().dieId())) {
-      diagnosis.reached(ChipDiagnosis.DIE);
-      return null;
-    }
-    if (!state.chip().healthy()) {
-      diagnosis.reached(ChipDiagnosis.HEALTH);
-      return null;
-    }
-    VnpuSizer.Sized sized =
-        VnpuSizer.size(
-            state,
-            node.inventory().splitMode(),
-            container.cores(),
-            container.memoryMiB(),
-            container.policy(),
-            request.options().aiCpuLevel());
-    if (sized == null) {
-      diagnosis.reached(ChipDiagnosis.TEMPLATE);
-      return null;
-    }
-    if (!state.fits(sized.demand(), node.inventory().maxSharesPerChip())) {
-      diagnosis.capacity(state, sized.demand(), node.inventory().maxSharesPerChip());
-      return null;
-    }
-    return sized;
-  }
-
-  /**
    * A multi-chip whole-card container keeps to the smallest interconnect group that holds it, so
    * that its chips share HCCS and larger groups stay whole; chips of other groups are marked taken.
    * When no single group has enough idle chips, every group stays open.
@@ -213,7 +287,7 @@ final class NodePlanner {
     Map<String, List<Integer>> idleByGroup = new LinkedHashMap<>();
     ChipDiagnosis ignored = new ChipDiagnosis();
     for (int i = 0; i < working.length; i++) {
-      if (eligible(container, working[i], ignored) != null) {
+      if (pod.sized(container, node, working[i], ignored) != null) {
         idleByGroup
             .computeIfAbsent(working[i].chip().interconnectGroup(), g -> new ArrayList<>())
             .add(i);

@@ -10,4 +10,12 @@ public interface NodeScorer {
 
   double score(
       NodeState before, ChipState[] after, HostResources hostAfter, PlacementContext context);
+
+  /**
+   * A score that no plan within {@code limits} exceeds, so that a node whose bound is below the
+   * best score found so far need not be planned. Without a bound every node is planned.
+   */
+  default double bound(PlanLimits limits, PlacementContext context) {
+    return Double.POSITIVE_INFINITY;
+  }
 }

@@ -33,25 +33,37 @@ public final class PlacementEngine {
     return new NodePlanner.ForPod(request, host, context)::feasible;
   }
 
-  /** The best node for the pod, or why there is none. */
+  /**
+   * Scores closer than this are equal, and the node named first wins: rounding differs between a
+   * score and its bound.
+   */
+  static final double SCORE_TOLERANCE = 1e-9;
+
+  /**
+   * The best node for the pod, or why there is none. Once a node fits, a node is planned only when
+   * its policy's bound says it could beat the best so far.
+   */
   public static Decision place(
       PodRequest request,
       HostResources host,
       Collection<NodeState> nodes,
       PlacementContext context) {
     NodeFit.Fits best = null;
-    int feasible = 0;
     List<Map.Entry<String, Rejection>> rejections = new ArrayList<>();
     NodePlanner.ForPod planning = new NodePlanner.ForPod(request, host, context);
     for (NodeState node : nodes) {
+      if (best != null && !better(planning.bound(node), node.name(), best)) {
+        continue;
+      }
       NodeFit fit = planning.fit(node);
       if (fit instanceof NodeFit.Rejected rejected) {
-        rejections.add(Map.entry(node.name(), rejected.rejection()));
+        if (best == null) {
+          rejections.add(Map.entry(node.name(), rejected.rejection()));
+        }
         continue;
       }
       NodeFit.Fits fits = (NodeFit.Fits) fit;
-      feasible++;
-      if (best == null || better(fits, best)) {
+      if (best == null || better(fits.score(), node.name(), best)) {
         best = fits;
       }
     }
@@ -60,13 +72,12 @@ public final class PlacementEngine {
       rejections.forEach(entry -> byNode.put(entry.getKey(), entry.getValue()));
       return new Decision.Unschedulable(nodes.size(), byNode);
     }
-    return new Decision.Placed(best.plan().toAllocationPlan(request), best.score(), feasible);
+    return new Decision.Placed(best.plan().toAllocationPlan(request), best.score());
   }
 
-  private static boolean better(NodeFit.Fits candidate, NodeFit.Fits best) {
-    int byScore = Double.compare(candidate.score(), best.score());
-    return byScore > 0
-        || (byScore == 0
-            && candidate.plan().node().name().compareTo(best.plan().node().name()) < 0);
+  private static boolean better(double score, String node, NodeFit.Fits best) {
+    double by = score - best.score();
+    return by > SCORE_TOLERANCE
+        || (by >= -SCORE_TOLERANCE && node.compareTo(best.plan().node().name()) < 0);
   }
 }

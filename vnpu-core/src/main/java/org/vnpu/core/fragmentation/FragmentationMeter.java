@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 import org.vnpu.api.AiCorePolicy;
 import org.vnpu.api.AiCpuLevel;
 import org.vnpu.api.SplitMode;
@@ -28,10 +29,12 @@ import org.vnpu.core.ledger.VnpuSizer;
 public final class FragmentationMeter {
 
   private final List<Group> groups;
+  private final long mostCpuMilli;
   private final Map<String, Probe> probes = new ConcurrentHashMap<>();
 
   public FragmentationMeter(WorkloadMix mix) {
     this.groups = group(mix);
+    this.mostCpuMilli = groups.stream().mapToLong(Group::mostCpuMilli).max().orElse(0);
   }
 
   /** The fragmentation of {@code node} as it is. */
@@ -42,6 +45,17 @@ public final class FragmentationMeter {
   /** The fragmentation of {@code node} with its chips and host resources replaced. */
   public double fragmentationAfter(NodeState node, ChipState[] chips, HostResources hostFree) {
     return probe(node).after(chips, hostFree);
+  }
+
+  /**
+   * A lower bound of the growth in {@code node}'s fragmentation when one vNPU taking {@code
+   * computeTaken} percent goes on a chip that {@code fits} accepts. The vNPU takes its compute from
+   * the free total, and from every shape that its chip hosts and that stays usable on the node (as
+   * another chip hosts it too); nothing the placement does raises what any shape can use.
+   */
+  public double leastGrowth(
+      NodeState node, double computeTaken, Predicate<ChipState> fits, HostResources hostAfter) {
+    return probe(node).leastGrowth(computeTaken, fits, hostAfter);
   }
 
   private Probe probe(NodeState node) {
@@ -67,9 +81,16 @@ public final class FragmentationMeter {
      * holds distinct values, ascending).
      */
     double probabilityWithin(long cpuFree) {
+      if (cpuFree >= mostCpuMilli()) {
+        return cumulative[cpu.length - 1];
+      }
       int i = Arrays.binarySearch(cpu, cpuFree);
       int last = i >= 0 ? i : -i - 2;
       return last < 0 ? 0 : cumulative[last];
+    }
+
+    long mostCpuMilli() {
+      return cpu[cpu.length - 1];
     }
 
     boolean hosts(ChipState state, NodeState node) {
@@ -136,6 +157,7 @@ public final class FragmentationMeter {
     private final int[] hostCount;
     private final double[] hostFree;
     private final double totalFree;
+    private final double[] keptWithAnyCpu; // [chip]
 
     Probe(NodeState node) {
       this.node = node;
@@ -157,6 +179,25 @@ public final class FragmentationMeter {
         }
       }
       totalFree = total;
+      keptWithAnyCpu = new double[chips];
+      for (int c = 0; c < chips; c++) {
+        keptWithAnyCpu[c] = kept(c, Long.MAX_VALUE);
+      }
+    }
+
+    /**
+     * The probability of the shapes that chip {@code c} hosts and that another chip hosts too, with
+     * {@code cpuFree} host CPU left.
+     */
+    private double kept(int c, long cpuFree) {
+      double kept = 0;
+      for (int g = 0; g < hostCount.length; g++) {
+        Group group = groups.get(g);
+        if (hosts[c][g] && hostCount[g] > group.count()) {
+          kept += group.probabilityWithin(cpuFree);
+        }
+      }
+      return kept;
     }
 
     private boolean[] hostsOf(ChipState state) {
@@ -169,6 +210,20 @@ public final class FragmentationMeter {
 
     double fragmentation() {
       return value(hostCount, hostFree, totalFree, node.hostFree());
+    }
+
+    double leastGrowth(double computeTaken, Predicate<ChipState> fits, HostResources hostAfter) {
+      boolean anyCpu = hostAfter.cpuMilli() >= mostCpuMilli;
+      double leastKept = Double.POSITIVE_INFINITY;
+      for (int c = 0; c < hosts.length; c++) {
+        double chipKept = anyCpu ? keptWithAnyCpu[c] : kept(c, hostAfter.cpuMilli());
+        if (chipKept < leastKept && fits.test(node.chips().get(c))) {
+          leastKept = chipKept;
+        }
+      }
+      return leastKept == Double.POSITIVE_INFINITY
+          ? -computeTaken
+          : -computeTaken * (1 - leastKept);
     }
 
     double after(ChipState[] chips, HostResources hostAfter) {

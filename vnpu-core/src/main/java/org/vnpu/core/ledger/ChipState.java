@@ -48,7 +48,8 @@ public record ChipState(
     if (exclusive) {
       return 0;
     }
-    double hardUsed = chip.aiCores() == 0 ? 0 : aiCoresUsed * 100.0 / chip.aiCores();
+    double hardUsed =
+        aiCoresUsed == 0 || chip.aiCores() == 0 ? 0 : aiCoresUsed * 100.0 / chip.aiCores();
     return 100.0 - Math.max(corePercentUsed, hardUsed);
   }
 

@@ -4,9 +4,12 @@ import org.vnpu.core.engine.ChipCandidate;
 import org.vnpu.core.engine.ChipScorer;
 import org.vnpu.core.engine.NodeScorer;
 import org.vnpu.core.engine.PlacementContext;
+import org.vnpu.core.engine.PlanLimits;
+import org.vnpu.core.fragmentation.FragmentationMeter;
 import org.vnpu.core.ledger.ChipState;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.NodeState;
+import org.vnpu.core.ledger.Utilization;
 
 /**
  * Least fragmentation growth first (the FGD paper's idea), measured against the context's mix of
@@ -26,8 +29,32 @@ final class FragmentationAwareScorer implements NodeScorer, ChipScorer {
   /** Weight of fullness, small enough to only break ties in fragmentation growth. */
   private static final double TIE_BREAK = 1e-3;
 
+  /**
+   * The growth part of a node's score, 0..100 (less growth higher), per whole number of growth
+   * steps from {@code -STEPS_TABULATED} to {@code STEPS_TABULATED}: every node bound asks for it,
+   * and a table is cheaper than {@code tanh}.
+   */
+  private static final double[] GROWTH_SCORES;
+
+  private static final int STEPS_TABULATED = 200;
+
+  static {
+    GROWTH_SCORES = new double[2 * STEPS_TABULATED + 1];
+    for (int k = -STEPS_TABULATED; k <= STEPS_TABULATED; k++) {
+      GROWTH_SCORES[k + STEPS_TABULATED] = growthScore(k);
+    }
+  }
+
+  private static long steps(double growth) {
+    return Math.round(growth / GROWTH_STEP);
+  }
+
   private static double quantize(double growth) {
-    return Math.round(growth / GROWTH_STEP) * GROWTH_STEP;
+    return steps(growth) * GROWTH_STEP;
+  }
+
+  private static double growthScore(long steps) {
+    return 50 - 50 * Math.tanh(steps * GROWTH_STEP / 400);
   }
 
   @Override
@@ -44,7 +71,36 @@ final class FragmentationAwareScorer implements NodeScorer, ChipScorer {
     double growth =
         context.fragmentation().fragmentationAfter(before, after, hostAfter)
             - context.fragmentation().fragmentation(before);
-    double score = 50 - 50 * Math.tanh(quantize(growth) / 400) + TIE_BREAK * Utilization.of(after);
+    return nodeScore(growth, Utilization.of(after));
+  }
+
+  /**
+   * A placement never raises what the mix can use, so fragmentation falls at most by the free
+   * compute the pod takes, and by less where the chips that could take a one-vNPU pod serve the mix
+   * ({@link FragmentationMeter#leastGrowth}).
+   */
+  @Override
+  public double bound(PlanLimits limits, PlacementContext context) {
+    double leastGrowth =
+        limits.onlyVnpuFits() == null
+            ? -limits.maxComputeTaken()
+            : context
+                .fragmentation()
+                .leastGrowth(
+                    limits.node(),
+                    limits.maxComputeTaken(),
+                    limits.onlyVnpuFits(),
+                    limits.hostAfter());
+    return nodeScore(leastGrowth, limits.utilizationBefore() + limits.maxUtilizationGain());
+  }
+
+  private static double nodeScore(double growth, double utilizationAfter) {
+    long steps = steps(growth);
+    double score =
+        (Math.abs(steps) <= STEPS_TABULATED
+                ? GROWTH_SCORES[(int) steps + STEPS_TABULATED]
+                : growthScore(steps))
+            + TIE_BREAK * utilizationAfter;
     return Math.max(0, Math.min(100, score));
   }
 }

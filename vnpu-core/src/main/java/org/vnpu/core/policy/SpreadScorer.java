@@ -4,9 +4,11 @@ import org.vnpu.core.engine.ChipCandidate;
 import org.vnpu.core.engine.ChipScorer;
 import org.vnpu.core.engine.NodeScorer;
 import org.vnpu.core.engine.PlacementContext;
+import org.vnpu.core.engine.PlanLimits;
 import org.vnpu.core.ledger.ChipState;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.NodeState;
+import org.vnpu.core.ledger.Utilization;
 
 /** Emptiest first: spreads load and failure domains. */
 final class SpreadScorer implements NodeScorer, ChipScorer {
@@ -20,5 +22,10 @@ final class SpreadScorer implements NodeScorer, ChipScorer {
   public double score(
       NodeState before, ChipState[] after, HostResources hostAfter, PlacementContext context) {
     return 100 - Utilization.of(after);
+  }
+
+  @Override
+  public double bound(PlanLimits limits, PlacementContext context) {
+    return 100 - limits.utilizationBefore() - limits.minUtilizationGain();
   }
 }

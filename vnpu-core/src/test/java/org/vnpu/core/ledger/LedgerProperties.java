@@ -15,13 +15,21 @@ import net.jqwik.api.Provide;
 import org.vnpu.api.SplitMode;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.core.engine.AllocationPlan;
+import org.vnpu.core.engine.ChipScorer;
 import org.vnpu.core.engine.Decision;
 import org.vnpu.core.engine.Fixtures;
+import org.vnpu.core.engine.NodeScorer;
+import org.vnpu.core.engine.PlacementContext;
 import org.vnpu.core.engine.PlacementEngine;
+import org.vnpu.core.engine.ScorerRegistry;
+import org.vnpu.core.fragmentation.WorkloadMix;
+import org.vnpu.core.fragmentation.WorkloadShape;
 import org.vnpu.core.inventory.Chip;
 import org.vnpu.core.inventory.NodeInventory;
+import org.vnpu.core.policy.Policies;
 import org.vnpu.core.request.ContainerSpec;
 import org.vnpu.core.request.PodManifest;
+import org.vnpu.core.request.PodOptions;
 import org.vnpu.core.request.PodRequest;
 import org.vnpu.core.request.RequestParser;
 import org.vnpu.core.validation.Validated;
@@ -29,6 +37,18 @@ import org.vnpu.core.validation.Validated;
 class LedgerProperties {
 
   private static final RequestParser PARSER = new RequestParser(ChipCatalog.builtIn());
+
+  /** A mix of shares and whole cards, so that fragmentation-aware placement has work to do. */
+  private static final WorkloadMix MIX =
+      WorkloadMix.typical(
+          List.of(
+              new WorkloadShape(1, 25, 16_384L, null, 0),
+              new WorkloadShape(1, 50, 8192L, null, 0),
+              new WorkloadShape(1, 10, 4096L, null, 0),
+              new WorkloadShape(1, 100, null, null, 0),
+              new WorkloadShape(2, 100, null, null, 0)),
+          1.0,
+          1);
 
   /** One step of a random history. */
   sealed interface Step {}
@@ -98,6 +118,34 @@ class LedgerProperties {
         PlacementEngine.place(pod, HostResources.NONE, List.copyOf(snapshot), Fixtures.context());
 
     assertThat(second).isEqualTo(first);
+  }
+
+  @Property(tries = 300)
+  void skippingNodesByTheirBoundNeverChangesTheDecision(
+      @ForAll("histories") List<Step> history, @ForAll("pods") PodRequest pod) {
+    Cluster cluster = new Cluster();
+    history.forEach(cluster::run);
+    PlacementContext bounded = Fixtures.context(MIX);
+    PlacementContext unbounded =
+        bounded.withScorers(
+            new ScorerRegistry() {
+              @Override
+              public NodeScorer nodeScorer(PodOptions options) {
+                return Policies.of(options.nodePolicy()).node()::score;
+              }
+
+              @Override
+              public ChipScorer chipScorer(PodOptions options) {
+                return Policies.of(options.devicePolicy()).chip();
+              }
+            });
+
+    Decision pruned =
+        PlacementEngine.place(pod, HostResources.NONE, cluster.ledger.nodes(), bounded);
+    Decision planned =
+        PlacementEngine.place(pod, HostResources.NONE, cluster.ledger.nodes(), unbounded);
+
+    assertThat(pruned).isEqualTo(planned);
   }
 
   /** A small heterogeneous cluster driven by random steps. */

@@ -1,0 +1,28 @@
+package org.vnpu.core.engine;
+
+import java.util.function.Predicate;
+import org.vnpu.core.ledger.ChipState;
+import org.vnpu.core.ledger.HostResources;
+import org.vnpu.core.ledger.NodeState;
+
+/**
+ * What any plan of one pod on one node does at least and at most, worked out without planning: a
+ * node scorer turns it into a score no plan on the node can beat ({@link NodeScorer#bound}), so
+ * that the engine plans only nodes that could beat the best plan found so far.
+ *
+ * @param node the node as it is
+ * @param hostAfter the node's free host resources with the pod placed
+ * @param utilizationBefore the node's mean chip utilization, 0..100
+ * @param minUtilizationGain the least the plan raises the node's mean chip utilization
+ * @param maxUtilizationGain the most the plan raises the node's mean chip utilization
+ * @param maxComputeTaken the most free compute the plan takes, in percent of one chip, summed
+ * @param onlyVnpuFits for a pod of one vNPU, whether a chip could take it; null for several
+ */
+public record PlanLimits(
+    NodeState node,
+    HostResources hostAfter,
+    double utilizationBefore,
+    double minUtilizationGain,
+    double maxUtilizationGain,
+    double maxComputeTaken,
+    Predicate<ChipState> onlyVnpuFits) {}

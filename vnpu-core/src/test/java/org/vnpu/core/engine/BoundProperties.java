@@ -1,0 +1,99 @@
+package org.vnpu.core.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import org.vnpu.api.SplitMode;
+import org.vnpu.core.fragmentation.WorkloadMix;
+import org.vnpu.core.fragmentation.WorkloadShape;
+import org.vnpu.core.ledger.ChipDemand;
+import org.vnpu.core.ledger.ChipState;
+import org.vnpu.core.ledger.HostResources;
+import org.vnpu.core.ledger.NodeState;
+import org.vnpu.core.request.PodRequest;
+
+/** A node's bound is never below the score of the pod's plan there, whatever the policy. */
+class BoundProperties {
+
+  private static final WorkloadMix MIX =
+      WorkloadMix.typical(
+          List.of(
+              new WorkloadShape(1, 25, 16_384L, null, 0),
+              new WorkloadShape(1, 50, 8192L, null, 0),
+              new WorkloadShape(1, 10, 4096L, null, 0),
+              new WorkloadShape(1, 100, null, null, 0),
+              new WorkloadShape(2, 100, null, null, 0)),
+          1.0,
+          1);
+
+  @Property(tries = 1000)
+  void noPlanScoresAboveItsNodesBound(
+      @ForAll("usedNodes") NodeState node, @ForAll("pods") PodRequest pod) {
+    NodePlanner.ForPod planning =
+        new NodePlanner.ForPod(pod, HostResources.NONE, Fixtures.context(MIX));
+
+    if (planning.fit(node) instanceof NodeFit.Fits fits) {
+      assertThat(fits.score())
+          .isLessThanOrEqualTo(planning.bound(node) + PlacementEngine.SCORE_TOLERANCE);
+    }
+  }
+
+  @Provide
+  Arbitrary<NodeState> usedNodes() {
+    Arbitrary<ChipDemand> share =
+        Combinators.combine(
+                Arbitraries.of(0, 5, 10, 25, 30, 50),
+                Arbitraries.of(0L, 2048L, 8192L, 16_384L, 30_000L, 62_000L))
+            .as((cores, memory) -> new ChipDemand(memory, cores, 0, 0, false));
+    return share
+        .list()
+        .ofMaxSize(3)
+        .list()
+        .ofSize(4)
+        .map(
+            perChip -> {
+              NodeState idle =
+                  NodeState.idle(
+                      Fixtures.node("n", "910B3", 4, SplitMode.SOFT, 4),
+                      HostResources.UNTRACKED,
+                      Fixtures.NOW);
+              List<ChipState> chips = new ArrayList<>(idle.chips());
+              for (int i = 0; i < chips.size(); i++) {
+                for (ChipDemand demand : perChip.get(i)) {
+                  chips.set(i, chips.get(i).plus(demand));
+                }
+              }
+              return idle.withChips(chips, HostResources.UNTRACKED);
+            });
+  }
+
+  /** Shares of one chip, or whole cards of one or two chips, under every pair of policies. */
+  @Provide
+  Arbitrary<PodRequest> pods() {
+    Arbitrary<String[]> limits =
+        Arbitraries.oneOf(
+            Combinators.combine(
+                    Arbitraries.of("cores=0", "cores=10", "cores=25", "cores=60"),
+                    Arbitraries.of("memory.1Gi=1", "memory.1Gi=8", "memory.1Gi=30"))
+                .as((cores, memory) -> new String[] {"number=1", cores, memory}),
+            Arbitraries.of("number=1", "number=2").map(number -> new String[] {number}));
+    Arbitrary<String> policy = Arbitraries.of("binpack", "spread", "fragmentation-aware");
+    return Combinators.combine(limits, policy, policy)
+        .as(
+            (container, nodePolicy, devicePolicy) ->
+                Fixtures.pod(
+                    "p",
+                    Map.of(
+                        "huawei.com/vnpu-pod-node-scheduler-policy", nodePolicy,
+                        "huawei.com/vnpu-pod-device-scheduler-policy", devicePolicy),
+                    container));
+  }
+}
