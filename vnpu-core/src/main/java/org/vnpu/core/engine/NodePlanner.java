@@ -63,7 +63,7 @@ final class NodePlanner {
       Predicate<ChipState> onlyVnpuFits = null;
       for (ContainerRequest container : request.containers()) {
         if (singleVnpu && container.count() == 1) {
-          onlyVnpuFits = state -> sized(container, node, state, new ChipDiagnosis()) != null;
+          onlyVnpuFits = state -> takes(container, node, state);
         }
         double least = Double.POSITIVE_INFINITY;
         double most = Double.NEGATIVE_INFINITY;
@@ -122,18 +122,9 @@ final class NodePlanner {
      */
     private VnpuSizer.Sized sized(
         ContainerRequest container, NodeState node, ChipState state, ChipDiagnosis diagnosis) {
-      if (container.chipType() != null
-          && !container.chipType().equals(state.chip().model().name())) {
-        diagnosis.reached(ChipDiagnosis.TYPE);
-        return null;
-      }
-      String dieId = request.options().dieId();
-      if (dieId != null && !dieId.equals(state.chip().dieId())) {
-        diagnosis.reached(ChipDiagnosis.DIE);
-        return null;
-      }
-      if (!state.chip().healthy()) {
-        diagnosis.reached(ChipDiagnosis.HEALTH);
+      int unsuitable = unsuitable(container, state);
+      if (unsuitable >= 0) {
+        diagnosis.reached(unsuitable);
         return null;
       }
       VnpuSizer.Sized sized =
@@ -153,6 +144,40 @@ final class NodePlanner {
         return null;
       }
       return sized;
+    }
+
+    /**
+     * Whether one vNPU of {@code container}, a soft share or a whole card, can go on {@code state}:
+     * {@link #sized} without sizing, as bounds ask it of every node.
+     */
+    private boolean takes(ContainerRequest container, NodeState node, ChipState state) {
+      if (unsuitable(container, state) >= 0) {
+        return false;
+      }
+      if (container.wholeCard()) {
+        return state.fitsWholeCard();
+      }
+      Long memory = container.memoryMiB();
+      return state.fitsShare(
+          memory == null ? state.chip().memoryMiB() : memory,
+          computeTaken(container),
+          node.inventory().maxSharesPerChip());
+    }
+
+    /**
+     * The {@link ChipDiagnosis} stage at which {@code state}'s chip is refused for {@code
+     * container} whatever its usage (type, die ID, health), or -1 when it is not.
+     */
+    private int unsuitable(ContainerRequest container, ChipState state) {
+      if (container.chipType() != null
+          && !container.chipType().equals(state.chip().model().name())) {
+        return ChipDiagnosis.TYPE;
+      }
+      String dieId = request.options().dieId();
+      if (dieId != null && !dieId.equals(state.chip().dieId())) {
+        return ChipDiagnosis.DIE;
+      }
+      return state.chip().healthy() ? -1 : ChipDiagnosis.HEALTH;
     }
 
     private Rejection nodeLevel(NodeState node) {

@@ -58,15 +58,17 @@ public record ChipState(
    * is not checked here: an allocation made before a chip turned unhealthy still counts.
    */
   public boolean fits(ChipDemand demand, int maxShares) {
-    if (exclusive) {
-      return false;
-    }
     if (demand.exclusive()) {
-      return shares == 0;
+      return fitsWholeCard();
     }
     return fitsShare(demand.memoryMiB(), demand.corePercent(), maxShares)
         && aiCoresUsed + demand.aiCores() <= chip.aiCores()
         && (chip.aiCpus() == 0 || aiCpusUsed + demand.aiCpus() <= chip.aiCpus());
+  }
+
+  /** Whether a whole card can take the chip: nothing is in use. */
+  public boolean fitsWholeCard() {
+    return !exclusive && shares == 0;
   }
 
   /**
