@@ -263,13 +263,13 @@ public final class Scheduler {
   /** Scores 0..100 of the nodes the pod fits on (others are left out). */
   public synchronized Map<String, Double> scores(PodManifest pod, Collection<String> nodes)
       throws SchedulingException {
-    PodRequest request = request(pod);
-    PlacementContext context = context();
+    Function<NodeState, NodeFit> scoring =
+        PlacementEngine.scoring(request(pod), HostResources.NONE, context());
     Map<String, Double> scores = new LinkedHashMap<>();
     for (String name : nodes) {
       ledger
           .node(name)
-          .map(node -> PlacementEngine.fit(request, HostResources.NONE, node, context))
+          .map(scoring)
           .filter(NodeFit.Fits.class::isInstance)
           .ifPresent(fit -> scores.put(name, ((NodeFit.Fits) fit).score()));
     }

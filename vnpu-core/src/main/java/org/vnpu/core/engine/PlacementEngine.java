@@ -24,6 +24,12 @@ public final class PlacementEngine {
     return new NodePlanner.ForPod(request, host, context).fit(node);
   }
 
+  /** The question a prioritize asks of many nodes: whether each can take the pod, and its score. */
+  public static Function<NodeState, NodeFit> scoring(
+      PodRequest request, HostResources host, PlacementContext context) {
+    return new NodePlanner.ForPod(request, host, context)::fit;
+  }
+
   /**
    * The question a filter asks of many nodes: whether each can take the pod, without ranking them
    * (a fitting plan's score is NaN), so the cost of scoring is left to the nodes that are scored.

@@ -150,6 +150,8 @@ public final class FragmentationMeter {
     return List.copyOf(groups);
   }
 
+  private record Within(long cpuFree, double[] probabilities) {}
+
   /** Per-shape aggregates of one node state. */
   private final class Probe {
     private final NodeState node;
@@ -157,7 +159,9 @@ public final class FragmentationMeter {
     private final int[] hostCount;
     private final double[] hostFree;
     private final double totalFree;
-    private final double[] keptWithAnyCpu; // [chip]
+    private volatile double[] keptWithAnyCpu; // [chip], built by the first leastGrowth
+    private volatile double fragmentation = Double.NaN; // worked out on first use
+    private volatile Within lastWithin; // the probabilities the last evaluation needed
 
     Probe(NodeState node) {
       this.node = node;
@@ -179,10 +183,18 @@ public final class FragmentationMeter {
         }
       }
       totalFree = total;
-      keptWithAnyCpu = new double[chips];
-      for (int c = 0; c < chips; c++) {
-        keptWithAnyCpu[c] = kept(c, Long.MAX_VALUE);
+    }
+
+    private double[] keptWithAnyCpu() {
+      double[] kept = keptWithAnyCpu;
+      if (kept == null) {
+        kept = new double[hosts.length];
+        for (int c = 0; c < kept.length; c++) {
+          kept[c] = kept(c, Long.MAX_VALUE);
+        }
+        keptWithAnyCpu = kept;
       }
+      return kept;
     }
 
     /**
@@ -209,14 +221,37 @@ public final class FragmentationMeter {
     }
 
     double fragmentation() {
-      return value(hostCount, hostFree, totalFree, node.hostFree());
+      double value = fragmentation;
+      if (Double.isNaN(value)) {
+        value = value(hostCount, hostFree, totalFree, node.hostFree());
+        fragmentation = value;
+      }
+      return value;
+    }
+
+    /**
+     * Per group, the probability that a shape needs at most {@code cpuFree} host CPU; kept for the
+     * next call, as the placements tried for one pod on one node all leave the same CPU free.
+     */
+    private double[] within(long cpuFree) {
+      Within last = lastWithin;
+      if (last == null || last.cpuFree() != cpuFree) {
+        double[] probabilities = new double[groups.size()];
+        for (int g = 0; g < probabilities.length; g++) {
+          probabilities[g] = groups.get(g).probabilityWithin(cpuFree);
+        }
+        last = new Within(cpuFree, probabilities);
+        lastWithin = last;
+      }
+      return last.probabilities();
     }
 
     double leastGrowth(double computeTaken, Predicate<ChipState> fits, HostResources hostAfter) {
-      boolean anyCpu = hostAfter.cpuMilli() >= mostCpuMilli;
+      double[] keptWithAnyCpu = hostAfter.cpuMilli() >= mostCpuMilli ? keptWithAnyCpu() : null;
       double leastKept = Double.POSITIVE_INFINITY;
       for (int c = 0; c < hosts.length; c++) {
-        double chipKept = anyCpu ? keptWithAnyCpu[c] : kept(c, hostAfter.cpuMilli());
+        double chipKept =
+            keptWithAnyCpu != null ? keptWithAnyCpu[c] : kept(c, hostAfter.cpuMilli());
         if (chipKept < leastKept && fits.test(node.chips().get(c))) {
           leastKept = chipKept;
         }
@@ -253,11 +288,11 @@ public final class FragmentationMeter {
     }
 
     private double value(int[] count, double[] free, double total, HostResources host) {
+      double[] within = within(host.cpuMilli());
       double usable = 0;
       for (int g = 0; g < count.length; g++) {
-        Group group = groups.get(g);
-        if (count[g] >= group.count()) {
-          usable += group.probabilityWithin(host.cpuMilli()) * free[g];
+        if (count[g] >= groups.get(g).count()) {
+          usable += within[g] * free[g];
         }
       }
       return total - usable;

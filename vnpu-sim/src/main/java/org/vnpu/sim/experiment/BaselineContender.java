@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
+import java.util.function.Function;
 import org.vnpu.core.engine.AllocationPlan;
 import org.vnpu.core.engine.NodeFit;
 import org.vnpu.core.engine.NodePlan;
@@ -42,9 +43,10 @@ final class BaselineContender implements Contender {
     PlacementContext chips = context.withScorers(Policies.fixed(UNUSED, baseline.chipScorer()));
     List<NodePlan> feasible = new ArrayList<>();
     List<Long> scores = new ArrayList<>();
+    Function<NodeState, NodeFit> scoring =
+        PlacementEngine.scoring(pod.request(), pod.host(), chips);
     for (NodeState node : ledger.nodes()) {
-      if (PlacementEngine.fit(pod.request(), pod.host(), node, chips)
-          instanceof NodeFit.Fits fits) {
+      if (scoring.apply(node) instanceof NodeFit.Fits fits) {
         feasible.add(fits.plan());
         scores.add(baseline.score(fits.plan(), pod, context));
       }
