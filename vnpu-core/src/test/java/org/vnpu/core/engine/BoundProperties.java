@@ -12,8 +12,6 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import org.vnpu.api.SplitMode;
-import org.vnpu.core.fragmentation.WorkloadMix;
-import org.vnpu.core.fragmentation.WorkloadShape;
 import org.vnpu.core.ledger.ChipDemand;
 import org.vnpu.core.ledger.ChipState;
 import org.vnpu.core.ledger.HostResources;
@@ -23,22 +21,12 @@ import org.vnpu.core.request.PodRequest;
 /** A node's bound is never below the score of the pod's plan there, whatever the policy. */
 class BoundProperties {
 
-  private static final WorkloadMix MIX =
-      WorkloadMix.typical(
-          List.of(
-              new WorkloadShape(1, 25, 16_384L, null, 0),
-              new WorkloadShape(1, 50, 8192L, null, 0),
-              new WorkloadShape(1, 10, 4096L, null, 0),
-              new WorkloadShape(1, 100, null, null, 0),
-              new WorkloadShape(2, 100, null, null, 0)),
-          1.0,
-          1);
-
   @Property(tries = 1000)
   void noPlanScoresAboveItsNodesBound(
       @ForAll("usedNodes") NodeState node, @ForAll("pods") PodRequest pod) {
     NodePlanner.ForPod planning =
-        new NodePlanner.ForPod(pod, HostResources.NONE, Fixtures.context(MIX));
+        new NodePlanner.ForPod(
+            pod, HostResources.NONE, Fixtures.context(Fixtures.SHARES_AND_WHOLE_CARDS));
 
     if (planning.fit(node) instanceof NodeFit.Fits fits) {
       assertThat(fits.score())

@@ -12,6 +12,7 @@ import org.vnpu.api.payload.RegisteredChip;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.core.fragmentation.FragmentationMeter;
 import org.vnpu.core.fragmentation.WorkloadMix;
+import org.vnpu.core.fragmentation.WorkloadShape;
 import org.vnpu.core.inventory.NodeInventory;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.Ledger;
@@ -27,6 +28,18 @@ public final class Fixtures {
   public static final Instant NOW = Instant.parse("2026-11-29T15:00:00Z");
   public static final ChipCatalog CATALOG = ChipCatalog.builtIn();
   private static final RequestParser PARSER = new RequestParser(CATALOG);
+
+  /** A mix of shares and whole cards, so that fragmentation-aware placement has work to do. */
+  public static final WorkloadMix SHARES_AND_WHOLE_CARDS =
+      WorkloadMix.typical(
+          List.of(
+              new WorkloadShape(1, 25, 16_384L, null, 0),
+              new WorkloadShape(1, 50, 8192L, null, 0),
+              new WorkloadShape(1, 10, 4096L, null, 0),
+              new WorkloadShape(1, 100, null, null, 0),
+              new WorkloadShape(2, 100, null, null, 0)),
+          1.0,
+          1);
 
   private Fixtures() {}
 

@@ -22,8 +22,6 @@ import org.vnpu.core.engine.NodeScorer;
 import org.vnpu.core.engine.PlacementContext;
 import org.vnpu.core.engine.PlacementEngine;
 import org.vnpu.core.engine.ScorerRegistry;
-import org.vnpu.core.fragmentation.WorkloadMix;
-import org.vnpu.core.fragmentation.WorkloadShape;
 import org.vnpu.core.inventory.Chip;
 import org.vnpu.core.inventory.NodeInventory;
 import org.vnpu.core.policy.Policies;
@@ -37,18 +35,6 @@ import org.vnpu.core.validation.Validated;
 class LedgerProperties {
 
   private static final RequestParser PARSER = new RequestParser(ChipCatalog.builtIn());
-
-  /** A mix of shares and whole cards, so that fragmentation-aware placement has work to do. */
-  private static final WorkloadMix MIX =
-      WorkloadMix.typical(
-          List.of(
-              new WorkloadShape(1, 25, 16_384L, null, 0),
-              new WorkloadShape(1, 50, 8192L, null, 0),
-              new WorkloadShape(1, 10, 4096L, null, 0),
-              new WorkloadShape(1, 100, null, null, 0),
-              new WorkloadShape(2, 100, null, null, 0)),
-          1.0,
-          1);
 
   /** One step of a random history. */
   sealed interface Step {}
@@ -125,7 +111,7 @@ class LedgerProperties {
       @ForAll("histories") List<Step> history, @ForAll("pods") PodRequest pod) {
     Cluster cluster = new Cluster();
     history.forEach(cluster::run);
-    PlacementContext bounded = Fixtures.context(MIX);
+    PlacementContext bounded = Fixtures.context(Fixtures.SHARES_AND_WHOLE_CARDS);
     PlacementContext unbounded =
         bounded.withScorers(
             new ScorerRegistry() {
