@@ -101,7 +101,7 @@ public final class FragmentationMeter {
       int maxShares = node.inventory().maxSharesPerChip();
       if (node.inventory().splitMode() == SplitMode.SOFT) {
         return corePercent == 100
-            ? state.isIdle() && !state.exclusive()
+            ? state.fitsWholeCard()
             : state.fitsShare(
                 memoryMiB == null ? state.chip().memoryMiB() : memoryMiB, corePercent, maxShares);
       }

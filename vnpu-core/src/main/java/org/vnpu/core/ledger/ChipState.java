@@ -27,11 +27,6 @@ public record ChipState(
     return new ChipState(chip, 0, 0, 0, 0, 0, false);
   }
 
-  /** Whether nothing is in use, so that a whole card may take it. */
-  public boolean isIdle() {
-    return shares == 0;
-  }
-
   public long freeMemoryMiB() {
     return chip.memoryMiB() - memoryUsedMiB;
   }

@@ -297,7 +297,7 @@ class PlacementEngineTest {
     placeAndApply(ledger, pod("a", Map.of(), "number=1"), context());
     placeAndApply(ledger, pod("b", Map.of(), "number=1"), context());
     ledger.release("a");
-    assertThat(chip(ledger, "train", 0).isIdle()).isTrue();
+    assertThat(chip(ledger, "train", 0).fitsWholeCard()).isTrue();
 
     Decision.Placed six =
         (Decision.Placed) placeAndApply(ledger, pod("six", Map.of(), "number=6"), context());
