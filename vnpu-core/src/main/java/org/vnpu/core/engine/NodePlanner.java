@@ -51,11 +51,19 @@ final class NodePlanner {
 
     /**
      * What any plan of the pod does to {@code node}, or null when that cannot be known without
-     * planning: the size of a hard-mode share depends on the chip's state (its free AI CPUs).
+     * planning (the size of a hard-mode share depends on the chip's state, its free AI CPUs) or
+     * there is nothing to know (a node without chips).
      */
     private PlanLimits limits(NodeState node) {
-      if (!sizedAlike) {
+      if (!sizedAlike || node.chips().isEmpty()) {
         return null;
+      }
+      long leastMemory = Long.MAX_VALUE;
+      long mostMemory = 0;
+      for (int i = 0; i < node.chips().size(); i++) {
+        long memory = node.chips().get(i).chip().memoryMiB();
+        leastMemory = Math.min(leastMemory, memory);
+        mostMemory = Math.max(mostMemory, memory);
       }
       double minGain = 0;
       double maxGain = 0;
@@ -65,18 +73,12 @@ final class NodePlanner {
         if (singleVnpu && container.count() == 1) {
           onlyVnpuFits = state -> takes(container, node, state);
         }
-        double least = Double.POSITIVE_INFINITY;
-        double most = Double.NEGATIVE_INFINITY;
-        for (ChipState state : node.chips()) {
-          double gain = utilizationGain(container, state.chip().memoryMiB());
-          least = Math.min(least, gain);
-          most = Math.max(most, gain);
-        }
-        minGain += container.count() * least;
-        maxGain += container.count() * most;
+        // a vNPU raises the utilization of a chip with less memory more
+        minGain += container.count() * utilizationGain(container, mostMemory);
+        maxGain += container.count() * utilizationGain(container, leastMemory);
         maxCompute += container.count() * computeTaken(container);
       }
-      int chips = Math.max(1, node.chips().size());
+      int chips = node.chips().size();
       return new PlanLimits(
           node,
           node.hostFree().minus(host),
