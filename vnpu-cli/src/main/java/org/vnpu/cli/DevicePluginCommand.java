@@ -73,15 +73,6 @@ final class DevicePluginCommand implements Callable<Integer> {
   @Mixin HandoutOptions handout;
 
   @Option(
-      names = "--poll-interval",
-      paramLabel = "DURATION",
-      defaultValue = "5s",
-      converter = DurationConverter.class,
-      description =
-          "How often the driver is asked for chips and health (default: ${DEFAULT-VALUE}).")
-  Duration pollInterval;
-
-  @Option(
       names = "--heartbeat-interval",
       paramLabel = "DURATION",
       defaultValue = "30s",
@@ -128,7 +119,7 @@ final class DevicePluginCommand implements Callable<Integer> {
             handout.driverMounts,
             maxSharesPerChip,
             handout.shimLogLevel,
-            pollInterval,
+            agent.pollInterval,
             heartbeatInterval,
             cleanupInterval);
     KubernetesClient client = new KubernetesClientBuilder().build();

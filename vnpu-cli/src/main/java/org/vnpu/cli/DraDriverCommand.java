@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.concurrent.Callable;
 import org.vnpu.dra.DraDriver;
 import org.vnpu.dra.DraSettings;
@@ -93,15 +92,6 @@ final class DraDriverCommand implements Callable<Integer> {
 
   @Mixin HandoutOptions handout;
 
-  @Option(
-      names = "--poll-interval",
-      paramLabel = "DURATION",
-      defaultValue = "5s",
-      converter = DurationConverter.class,
-      description =
-          "How often the driver is asked for chips and health (default: ${DEFAULT-VALUE}).")
-  Duration pollInterval;
-
   @Mixin CatalogOption catalog;
 
   @Override
@@ -122,7 +112,7 @@ final class DraDriverCommand implements Callable<Integer> {
             sharing,
             slicesPerChip,
             handout.shimLogLevel,
-            pollInterval);
+            agent.pollInterval);
     NpuDriver npus = agent.openDriver(catalog.load());
     KubernetesClient client = new KubernetesClientBuilder().build();
     DraDriver driver = DraDriver.start(settings, npus, client);

@@ -5,7 +5,6 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.concurrent.Callable;
 import org.vnpu.driver.NpuDriver;
 import org.vnpu.exporter.Exporter;
@@ -49,14 +48,6 @@ final class ExporterCommand implements Callable<Integer> {
   Path stateDirectory;
 
   @Option(
-      names = "--poll-interval",
-      paramLabel = "DURATION",
-      defaultValue = "5s",
-      converter = DurationConverter.class,
-      description = "How often the driver is read (default: ${DEFAULT-VALUE}).")
-  Duration pollInterval;
-
-  @Option(
       names = "--watch-all-pods",
       description =
           "Watch every pod and keep this node's here, for API servers without field selectors"
@@ -73,7 +64,7 @@ final class ExporterCommand implements Callable<Integer> {
     KubernetesClient client = new KubernetesClientBuilder().build();
     Exporter exporter =
         Exporter.start(
-            new ExporterSettings(node, address, stateDirectory, pollInterval, !watchAllPods),
+            new ExporterSettings(node, address, stateDirectory, agent.pollInterval, !watchAllPods),
             npus,
             client);
     NodeAgentOptions.runUntilStopped(exporter, client);

@@ -2,6 +2,7 @@ package org.vnpu.cli;
 
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.driver.DriverException;
@@ -10,8 +11,9 @@ import org.vnpu.driver.NpuDriver;
 import picocli.CommandLine.Option;
 
 /**
- * The options every per-node agent shares (the device plugin, the exporter): which node it serves
- * and how it reads the node's NPUs; and how such an agent runs until it is stopped.
+ * The options every per-node agent shares (the device plugin, the DRA driver, the exporter): which
+ * node it serves how it reads the node's NPUs and how often; and how such an agent runs until it is
+ * stopped.
  */
 final class NodeAgentOptions {
 
@@ -50,6 +52,15 @@ final class NodeAgentOptions {
       paramLabel = "FILE",
       description = "npu-smi executable (default: from $PATH, /usr/local/bin or /usr/local/sbin).")
   Path npuSmi;
+
+  @Option(
+      names = "--poll-interval",
+      paramLabel = "DURATION",
+      defaultValue = "5s",
+      converter = DurationConverter.class,
+      description =
+          "How often the driver is asked for chips, health and usage (default: ${DEFAULT-VALUE}).")
+  Duration pollInterval;
 
   /** The node's name; an input error when missing. */
   String node() {
