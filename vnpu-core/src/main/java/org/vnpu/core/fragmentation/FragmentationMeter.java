@@ -22,6 +22,11 @@ import org.vnpu.core.ledger.VnpuSizer;
  * too small for it — weighted by the shape's probability. Shapes without vNPUs count all free
  * compute as fragment, as in the paper.
  *
+ * <p>A placement's {@linkplain #growth growth} adds a second, longer view: the node's {@linkplain
+ * #stranded stranded} compute, which its free host CPU cannot feed at the CPU the mix asks per
+ * percent of compute. The paper's measure sees host CPU only when the next pod would not fit; a
+ * node whose CPU is eaten by CPU-hungry pods strands its chips long before that (ADR 0008).
+ *
  * <p>Evaluating a hypothetical placement costs one pass over the mix's distinct device shapes: per
  * node the meter keeps, per shape, how many chips can host it and their free compute, and updates
  * only the chips a placement changes. Thread-safe.
@@ -30,11 +35,30 @@ public final class FragmentationMeter {
 
   private final List<Group> groups;
   private final long mostCpuMilli;
+  private final double cpuMilliPerCompute;
   private final Map<String, Probe> probes = new ConcurrentHashMap<>();
 
   public FragmentationMeter(WorkloadMix mix) {
     this.groups = group(mix);
     this.mostCpuMilli = groups.stream().mapToLong(Group::mostCpuMilli).max().orElse(0);
+    this.cpuMilliPerCompute = cpuMilliPerCompute(mix);
+  }
+
+  /**
+   * Host CPU the mix's pods with vNPUs ask per percent of chip compute they reserve, on average; 0
+   * when they ask none (or reserve none), and then no compute is ever stranded.
+   */
+  private static double cpuMilliPerCompute(WorkloadMix mix) {
+    double cpu = 0;
+    double compute = 0;
+    for (WorkloadMix.Weighted weighted : mix.shapes()) {
+      WorkloadShape shape = weighted.shape();
+      if (shape.count() > 0) {
+        cpu += weighted.probability() * shape.cpuMilli();
+        compute += weighted.probability() * shape.count() * shape.corePercent();
+      }
+    }
+    return compute == 0 ? 0 : cpu / compute;
   }
 
   /** The fragmentation of {@code node} as it is. */
@@ -48,14 +72,63 @@ public final class FragmentationMeter {
   }
 
   /**
-   * A lower bound of the growth in {@code node}'s fragmentation when one vNPU taking {@code
-   * computeTaken} percent goes on a chip that {@code fits} accepts. The vNPU takes its compute from
-   * the free total, and from every shape that its chip hosts and that stays usable on the node (as
-   * another chip hosts it too); nothing the placement does raises what any shape can use.
+   * What a placement costs the mix on {@code node}: the growth of its fragmentation plus the growth
+   * of its stranded compute, with its chips and host resources replaced by {@code chips} and {@code
+   * hostAfter}.
+   */
+  public double growth(NodeState node, ChipState[] chips, HostResources hostAfter) {
+    Probe probe = probe(node);
+    double freeAfter = 0;
+    for (ChipState chip : chips) {
+      freeAfter += chip.freeComputePercent();
+    }
+    return probe.after(chips, hostAfter)
+        - probe.fragmentation()
+        + stranded(freeAfter, hostAfter)
+        - stranded(probe.totalFree, node.hostFree());
+  }
+
+  /**
+   * A lower bound of the {@link #growth} when one vNPU taking {@code computeTaken} percent goes on
+   * a chip of {@code node} that {@code fits} accepts. The vNPU takes its compute from the free
+   * total, and from every shape that its chip hosts and that stays usable on the node (as another
+   * chip hosts it too); nothing the placement does raises what any shape can use.
    */
   public double leastGrowth(
       NodeState node, double computeTaken, Predicate<ChipState> fits, HostResources hostAfter) {
-    return probe(node).leastGrowth(computeTaken, fits, hostAfter);
+    Probe probe = probe(node);
+    return probe.leastGrowth(computeTaken, fits, hostAfter)
+        + strandedGrowth(probe, computeTaken, hostAfter);
+  }
+
+  /**
+   * A lower bound of the {@link #growth} when vNPUs taking {@code computeTaken} percent in all go
+   * on any chips of {@code node}: fragmentation falls at most by the compute taken.
+   */
+  public double leastGrowth(NodeState node, double computeTaken, HostResources hostAfter) {
+    return -computeTaken + strandedGrowth(probe(node), computeTaken, hostAfter);
+  }
+
+  /**
+   * The free compute that {@code hostFree}'s CPU cannot feed, of {@code freeCompute} percent of
+   * chip compute: the mix asks {@link #cpuMilliPerCompute} per percent, so what is left beyond the
+   * CPU's reach stays idle however the mix arrives.
+   */
+  public double stranded(double freeCompute, HostResources hostFree) {
+    if (cpuMilliPerCompute == 0) {
+      return 0;
+    }
+    return Math.max(0, freeCompute - Math.max(0, hostFree.cpuMilli()) / cpuMilliPerCompute);
+  }
+
+  /**
+   * The growth of stranded compute when a placement takes at most {@code computeTaken} percent of
+   * the node's free compute and leaves {@code hostAfter}: taking more strands less, so this is the
+   * least growth of any such placement.
+   */
+  private double strandedGrowth(Probe probe, double computeTaken, HostResources hostAfter) {
+    return stranded(probe.totalFree - computeTaken, hostAfter)
+        - stranded(probe.totalFree, probe.node.hostFree());
   }
 
   private Probe probe(NodeState node) {

@@ -12,9 +12,11 @@ import org.vnpu.core.ledger.NodeState;
 import org.vnpu.core.ledger.Utilization;
 
 /**
- * Least fragmentation growth first (the FGD paper's idea), measured against the context's mix of
- * request shapes; among placements whose growth differs by less than {@link #GROWTH_STEP}, the
- * fuller chip or node wins, so that nearly-equal choices pack instead of scattering.
+ * Least growth first, measured against the context's mix of request shapes: at chip level the
+ * fragmentation after the FGD paper, at node level that plus the compute the node's host CPU can no
+ * longer feed ({@link FragmentationMeter#growth}). Among placements whose growth differs by less
+ * than {@link #GROWTH_STEP}, the fuller chip or node wins, so that nearly-equal choices pack
+ * instead of scattering.
  */
 final class FragmentationAwareScorer implements NodeScorer, ChipScorer {
 
@@ -68,29 +70,24 @@ final class FragmentationAwareScorer implements NodeScorer, ChipScorer {
   @Override
   public double score(
       NodeState before, ChipState[] after, HostResources hostAfter, PlacementContext context) {
-    double growth =
-        context.fragmentation().fragmentationAfter(before, after, hostAfter)
-            - context.fragmentation().fragmentation(before);
-    return nodeScore(growth, Utilization.of(after));
+    return nodeScore(
+        context.fragmentation().growth(before, after, hostAfter), Utilization.of(after));
   }
 
   /**
    * A placement never raises what the mix can use, so fragmentation falls at most by the free
-   * compute the pod takes, and by less where the chips that could take a one-vNPU pod serve the mix
-   * ({@link FragmentationMeter#leastGrowth}).
+   * compute the pod takes, and by less where the chips that could take a one-vNPU pod serve the
+   * mix; the stranded compute follows from the compute taken and the host left ({@link
+   * FragmentationMeter#leastGrowth}).
    */
   @Override
   public double bound(PlanLimits limits, PlacementContext context) {
+    FragmentationMeter meter = context.fragmentation();
     double leastGrowth =
         limits.onlyVnpuFits() == null
-            ? -limits.maxComputeTaken()
-            : context
-                .fragmentation()
-                .leastGrowth(
-                    limits.node(),
-                    limits.maxComputeTaken(),
-                    limits.onlyVnpuFits(),
-                    limits.hostAfter());
+            ? meter.leastGrowth(limits.node(), limits.maxComputeTaken(), limits.hostAfter())
+            : meter.leastGrowth(
+                limits.node(), limits.maxComputeTaken(), limits.onlyVnpuFits(), limits.hostAfter());
     return nodeScore(leastGrowth, limits.utilizationBefore() + limits.maxUtilizationGain());
   }
 

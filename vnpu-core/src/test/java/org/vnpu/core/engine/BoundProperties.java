@@ -23,10 +23,11 @@ class BoundProperties {
 
   @Property(tries = 1000)
   void noPlanScoresAboveItsNodesBound(
-      @ForAll("usedNodes") NodeState node, @ForAll("pods") PodRequest pod) {
+      @ForAll("usedNodes") NodeState node,
+      @ForAll("pods") PodRequest pod,
+      @ForAll("hostRequests") HostResources host) {
     NodePlanner.ForPod planning =
-        new NodePlanner.ForPod(
-            pod, HostResources.NONE, Fixtures.context(Fixtures.SHARES_AND_WHOLE_CARDS));
+        new NodePlanner.ForPod(pod, host, Fixtures.context(Fixtures.SHARES_AND_WHOLE_CARDS));
 
     if (planning.fit(node) instanceof NodeFit.Fits fits) {
       assertThat(fits.score())
@@ -34,6 +35,13 @@ class BoundProperties {
     }
   }
 
+  /** Host CPU a pod asks: none, a little, or enough to strand chips on a node that has little. */
+  @Provide
+  Arbitrary<HostResources> hostRequests() {
+    return Arbitraries.of(0L, 2000L, 8000L, 24_000L).map(cpu -> new HostResources(cpu, 0));
+  }
+
+  /** Nodes of four chips with random shares, and host CPU untracked or from none to plenty. */
   @Provide
   Arbitrary<NodeState> usedNodes() {
     Arbitrary<ChipDemand> share =
@@ -41,25 +49,23 @@ class BoundProperties {
                 Arbitraries.of(0, 5, 10, 25, 30, 50),
                 Arbitraries.of(0L, 2048L, 8192L, 16_384L, 30_000L, 62_000L))
             .as((cores, memory) -> new ChipDemand(memory, cores, 0, 0, false));
-    return share
-        .list()
-        .ofMaxSize(3)
-        .list()
-        .ofSize(4)
-        .map(
-            perChip -> {
+    Arbitrary<HostResources> hostFree =
+        Arbitraries.oneOf(
+            Arbitraries.just(HostResources.UNTRACKED),
+            Arbitraries.longs().between(0, 64_000).map(cpu -> new HostResources(cpu, 1 << 20)));
+    return Combinators.combine(share.list().ofMaxSize(3).list().ofSize(4), hostFree)
+        .as(
+            (perChip, host) -> {
               NodeState idle =
                   NodeState.idle(
-                      Fixtures.node("n", "910B3", 4, SplitMode.SOFT, 4),
-                      HostResources.UNTRACKED,
-                      Fixtures.NOW);
+                      Fixtures.node("n", "910B3", 4, SplitMode.SOFT, 4), host, Fixtures.NOW);
               List<ChipState> chips = new ArrayList<>(idle.chips());
               for (int i = 0; i < chips.size(); i++) {
                 for (ChipDemand demand : perChip.get(i)) {
                   chips.set(i, chips.get(i).plus(demand));
                 }
               }
-              return idle.withChips(chips, HostResources.UNTRACKED);
+              return idle.withChips(chips, host);
             });
   }
 

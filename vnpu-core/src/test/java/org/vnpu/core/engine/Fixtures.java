@@ -29,15 +29,18 @@ public final class Fixtures {
   public static final ChipCatalog CATALOG = ChipCatalog.builtIn();
   private static final RequestParser PARSER = new RequestParser(CATALOG);
 
-  /** A mix of shares and whole cards, so that fragmentation-aware placement has work to do. */
+  /**
+   * A mix of shares and whole cards, each with the host CPU it asks, so that fragmentation-aware
+   * placement has work to do wherever host resources are tracked.
+   */
   public static final WorkloadMix SHARES_AND_WHOLE_CARDS =
       WorkloadMix.typical(
           List.of(
-              new WorkloadShape(1, 25, 16_384L, null, 0),
-              new WorkloadShape(1, 50, 8192L, null, 0),
-              new WorkloadShape(1, 10, 4096L, null, 0),
-              new WorkloadShape(1, 100, null, null, 0),
-              new WorkloadShape(2, 100, null, null, 0)),
+              new WorkloadShape(1, 25, 16_384L, null, 4000),
+              new WorkloadShape(1, 50, 8192L, null, 8000),
+              new WorkloadShape(1, 10, 4096L, null, 2000),
+              new WorkloadShape(1, 100, null, null, 12_000),
+              new WorkloadShape(2, 100, null, null, 24_000)),
           1.0,
           1);
 

@@ -128,6 +128,40 @@ class PlacementEngineTest {
   }
 
   @Test
+  void fragmentationAwarePutsCpuHungrySharesWhereHostCpuCanFeedTheChips() {
+    WorkloadMix wholeCardsAt12Cores =
+        new WorkloadMix(
+            List.of(new WorkloadMix.Weighted(new WorkloadShape(1, 100, null, null, 12_000), 1.0)));
+    List<NodeState> snapshot =
+        List.of(
+            NodeState.idle(
+                node("a-lean", "910B3", 8), new HostResources(96_000, 1 << 20), Fixtures.NOW),
+            NodeState.idle(
+                node("b-rich", "910B3", 8), new HostResources(200_000, 1 << 20), Fixtures.NOW));
+    PodRequest share = pod("p", Map.of(), "number=1", "cores=10", "memory.1Gi=4");
+    HostResources cpuHungry = new HostResources(48_000, 0);
+
+    Decision aware =
+        PlacementEngine.place(share, cpuHungry, snapshot, context(wholeCardsAt12Cores));
+    Decision blind =
+        PlacementEngine.place(
+            share,
+            cpuHungry,
+            snapshot,
+            context(
+                new WorkloadMix(
+                    List.of(
+                        new WorkloadMix.Weighted(new WorkloadShape(1, 100, null, null, 0), 1.0)))));
+
+    assertThat(((Decision.Placed) aware).plan().node())
+        .as("48 of a-lean's 96 cores would leave 4 of its 8 chips without the 12 cores each needs")
+        .isEqualTo("b-rich");
+    assertThat(((Decision.Placed) blind).plan().node())
+        .as("a mix that asks no CPU sees two equal nodes; the first name wins")
+        .isEqualTo("a-lean");
+  }
+
+  @Test
   void spreadPutsShareOnTheEmptiestChipAndNode() {
     Ledger ledger = ledger(node("a", "910B3", 2), node("b", "910B3", 2));
     placeAndApply(ledger, pod("p1", SPREAD, "number=1", "cores=30", "memory.1Gi=8"), context());

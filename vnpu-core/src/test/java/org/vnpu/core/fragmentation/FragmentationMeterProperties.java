@@ -43,6 +43,49 @@ class FragmentationMeterProperties {
         .isCloseTo(definition(List.of(after), hostAfter, node, mix), within(1e-6));
   }
 
+  @Property(tries = 300)
+  void growthIsTheFragmentationGrowthPlusTheComputeTheHostCpuCanNoLongerFeed(
+      @ForAll("nodes") NodeState node,
+      @ForAll("mixes") WorkloadMix mix,
+      @ForAll("usages") List<Integer> change) {
+    FragmentationMeter meter = new FragmentationMeter(mix);
+    ChipState[] after = node.chips().toArray(new ChipState[0]);
+    int position = change.get(0) % after.length;
+    ChipDemand demand = new ChipDemand(change.get(1) * 1024L, change.get(2), 0, 0, false);
+    if (after[position].fits(demand, 20)) {
+      after[position] = after[position].plus(demand);
+    }
+    HostResources hostAfter = node.hostFree().minus(new HostResources(change.get(1) * 1000L, 0));
+
+    double expected =
+        definition(List.of(after), hostAfter, node, mix)
+            - definition(node.chips(), node.hostFree(), node, mix)
+            + stranded(List.of(after), hostAfter, mix)
+            - stranded(node.chips(), node.hostFree(), mix);
+    assertThat(meter.growth(node, after, hostAfter)).isCloseTo(expected, within(1e-6));
+  }
+
+  /**
+   * Free compute beyond what the host CPU feeds at the CPU the mix's vNPU pods ask per percent of
+   * compute, written out directly.
+   */
+  private static double stranded(List<ChipState> chips, HostResources host, WorkloadMix mix) {
+    double cpu = 0;
+    double compute = 0;
+    for (WorkloadMix.Weighted weighted : mix.shapes()) {
+      if (weighted.shape().count() > 0) {
+        cpu += weighted.probability() * weighted.shape().cpuMilli();
+        compute +=
+            weighted.probability() * weighted.shape().count() * weighted.shape().corePercent();
+      }
+    }
+    if (cpu == 0 || compute == 0) {
+      return 0;
+    }
+    double free = chips.stream().mapToDouble(ChipState::freeComputePercent).sum();
+    return Math.max(0, free - Math.max(0, host.cpuMilli()) * compute / cpu);
+  }
+
   /** The paper's measure, written out directly. */
   private static double definition(
       List<ChipState> chips, HostResources host, NodeState node, WorkloadMix mix) {

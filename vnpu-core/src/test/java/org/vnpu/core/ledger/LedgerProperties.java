@@ -67,7 +67,7 @@ class LedgerProperties {
     Cluster cluster = new Cluster();
     history.forEach(cluster::run);
 
-    Ledger rebuilt = Fixtures.ledger(cluster.inventories.toArray(NodeInventory[]::new));
+    Ledger rebuilt = Cluster.ledgerOf(cluster.inventories);
     List<AllocationPlan> plans = new ArrayList<>(cluster.ledger.placements().values());
     java.util.Collections.reverse(plans);
     plans.forEach(plan -> assertThat(rebuilt.apply(plan)).as("re-apply %s", plan).isTrue());
@@ -108,7 +108,9 @@ class LedgerProperties {
 
   @Property(tries = 300)
   void skippingNodesByTheirBoundNeverChangesTheDecision(
-      @ForAll("histories") List<Step> history, @ForAll("pods") PodRequest pod) {
+      @ForAll("histories") List<Step> history,
+      @ForAll("pods") PodRequest pod,
+      @ForAll("hostRequests") HostResources host) {
     Cluster cluster = new Cluster();
     history.forEach(cluster::run);
     PlacementContext bounded = Fixtures.context(Fixtures.SHARES_AND_WHOLE_CARDS);
@@ -126,15 +128,16 @@ class LedgerProperties {
               }
             });
 
-    Decision pruned =
-        PlacementEngine.place(pod, HostResources.NONE, cluster.ledger.nodes(), bounded);
-    Decision planned =
-        PlacementEngine.place(pod, HostResources.NONE, cluster.ledger.nodes(), unbounded);
+    Decision pruned = PlacementEngine.place(pod, host, cluster.ledger.nodes(), bounded);
+    Decision planned = PlacementEngine.place(pod, host, cluster.ledger.nodes(), unbounded);
 
     assertThat(pruned).isEqualTo(planned);
   }
 
-  /** A small heterogeneous cluster driven by random steps. */
+  /**
+   * A small heterogeneous cluster driven by random steps; its nodes' host CPU is tracked, and the
+   * pods it places ask some.
+   */
   private static final class Cluster {
     final List<NodeInventory> inventories =
         new ArrayList<>(
@@ -143,8 +146,30 @@ class LedgerProperties {
                 Fixtures.node("soft-b", "910B4", 2, SplitMode.SOFT, 4),
                 Fixtures.node("hard", "310P3", 2, SplitMode.HARD, 7),
                 Fixtures.node("ring", "910A", 8, SplitMode.SOFT, 2)));
-    final Ledger ledger = Fixtures.ledger(inventories.toArray(NodeInventory[]::new));
+    final Ledger ledger = ledgerOf(inventories);
     int serial;
+
+    /** The nodes with fresh heartbeats and their host capacity. */
+    static Ledger ledgerOf(List<NodeInventory> inventories) {
+      Ledger ledger = new Ledger();
+      for (NodeInventory inventory : inventories) {
+        ledger.putNode(inventory, hostCapacity(inventory));
+        ledger.heartbeat(inventory.node(), Fixtures.NOW);
+      }
+      return ledger;
+    }
+
+    /** Host CPU from scarce to plenty, so that some placements strand chips; memory plenty. */
+    static HostResources hostCapacity(NodeInventory inventory) {
+      long cpu =
+          switch (inventory.node()) {
+            case "soft-a" -> 48_000;
+            case "soft-b" -> 16_000;
+            case "hard" -> 32_000;
+            default -> 64_000;
+          };
+      return new HostResources(cpu, 1L << 20);
+    }
 
     void run(Step step) {
       if (step instanceof Place place) {
@@ -158,14 +183,14 @@ class LedgerProperties {
       } else if (step instanceof FlipHealth flip) {
         flip(flip.node() % inventories.size(), flip.chip());
       } else if (step instanceof Refresh refresh) {
-        ledger.putNode(
-            inventories.get(refresh.node() % inventories.size()), HostResources.UNTRACKED);
+        NodeInventory inventory = inventories.get(refresh.node() % inventories.size());
+        ledger.putNode(inventory, hostCapacity(inventory));
       }
     }
 
     private void place(PodRequest pod) {
-      Decision decision =
-          PlacementEngine.place(pod, HostResources.NONE, ledger.nodes(), Fixtures.context());
+      HostResources host = new HostResources(serial % 4 * 6000L, 0);
+      Decision decision = PlacementEngine.place(pod, host, ledger.nodes(), Fixtures.context());
       if (decision instanceof Decision.Placed placed) {
         assertThat(ledger.apply(placed.plan())).as("ledger accepts %s", placed.plan()).isTrue();
       }
@@ -180,7 +205,7 @@ class LedgerProperties {
       NodeInventory updated =
           new NodeInventory(node.node(), node.splitMode(), node.maxSharesPerChip(), chips);
       inventories.set(nodeIndex, updated);
-      ledger.putNode(updated, HostResources.UNTRACKED);
+      ledger.putNode(updated, hostCapacity(updated));
     }
   }
 
@@ -215,6 +240,11 @@ class LedgerProperties {
                     .as(FlipHealth::new)),
             net.jqwik.api.Tuple.of(1, Arbitraries.integers().between(0, 3).map(Refresh::new)));
     return step.list().ofMaxSize(40);
+  }
+
+  @Provide
+  Arbitrary<HostResources> hostRequests() {
+    return Arbitraries.of(0L, 2000L, 8000L, 24_000L).map(cpu -> new HostResources(cpu, 0));
   }
 
   @Provide
