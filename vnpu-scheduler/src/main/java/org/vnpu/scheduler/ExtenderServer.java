@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -304,12 +303,10 @@ public final class ExtenderServer implements AutoCloseable {
       return result;
     }
     try {
-      scheduler.bind(PodManifests.fromJson(JSON.readTree(Serialization.asJson(pod))), node);
+      scheduler.bind(Fabric8Views.manifest(pod), node);
       result.put("Error", "");
     } catch (SchedulingException e) {
       result.put("Error", e.getMessage());
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("fabric8 wrote JSON Jackson cannot read", e);
     }
     return result;
   }

@@ -48,6 +48,7 @@ import org.vnpu.core.ledger.Ledger;
 import org.vnpu.core.ledger.NodeState;
 import org.vnpu.core.policy.Policies;
 import org.vnpu.core.request.ContainerRequest;
+import org.vnpu.core.request.HostRequests;
 import org.vnpu.core.request.PodManifest;
 import org.vnpu.core.request.PodRequest;
 import org.vnpu.core.request.RequestParser;
@@ -60,7 +61,10 @@ import org.vnpu.kube.AnnotationPatches;
  * any time; decisions are the engine's. Reserving a pod on a node charges the ledger, writes the
  * signed allocation and the pending containers on the pod and takes the node's lock, before the pod
  * is bound. Every method is serialised on this object: two pods racing for the last slot see one
- * ledger. Host CPU and memory are left to the schedulers, which check them themselves.
+ * ledger. Host CPU and memory are followed as kube-scheduler counts them (nodes' allocatable, the
+ * requests of every pod bound or reserved there) and shape the scores; filters and reservations
+ * leave them to the schedulers, which check them themselves and see pods the informers have not yet
+ * delivered.
  */
 public final class Scheduler {
 
@@ -88,6 +92,7 @@ public final class Scheduler {
   private final AnnotationPatches patches;
   private final PodEvents events;
   private final Ledger ledger = new Ledger();
+  private final HostUsage hosts = new HostUsage();
   private final Map<String, AllocationPlan> allocations = new HashMap<>();
   private final Map<String, Instant> reservations = new HashMap<>();
   private final Deque<WorkloadShape> shapes = new ArrayDeque<>();
@@ -135,7 +140,8 @@ public final class Scheduler {
         ledger.removeNode(name);
         return;
       }
-      ledger.putNode(inventory.orElseThrow(), HostResources.UNTRACKED);
+      hosts.allocatable(name, allocatable(node));
+      ledger.putNode(inventory.orElseThrow(), hosts.left(name));
       String handshake = annotations.get(AnnotationKeys.NODE_HANDSHAKE);
       if (handshake != null) {
         ledger.heartbeat(name, codec.decodeHandshake(handshake).at());
@@ -153,6 +159,7 @@ public final class Scheduler {
   }
 
   public synchronized void nodeRemoved(String name) {
+    hosts.nodeRemoved(name);
     ledger.removeNode(name);
   }
 
@@ -163,6 +170,9 @@ public final class Scheduler {
     if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
       forget(uid);
       return;
+    }
+    if (pod.getSpec() != null && pod.getSpec().getNodeName() != null) {
+      chargeHost(Fabric8Views.manifest(pod), pod.getSpec().getNodeName());
     }
     String value = annotations(pod.getMetadata().getAnnotations()).get(AnnotationKeys.ALLOCATION);
     if (value == null || allocations.containsKey(uid)) {
@@ -264,7 +274,7 @@ public final class Scheduler {
   public synchronized Map<String, Double> scores(PodManifest pod, Collection<String> nodes)
       throws SchedulingException {
     Function<NodeState, NodeFit> scoring =
-        PlacementEngine.scoring(request(pod), HostResources.NONE, context());
+        PlacementEngine.scoring(request(pod), hostRequest(pod), context());
     Map<String, Double> scores = new LinkedHashMap<>();
     for (String name : nodes) {
       ledger
@@ -324,7 +334,8 @@ public final class Scheduler {
     }
     allocations.put(pod.uid(), plan);
     reservations.put(pod.uid(), clock.instant().plus(settings.reservationTimeout()));
-    observe(request);
+    HostResources host = chargeHost(pod, node);
+    observe(request, host);
     try {
       patches.pod(pod.namespace(), pod.name(), allocationAnnotations(plan));
     } catch (RuntimeException e) {
@@ -422,6 +433,54 @@ public final class Scheduler {
     return request.orElseThrow();
   }
 
+  /** What the pod requests of the host; a quantity that cannot be read refuses the pod. */
+  private static HostResources hostRequest(PodManifest pod) throws SchedulingException {
+    try {
+      return HostRequests.of(pod);
+    } catch (IllegalArgumentException e) {
+      throw new SchedulingException(
+          "pod " + pod.namespace() + "/" + pod.name() + ": " + e.getMessage());
+    }
+  }
+
+  /**
+   * Charges what the pod requests of the host to {@code node}, and what that leaves to the ledger;
+   * the request, none when it cannot be read.
+   */
+  private HostResources chargeHost(PodManifest pod, String node) {
+    HostResources request;
+    try {
+      request = HostRequests.of(pod);
+    } catch (IllegalArgumentException e) {
+      LOG.warn(
+          "pod {}/{}: {}; its host request is not counted",
+          pod.namespace(),
+          pod.name(),
+          e.getMessage());
+      request = HostResources.NONE;
+    }
+    hosts.charge(pod.uid(), node, request).ifPresent(this::hostChanged);
+    hostChanged(node);
+    return request;
+  }
+
+  private void hostChanged(String node) {
+    ledger.hostCapacity(node, hosts.left(node));
+  }
+
+  /** The node's allocatable host; untracked when the node does not say or says it unreadably. */
+  private static HostResources allocatable(Node node) {
+    try {
+      return Fabric8Views.allocatable(node);
+    } catch (IllegalArgumentException e) {
+      LOG.warn(
+          "node {}: allocatable host not readable ({}); its host resources are not followed",
+          node.getMetadata().getName(),
+          e.getMessage());
+      return HostResources.UNTRACKED;
+    }
+  }
+
   private PlacementContext context() {
     return new PlacementContext(
         clock.instant(), settings.heartbeatTolerance(), Policies.asRequested(), meter);
@@ -440,13 +499,15 @@ public final class Scheduler {
     allocations.remove(uid);
     reservations.remove(uid);
     ledger.release(uid);
+    hosts.release(uid).ifPresent(this::hostChanged);
   }
 
   /** Keeps the last pods' shapes; the fragmentation measure weighs placements by them. */
-  private void observe(PodRequest request) {
+  private void observe(PodRequest request, HostResources host) {
     ContainerRequest first = request.containers().get(0);
     shapes.addLast(
-        new WorkloadShape(first.count(), first.cores(), first.memoryMiB(), first.chipType(), 0));
+        new WorkloadShape(
+            first.count(), first.cores(), first.memoryMiB(), first.chipType(), host.cpuMilli()));
     if (shapes.size() > OBSERVED_SHAPES) {
       shapes.removeFirst();
     }

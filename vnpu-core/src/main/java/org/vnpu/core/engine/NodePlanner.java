@@ -11,7 +11,6 @@ import org.vnpu.api.SplitMode;
 import org.vnpu.core.ledger.ChipState;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.NodeState;
-import org.vnpu.core.ledger.Utilization;
 import org.vnpu.core.ledger.VnpuSizer;
 import org.vnpu.core.request.ContainerRequest;
 import org.vnpu.core.request.PodRequest;
@@ -58,13 +57,6 @@ final class NodePlanner {
       if (!sizedAlike || node.chips().isEmpty()) {
         return null;
       }
-      long leastMemory = Long.MAX_VALUE;
-      long mostMemory = 0;
-      for (int i = 0; i < node.chips().size(); i++) {
-        long memory = node.chips().get(i).chip().memoryMiB();
-        leastMemory = Math.min(leastMemory, memory);
-        mostMemory = Math.max(mostMemory, memory);
-      }
       double minGain = 0;
       double maxGain = 0;
       double maxCompute = 0;
@@ -74,15 +66,15 @@ final class NodePlanner {
           onlyVnpuFits = state -> takes(container, node, state);
         }
         // a vNPU raises the utilization of a chip with less memory more
-        minGain += container.count() * utilizationGain(container, mostMemory);
-        maxGain += container.count() * utilizationGain(container, leastMemory);
+        minGain += container.count() * utilizationGain(container, node.mostChipMemoryMiB());
+        maxGain += container.count() * utilizationGain(container, node.leastChipMemoryMiB());
         maxCompute += container.count() * computeTaken(container);
       }
       int chips = node.chips().size();
       return new PlanLimits(
           node,
           node.hostFree().minus(host),
-          Utilization.of(node.chips()),
+          node.utilization(),
           minGain / chips,
           maxGain / chips,
           maxCompute,

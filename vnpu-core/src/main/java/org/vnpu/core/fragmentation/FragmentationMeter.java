@@ -5,7 +5,6 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 import org.vnpu.api.AiCorePolicy;
 import org.vnpu.api.AiCpuLevel;
@@ -27,20 +26,29 @@ import org.vnpu.core.ledger.VnpuSizer;
  * percent of compute. The paper's measure sees host CPU only when the next pod would not fit; a
  * node whose CPU is eaten by CPU-hungry pods strands its chips long before that (ADR 0008).
  *
- * <p>Evaluating a hypothetical placement costs one pass over the mix's distinct device shapes: per
- * node the meter keeps, per shape, how many chips can host it and their free compute, and updates
- * only the chips a placement changes. Thread-safe.
+ * <p>Evaluating a hypothetical placement costs one pass over the mix's distinct device shapes: with
+ * each node state ({@link NodeState#derived}) the meter keeps, per shape, how many chips can host
+ * it and their free compute, and updates only the chips a placement changes. Thread-safe.
  */
 public final class FragmentationMeter {
 
   private final List<Group> groups;
-  private final long mostCpuMilli;
+  private final long[] cpuLevels;
+  private final double[][] withinByLevel;
   private final double cpuMilliPerCompute;
-  private final Map<String, Probe> probes = new ConcurrentHashMap<>();
 
   public FragmentationMeter(WorkloadMix mix) {
     this.groups = group(mix);
-    this.mostCpuMilli = groups.stream().mapToLong(Group::mostCpuMilli).max().orElse(0);
+    this.cpuLevels =
+        groups.stream().flatMapToLong(g -> Arrays.stream(g.cpu())).distinct().sorted().toArray();
+    this.withinByLevel = new double[cpuLevels.length + 1][];
+    for (int level = 0; level <= cpuLevels.length; level++) {
+      long cpuFree = level == 0 ? -1 : cpuLevels[level - 1];
+      withinByLevel[level] = new double[groups.size()];
+      for (int g = 0; g < groups.size(); g++) {
+        withinByLevel[level][g] = groups.get(g).probabilityWithin(cpuFree);
+      }
+    }
     this.cpuMilliPerCompute = cpuMilliPerCompute(mix);
   }
 
@@ -132,12 +140,21 @@ public final class FragmentationMeter {
   }
 
   private Probe probe(NodeState node) {
-    Probe probe = probes.get(node.name());
-    if (probe == null || probe.node != node) {
-      probe = new Probe(node);
-      probes.put(node.name(), probe);
-    }
-    return probe;
+    return node.derived(this, Probe::new);
+  }
+
+  /**
+   * How many of the shapes' distinct host CPU needs {@code cpuFree} covers: nodes with as much CPU
+   * left at one level host the same shapes.
+   */
+  private int level(long cpuFree) {
+    int i = Arrays.binarySearch(cpuLevels, cpuFree);
+    return i >= 0 ? i + 1 : -i - 1;
+  }
+
+  /** Per group, the probability that a shape of it needs at most {@code cpuFree} host CPU. */
+  private double[] within(long cpuFree) {
+    return withinByLevel[level(cpuFree)];
   }
 
   /** Shapes that need the same chips, with their host CPU needs sorted and probabilities summed. */
@@ -154,16 +171,9 @@ public final class FragmentationMeter {
      * holds distinct values, ascending).
      */
     double probabilityWithin(long cpuFree) {
-      if (cpuFree >= mostCpuMilli()) {
-        return cumulative[cpu.length - 1];
-      }
       int i = Arrays.binarySearch(cpu, cpuFree);
       int last = i >= 0 ? i : -i - 2;
       return last < 0 ? 0 : cumulative[last];
-    }
-
-    long mostCpuMilli() {
-      return cpu[cpu.length - 1];
     }
 
     boolean hosts(ChipState state, NodeState node) {
@@ -223,8 +233,6 @@ public final class FragmentationMeter {
     return List.copyOf(groups);
   }
 
-  private record Within(long cpuFree, double[] probabilities) {}
-
   /** Per-shape aggregates of one node state. */
   private final class Probe {
     private final NodeState node;
@@ -232,9 +240,8 @@ public final class FragmentationMeter {
     private final int[] hostCount;
     private final double[] hostFree;
     private final double totalFree;
-    private volatile double[] keptWithAnyCpu; // [chip], built by the first leastGrowth
+    private volatile double[][] keptByLevel; // [CPU level][chip], built by the first leastGrowth
     private volatile double fragmentation = Double.NaN; // worked out on first use
-    private volatile Within lastWithin; // the probabilities the last evaluation needed
 
     Probe(NodeState node) {
       this.node = node;
@@ -258,28 +265,30 @@ public final class FragmentationMeter {
       totalFree = total;
     }
 
-    private double[] keptWithAnyCpu() {
-      double[] kept = keptWithAnyCpu;
-      if (kept == null) {
-        kept = new double[hosts.length];
-        for (int c = 0; c < kept.length; c++) {
-          kept[c] = kept(c, Long.MAX_VALUE);
+    /** Per CPU level and chip, {@link #kept}; built once per node state, on first use. */
+    private double[][] keptByLevel() {
+      double[][] table = keptByLevel;
+      if (table == null) {
+        table = new double[withinByLevel.length][hosts.length];
+        for (int level = 0; level < table.length; level++) {
+          for (int c = 0; c < hosts.length; c++) {
+            table[level][c] = kept(c, withinByLevel[level]);
+          }
         }
-        keptWithAnyCpu = kept;
+        keptByLevel = table;
       }
-      return kept;
+      return table;
     }
 
     /**
      * The probability of the shapes that chip {@code c} hosts and that another chip hosts too, with
-     * {@code cpuFree} host CPU left.
+     * {@code within} the probability, per group, that a shape fits the host CPU left.
      */
-    private double kept(int c, long cpuFree) {
+    private double kept(int c, double[] within) {
       double kept = 0;
       for (int g = 0; g < hostCount.length; g++) {
-        Group group = groups.get(g);
-        if (hosts[c][g] && hostCount[g] > group.count()) {
-          kept += group.probabilityWithin(cpuFree);
+        if (hosts[c][g] && hostCount[g] > groups.get(g).count()) {
+          kept += within[g];
         }
       }
       return kept;
@@ -302,29 +311,11 @@ public final class FragmentationMeter {
       return value;
     }
 
-    /**
-     * Per group, the probability that a shape needs at most {@code cpuFree} host CPU; kept for the
-     * next call, as the placements tried for one pod on one node all leave the same CPU free.
-     */
-    private double[] within(long cpuFree) {
-      Within last = lastWithin;
-      if (last == null || last.cpuFree() != cpuFree) {
-        double[] probabilities = new double[groups.size()];
-        for (int g = 0; g < probabilities.length; g++) {
-          probabilities[g] = groups.get(g).probabilityWithin(cpuFree);
-        }
-        last = new Within(cpuFree, probabilities);
-        lastWithin = last;
-      }
-      return last.probabilities();
-    }
-
     double leastGrowth(double computeTaken, Predicate<ChipState> fits, HostResources hostAfter) {
-      double[] keptWithAnyCpu = hostAfter.cpuMilli() >= mostCpuMilli ? keptWithAnyCpu() : null;
+      double[] kept = keptByLevel()[level(hostAfter.cpuMilli())];
       double leastKept = Double.POSITIVE_INFINITY;
       for (int c = 0; c < hosts.length; c++) {
-        double chipKept =
-            keptWithAnyCpu != null ? keptWithAnyCpu[c] : kept(c, hostAfter.cpuMilli());
+        double chipKept = kept[c];
         if (chipKept < leastKept && fits.test(node.chips().get(c))) {
           leastKept = chipKept;
         }

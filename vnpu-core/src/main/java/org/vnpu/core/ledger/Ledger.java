@@ -49,6 +49,22 @@ public final class Ledger {
     placements.values().removeIf(plan -> plan.node().equals(node));
   }
 
+  /**
+   * Replaces the host capacity of the node, if there is one, keeping its allocations charged and
+   * everything else as it is.
+   */
+  public void hostCapacity(String node, HostResources capacity) {
+    NodeState state = nodes.get(node);
+    if (state == null) {
+      return;
+    }
+    if (state.hostCapacity() == HostResources.UNTRACKED) {
+      putNode(state.inventory(), capacity); // what allocations took of an untracked host is unknown
+    } else {
+      nodes.put(node, state.withHostCapacity(capacity));
+    }
+  }
+
   public void heartbeat(String node, Instant at) {
     nodes.computeIfPresent(node, (name, state) -> state.withHeartbeat(at));
   }

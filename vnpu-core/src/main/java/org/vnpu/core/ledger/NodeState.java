@@ -2,29 +2,81 @@ package org.vnpu.core.ledger;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Objects;
+import java.util.function.Function;
 import org.vnpu.api.payload.NodeLock;
 import org.vnpu.core.inventory.NodeInventory;
 
 /**
- * A node as the engine sees it at one instant. Immutable.
- *
- * @param inventory the node's chips and split mode
- * @param chips what is in use on each chip, in the inventory's order
- * @param hostCapacity host CPU and memory allocatable to pods
- * @param hostFree host CPU and memory not yet requested
- * @param heartbeat the device plugin's last report; null when it never reported
- * @param lock the allocation lock on the node; null when none
+ * A node as the engine sees it at one instant. Immutable. A class rather than a record so that what
+ * every decision asks of every node — its chips' mean utilization, least and most chip memory, the
+ * fragmentation meter's aggregates — is worked out once per state instead of once per decision;
+ * none of it is part of its identity.
  */
-public record NodeState(
-    NodeInventory inventory,
-    List<ChipState> chips,
-    HostResources hostCapacity,
-    HostResources hostFree,
-    Instant heartbeat,
-    NodeLock lock) {
+public final class NodeState {
 
-  public NodeState {
-    chips = List.copyOf(chips);
+  private final NodeInventory inventory;
+  private final List<ChipState> chips;
+  private final HostResources hostCapacity;
+  private final HostResources hostFree;
+  private final Instant heartbeat;
+  private final NodeLock lock;
+  private final double utilization;
+  private final long leastChipMemoryMiB;
+  private final long mostChipMemoryMiB;
+  private volatile Memo memo;
+
+  /** A value one owner derived from this state. */
+  private record Memo(Object owner, Object value) {}
+
+  /**
+   * @param inventory the node's chips and split mode
+   * @param chips what is in use on each chip, in the inventory's order
+   * @param hostCapacity host CPU and memory allocatable to pods
+   * @param hostFree host CPU and memory not yet requested
+   * @param heartbeat the device plugin's last report; null when it never reported
+   * @param lock the allocation lock on the node; null when none
+   */
+  public NodeState(
+      NodeInventory inventory,
+      List<ChipState> chips,
+      HostResources hostCapacity,
+      HostResources hostFree,
+      Instant heartbeat,
+      NodeLock lock) {
+    this.inventory = inventory;
+    this.chips = List.copyOf(chips);
+    this.hostCapacity = hostCapacity;
+    this.hostFree = hostFree;
+    this.heartbeat = heartbeat;
+    this.lock = lock;
+    this.utilization = Utilization.of(this.chips);
+    long least = this.chips.isEmpty() ? 0 : Long.MAX_VALUE;
+    long most = 0;
+    for (ChipState chip : this.chips) {
+      least = Math.min(least, chip.chip().memoryMiB());
+      most = Math.max(most, chip.chip().memoryMiB());
+    }
+    this.leastChipMemoryMiB = least;
+    this.mostChipMemoryMiB = most;
+  }
+
+  /** The same chips and their figures under another host, heartbeat or lock. */
+  private NodeState(
+      NodeState same,
+      HostResources hostCapacity,
+      HostResources hostFree,
+      Instant heartbeat,
+      NodeLock lock) {
+    this.inventory = same.inventory;
+    this.chips = same.chips;
+    this.hostCapacity = hostCapacity;
+    this.hostFree = hostFree;
+    this.heartbeat = heartbeat;
+    this.lock = lock;
+    this.utilization = same.utilization;
+    this.leastChipMemoryMiB = same.leastChipMemoryMiB;
+    this.mostChipMemoryMiB = same.mostChipMemoryMiB;
   }
 
   /** An idle node. */
@@ -39,19 +91,118 @@ public record NodeState(
         null);
   }
 
+  public NodeInventory inventory() {
+    return inventory;
+  }
+
+  public List<ChipState> chips() {
+    return chips;
+  }
+
+  public HostResources hostCapacity() {
+    return hostCapacity;
+  }
+
+  public HostResources hostFree() {
+    return hostFree;
+  }
+
+  public Instant heartbeat() {
+    return heartbeat;
+  }
+
+  public NodeLock lock() {
+    return lock;
+  }
+
   public String name() {
     return inventory.node();
+  }
+
+  /** The chips' mean utilization, 0..100 ({@link Utilization}); 0 without chips. */
+  public double utilization() {
+    return utilization;
+  }
+
+  /** The memory of the node's smallest chip; 0 without chips. */
+  public long leastChipMemoryMiB() {
+    return leastChipMemoryMiB;
+  }
+
+  /** The memory of the node's largest chip; 0 without chips. */
+  public long mostChipMemoryMiB() {
+    return mostChipMemoryMiB;
+  }
+
+  /**
+   * What {@code owner} derives from this state with {@code derive}: worked out on the owner's first
+   * request and kept with the state while the same owner asks (one owner at a time, in practice the
+   * decisions' fragmentation meter). A cache, not part of the state's identity.
+   */
+  @SuppressWarnings("unchecked") // only derive, for this owner, put the value there
+  public <T> T derived(Object owner, Function<NodeState, T> derive) {
+    Memo current = memo;
+    if (current == null || current.owner() != owner) {
+      current = new Memo(owner, derive.apply(this));
+      memo = current;
+    }
+    return (T) current.value();
   }
 
   public NodeState withChips(List<ChipState> newChips, HostResources newHostFree) {
     return new NodeState(inventory, newChips, hostCapacity, newHostFree, heartbeat, lock);
   }
 
+  /**
+   * This node with another host capacity; what its allocations take of the host stays taken. From
+   * an untracked capacity nothing is known to be taken (the ledger charges the allocations again).
+   */
+  public NodeState withHostCapacity(HostResources capacity) {
+    HostResources taken =
+        new HostResources(
+            hostCapacity.cpuMilli() - hostFree.cpuMilli(),
+            hostCapacity.memoryMiB() - hostFree.memoryMiB());
+    return new NodeState(this, capacity, capacity.minus(taken), heartbeat, lock);
+  }
+
   public NodeState withHeartbeat(Instant at) {
-    return new NodeState(inventory, chips, hostCapacity, hostFree, at, lock);
+    return new NodeState(this, hostCapacity, hostFree, at, lock);
   }
 
   public NodeState withLock(NodeLock newLock) {
-    return new NodeState(inventory, chips, hostCapacity, hostFree, heartbeat, newLock);
+    return new NodeState(this, hostCapacity, hostFree, heartbeat, newLock);
+  }
+
+  @Override
+  public boolean equals(Object other) {
+    return other instanceof NodeState that
+        && inventory.equals(that.inventory)
+        && chips.equals(that.chips)
+        && hostCapacity.equals(that.hostCapacity)
+        && hostFree.equals(that.hostFree)
+        && Objects.equals(heartbeat, that.heartbeat)
+        && Objects.equals(lock, that.lock);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(inventory, chips, hostCapacity, hostFree, heartbeat, lock);
+  }
+
+  @Override
+  public String toString() {
+    return "NodeState[inventory="
+        + inventory
+        + ", chips="
+        + chips
+        + ", hostCapacity="
+        + hostCapacity
+        + ", hostFree="
+        + hostFree
+        + ", heartbeat="
+        + heartbeat
+        + ", lock="
+        + lock
+        + "]";
   }
 }

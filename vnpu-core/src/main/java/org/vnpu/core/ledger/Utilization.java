@@ -24,7 +24,7 @@ public final class Utilization {
       return 0;
     }
     double sum = 0;
-    for (int i = 0; i < chips.size(); i++) { // no iterator: the engine bounds every node with this
+    for (int i = 0; i < chips.size(); i++) {
       sum += of(chips.get(i));
     }
     return sum / chips.size();

@@ -93,6 +93,34 @@ class LedgerProperties {
   }
 
   @Property(tries = 200)
+  void changingHostCapacityKeepsTheAllocationsCharged(
+      @ForAll("histories") List<Step> history,
+      @ForAll("capacities") List<HostResources> capacities) {
+    Cluster changed = new Cluster();
+    Cluster registered = new Cluster();
+    history.forEach(changed::run);
+    history.forEach(registered::run);
+
+    for (int i = 0; i < capacities.size(); i++) {
+      NodeInventory inventory = changed.inventories.get(i % changed.inventories.size());
+      changed.ledger.hostCapacity(inventory.node(), capacities.get(i));
+      registered.ledger.putNode(inventory, capacities.get(i));
+    }
+
+    assertThat(List.copyOf(changed.ledger.nodes()))
+        .isEqualTo(List.copyOf(registered.ledger.nodes()));
+  }
+
+  @Provide
+  Arbitrary<List<HostResources>> capacities() {
+    return Arbitraries.oneOf(
+            Arbitraries.just(HostResources.UNTRACKED),
+            Arbitraries.longs().between(0, 96_000).map(cpu -> new HostResources(cpu, 1L << 20)))
+        .list()
+        .ofMaxSize(6);
+  }
+
+  @Property(tries = 200)
   void theSameSnapshotAlwaysGivesTheSameDecision(
       @ForAll("histories") List<Step> history, @ForAll("pods") PodRequest pod) {
     Cluster cluster = new Cluster();

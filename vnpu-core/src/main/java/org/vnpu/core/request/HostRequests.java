@@ -1,0 +1,61 @@
+package org.vnpu.core.request;
+
+import java.util.function.ToLongFunction;
+import org.vnpu.core.ledger.HostResources;
+
+/**
+ * The host CPU and memory a pod requests, counted as kube-scheduler's resource fit counts them: the
+ * sum over its app containers, or the largest init container when that asks more. A container that
+ * requests nothing of a resource but limits it requests its limit, as the API server defaults it.
+ */
+public final class HostRequests {
+
+  private static final String CPU = "cpu";
+  private static final String MEMORY = "memory";
+
+  private HostRequests() {}
+
+  /**
+   * What {@code pod} requests of the host.
+   *
+   * @throws IllegalArgumentException naming the container and the value when a CPU or memory
+   *     quantity cannot be read
+   */
+  public static HostResources of(PodManifest pod) {
+    HostResources apps = HostResources.NONE;
+    for (ContainerSpec container : pod.containers()) {
+      apps = apps.plus(of(container));
+    }
+    long cpu = apps.cpuMilli();
+    long memory = apps.memoryMiB();
+    for (ContainerSpec init : pod.initContainers()) {
+      HostResources asked = of(init);
+      cpu = Math.max(cpu, asked.cpuMilli());
+      memory = Math.max(memory, asked.memoryMiB());
+    }
+    return new HostResources(cpu, memory);
+  }
+
+  private static HostResources of(ContainerSpec container) {
+    return new HostResources(
+        amount(container, CPU, Quantity::milliRoundedUp),
+        amount(container, MEMORY, Quantity::mebibytesRoundedUp));
+  }
+
+  private static long amount(
+      ContainerSpec container, String resource, ToLongFunction<Quantity> unit) {
+    String request = container.requests().get(resource);
+    String text = request != null ? request : container.limits().get(resource);
+    if (text == null) {
+      return 0;
+    }
+    String which = "host request of container " + container.name() + ": " + resource + " ";
+    try {
+      return unit.applyAsLong(Quantity.parse(text));
+    } catch (ArithmeticException e) {
+      throw new IllegalArgumentException(which + "\"" + text + "\" is too large", e);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(which + e.getMessage(), e);
+    }
+  }
+}

@@ -1,0 +1,71 @@
+package org.vnpu.scheduler;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.vnpu.core.ledger.HostResources;
+import org.vnpu.core.request.ContainerSpec;
+import org.vnpu.core.request.PodManifest;
+import org.vnpu.core.request.Quantity;
+
+/** The engine's views of fabric8 objects: a pod's manifest, a node's allocatable host. */
+final class Fabric8Views {
+
+  private Fabric8Views() {}
+
+  /** What the engine reads of {@code pod}, as {@code PodManifests} reads it from JSON. */
+  static PodManifest manifest(Pod pod) {
+    return new PodManifest(
+        pod.getMetadata().getNamespace() == null ? "default" : pod.getMetadata().getNamespace(),
+        pod.getMetadata().getName(),
+        pod.getMetadata().getUid() == null ? "" : pod.getMetadata().getUid(),
+        pod.getMetadata().getAnnotations() == null ? Map.of() : pod.getMetadata().getAnnotations(),
+        containers(pod.getSpec() == null ? null : pod.getSpec().getInitContainers()),
+        containers(pod.getSpec() == null ? null : pod.getSpec().getContainers()));
+  }
+
+  /**
+   * The CPU and memory the node can allocate to pods ({@code status.allocatable}); untracked when
+   * the node does not say.
+   */
+  static HostResources allocatable(Node node) {
+    Map<String, io.fabric8.kubernetes.api.model.Quantity> allocatable =
+        node.getStatus() == null ? null : node.getStatus().getAllocatable();
+    if (allocatable == null
+        || !allocatable.containsKey("cpu")
+        || !allocatable.containsKey("memory")) {
+      return HostResources.UNTRACKED;
+    }
+    return new HostResources(
+        Quantity.parse(allocatable.get("cpu").toString()).milliRoundedUp(),
+        Quantity.parse(allocatable.get("memory").toString()).mebibytesRoundedUp());
+  }
+
+  private static List<ContainerSpec> containers(List<Container> containers) {
+    if (containers == null) {
+      return List.of();
+    }
+    return containers.stream()
+        .map(
+            c ->
+                new ContainerSpec(
+                    c.getName(),
+                    quantities(c.getResources(), true),
+                    quantities(c.getResources(), false)))
+        .toList();
+  }
+
+  private static Map<String, String> quantities(ResourceRequirements resources, boolean limits) {
+    Map<String, io.fabric8.kubernetes.api.model.Quantity> quantities =
+        resources == null ? null : limits ? resources.getLimits() : resources.getRequests();
+    Map<String, String> texts = new LinkedHashMap<>();
+    if (quantities != null) {
+      quantities.forEach((name, quantity) -> texts.put(name, quantity.toString()));
+    }
+    return texts;
+  }
+}

@@ -1,0 +1,217 @@
+package org.vnpu.scheduler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodStatusBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.vnpu.api.AnnotationKeys;
+import org.vnpu.api.HandshakeState;
+import org.vnpu.api.SplitMode;
+import org.vnpu.api.codec.PayloadCodec;
+import org.vnpu.api.payload.NodeHandshake;
+import org.vnpu.api.payload.NodeRegistration;
+import org.vnpu.api.payload.RegisteredChip;
+import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.core.request.PodManifest;
+
+/**
+ * The scheduler follows host CPU and memory as kube-scheduler counts them — nodes' allocatable, the
+ * requests of every pod bound or reserved there — and lets them shape scores, never filters.
+ */
+@EnableKubernetesMockClient(crud = true)
+class SchedulerHostTest {
+
+  private static final PayloadCodec CODEC = new PayloadCodec();
+  private static final AllocationSigner SIGNER =
+      new AllocationSigner(
+          "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII), CODEC);
+
+  KubernetesClient client;
+
+  private Scheduler scheduler;
+
+  @BeforeEach
+  void start() {
+    scheduler =
+        new Scheduler(
+            client, ChipCatalog.builtIn(), SIGNER, SchedulerSettings.defaults(), Clock.systemUTC());
+  }
+
+  @Test
+  void podsBoundToANodeTakeItsCpuFromTheScoresUntilTheyGo() throws Exception {
+    node("a", 2, "16");
+    node("b", 2, "16");
+    Pod batch = create(plainPod("batch", "12"), "a");
+    scheduler.rebuild();
+    PodManifest share = Fabric8Views.manifest(create(sharePod("share", "8"), null));
+
+    assertThat(scheduler.scores(share, List.of("a", "b"))).containsOnlyKeys("b");
+    assertThat(scheduler.filter(share, List.of("a", "b")).values())
+        .as("filters leave host resources to kube-scheduler and Volcano")
+        .allMatch(Scheduler.Verdict::fits);
+
+    scheduler.podRemoved(batch.getMetadata().getUid());
+    assertThat(scheduler.scores(share, List.of("a", "b"))).containsOnlyKeys("a", "b");
+  }
+
+  @Test
+  void aFinishedPodGivesItsCpuBack() throws Exception {
+    node("a", 2, "16");
+    Pod batch = create(plainPod("batch", "12"), "a");
+    scheduler.rebuild();
+    PodManifest share = Fabric8Views.manifest(create(sharePod("share", "8"), null));
+    assertThat(scheduler.scores(share, List.of("a"))).isEmpty();
+
+    batch.setStatus(new PodStatusBuilder().withPhase("Succeeded").build());
+    scheduler.podChanged(batch);
+
+    assertThat(scheduler.scores(share, List.of("a"))).containsOnlyKeys("a");
+  }
+
+  @Test
+  void aReservationTakesThePodsCpuAtOnce() throws Exception {
+    node("a", 2, "16");
+    scheduler.rebuild();
+    PodManifest first = Fabric8Views.manifest(create(sharePod("first", "12"), null));
+    PodManifest second = Fabric8Views.manifest(create(sharePod("second", "8"), null));
+
+    reserveAndUnlock(first, "a");
+
+    assertThat(scheduler.scores(second, List.of("a"))).as("12 of 16 cores reserved").isEmpty();
+    PodManifest small = Fabric8Views.manifest(create(sharePod("small", "2"), null));
+    assertThat(scheduler.scores(small, List.of("a"))).containsOnlyKeys("a");
+  }
+
+  @Test
+  void onceTheMixAsksCpuAShareGoesWhereTheHostCanStillFeedTheChips() throws Exception {
+    node("teacher", 8, "200");
+    node("a-lean", 8, "96");
+    node("b-rich", 8, "200");
+    scheduler.rebuild();
+    for (int i = 0; i < 3; i++) {
+      reserveAndUnlock(
+          Fabric8Views.manifest(create(wholeCardPod("whole-" + i, "12"), null)), "teacher");
+    }
+    PodManifest hungry = Fabric8Views.manifest(create(sharePod("hungry", "48"), null));
+
+    Map<String, Double> scores = scheduler.scores(hungry, List.of("a-lean", "b-rich"));
+
+    assertThat(scores.get("b-rich"))
+        .as("48 of a-lean's 96 cores would leave 4 of its 8 chips without 12 cores each")
+        .isGreaterThan(scores.get("a-lean"));
+  }
+
+  @Test
+  void aNodeThatDoesNotSayWhatItCanAllocateIsNotLimitedByHost() throws Exception {
+    node("a", 2, null);
+    create(plainPod("batch", "64"), "a");
+    scheduler.rebuild();
+    PodManifest share = Fabric8Views.manifest(create(sharePod("share", "8"), null));
+
+    assertThat(scheduler.scores(share, List.of("a"))).containsOnlyKeys("a");
+  }
+
+  /** Reserves, then releases the node's lock as the device plugin does once it handed out. */
+  private void reserveAndUnlock(PodManifest pod, String node) throws SchedulingException {
+    scheduler.reserve(pod, node);
+    scheduler.nodeChanged(
+        client
+            .nodes()
+            .withName(node)
+            .edit(
+                edited -> {
+                  edited.getMetadata().getAnnotations().remove(AnnotationKeys.NODE_LOCK);
+                  return edited;
+                }));
+  }
+
+  private void node(String name, int chips, String cpu) {
+    List<RegisteredChip> registered = new ArrayList<>();
+    for (int i = 0; i < chips; i++) {
+      registered.add(
+          new RegisteredChip(i, name + "-die-" + i, "910B3", 65_536, 20, 7, true, -1, ""));
+    }
+    NodeBuilder node =
+        new NodeBuilder()
+            .withNewMetadata()
+            .withName(name)
+            .addToAnnotations(
+                AnnotationKeys.NODE_REGISTER,
+                CODEC.encodeRegistration(new NodeRegistration(SplitMode.SOFT, 20, registered)))
+            .addToAnnotations(
+                AnnotationKeys.NODE_HANDSHAKE,
+                CODEC.encodeHandshake(new NodeHandshake(HandshakeState.REPORTED, Instant.now())))
+            .endMetadata();
+    if (cpu != null) {
+      node.withNewStatus()
+          .addToAllocatable("cpu", new Quantity(cpu))
+          .addToAllocatable("memory", new Quantity("512Gi"))
+          .endStatus();
+    }
+    Node built = node.build();
+    client.nodes().resource(built).create();
+  }
+
+  private Pod create(PodBuilder pod, String node) {
+    if (node != null) {
+      pod.editSpec().withNodeName(node).endSpec();
+    }
+    return client.pods().inNamespace("default").resource(pod.build()).create();
+  }
+
+  private static PodBuilder plainPod(String name, String cpu) {
+    return pod(name, cpu, Map.of());
+  }
+
+  private static PodBuilder sharePod(String name, String cpu) {
+    return pod(
+        name,
+        cpu,
+        Map.of(
+            "huawei.com/vnpu-number", "1",
+            "huawei.com/vnpu-cores", "10",
+            "huawei.com/vnpu-memory.1Gi", "4"));
+  }
+
+  private static PodBuilder wholeCardPod(String name, String cpu) {
+    return pod(name, cpu, Map.of("huawei.com/vnpu-number", "1"));
+  }
+
+  private static PodBuilder pod(String name, String cpu, Map<String, String> vnpus) {
+    Map<String, Quantity> limits = new LinkedHashMap<>();
+    vnpus.forEach((key, value) -> limits.put(key, new Quantity(value)));
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace("default")
+        .withUid(UUID.randomUUID().toString())
+        .endMetadata()
+        .withNewSpec()
+        .addNewContainer()
+        .withName("main")
+        .withNewResources()
+        .withLimits(limits)
+        .addToRequests("cpu", new Quantity(cpu))
+        .addToRequests("memory", new Quantity("1Gi"))
+        .endResources()
+        .endContainer()
+        .endSpec();
+  }
+}
