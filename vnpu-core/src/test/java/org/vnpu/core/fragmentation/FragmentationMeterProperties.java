@@ -32,15 +32,9 @@ class FragmentationMeterProperties {
     assertThat(meter.fragmentation(node))
         .isCloseTo(definition(node.chips(), node.hostFree(), node, mix), within(1e-6));
 
-    ChipState[] after = node.chips().toArray(new ChipState[0]);
-    int position = change.get(0) % after.length;
-    ChipDemand demand = new ChipDemand(change.get(1) * 1024L, change.get(2), 0, 0, false);
-    if (after[position].fits(demand, 20)) {
-      after[position] = after[position].plus(demand);
-    }
-    HostResources hostAfter = node.hostFree().minus(new HostResources(change.get(1) * 1000L, 0));
-    assertThat(meter.fragmentationAfter(node, after, hostAfter))
-        .isCloseTo(definition(List.of(after), hostAfter, node, mix), within(1e-6));
+    Trial trial = Trial.of(node, change);
+    assertThat(meter.fragmentationAfter(node, trial.chips(), trial.host()))
+        .isCloseTo(definition(List.of(trial.chips()), trial.host(), node, mix), within(1e-6));
   }
 
   @Property(tries = 300)
@@ -49,20 +43,28 @@ class FragmentationMeterProperties {
       @ForAll("mixes") WorkloadMix mix,
       @ForAll("usages") List<Integer> change) {
     FragmentationMeter meter = new FragmentationMeter(mix);
-    ChipState[] after = node.chips().toArray(new ChipState[0]);
-    int position = change.get(0) % after.length;
-    ChipDemand demand = new ChipDemand(change.get(1) * 1024L, change.get(2), 0, 0, false);
-    if (after[position].fits(demand, 20)) {
-      after[position] = after[position].plus(demand);
-    }
-    HostResources hostAfter = node.hostFree().minus(new HostResources(change.get(1) * 1000L, 0));
+    Trial trial = Trial.of(node, change);
 
     double expected =
-        definition(List.of(after), hostAfter, node, mix)
+        definition(List.of(trial.chips()), trial.host(), node, mix)
             - definition(node.chips(), node.hostFree(), node, mix)
-            + stranded(List.of(after), hostAfter, mix)
+            + stranded(List.of(trial.chips()), trial.host(), mix)
             - stranded(node.chips(), node.hostFree(), mix);
-    assertThat(meter.growth(node, after, hostAfter)).isCloseTo(expected, within(1e-6));
+    assertThat(meter.growth(node, trial.chips(), trial.host())).isCloseTo(expected, within(1e-6));
+  }
+
+  /** The node's chips and host after one vNPU of the {@code usages} kind, where it fits. */
+  private record Trial(ChipState[] chips, HostResources host) {
+
+    static Trial of(NodeState node, List<Integer> change) {
+      ChipState[] after = node.chips().toArray(new ChipState[0]);
+      int position = change.get(0) % after.length;
+      ChipDemand demand = new ChipDemand(change.get(1) * 1024L, change.get(2), 0, 0, false);
+      if (after[position].fits(demand, 20)) {
+        after[position] = after[position].plus(demand);
+      }
+      return new Trial(after, node.hostFree().minus(new HostResources(change.get(1) * 1000L, 0)));
+    }
   }
 
   /**
