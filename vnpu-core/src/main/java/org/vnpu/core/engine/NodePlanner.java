@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Predicate;
+import java.util.function.BiPredicate;
 import org.vnpu.api.AiCorePolicy;
 import org.vnpu.api.SplitMode;
 import org.vnpu.core.ledger.ChipState;
@@ -29,6 +29,7 @@ final class NodePlanner {
     private final NodeScorer nodeScorer;
     private final ChipScorer chipScorer;
     private final boolean sizedAlike;
+    private final BiPredicate<NodeState, ChipState> onlyVnpuFits;
 
     ForPod(PodRequest request, HostResources host, PlacementContext context) {
       this.request = request;
@@ -40,6 +41,11 @@ final class NodePlanner {
       this.nodeScorer = context.scorers().nodeScorer(request.options());
       this.chipScorer = context.scorers().chipScorer(request.options());
       this.sizedAlike = request.options().mode() == SplitMode.SOFT || !shares;
+      ContainerRequest only =
+          singleVnpu
+              ? request.containers().stream().filter(c -> c.count() == 1).findFirst().orElseThrow()
+              : null;
+      this.onlyVnpuFits = only == null ? null : (node, state) -> takes(only, node, state);
     }
 
     /** A score that no plan of the pod on {@code node} exceeds; infinite when none is known. */
@@ -60,11 +66,7 @@ final class NodePlanner {
       double minGain = 0;
       double maxGain = 0;
       double maxCompute = 0;
-      Predicate<ChipState> onlyVnpuFits = null;
       for (ContainerRequest container : request.containers()) {
-        if (singleVnpu && container.count() == 1) {
-          onlyVnpuFits = state -> takes(container, node, state);
-        }
         // a vNPU raises the utilization of a chip with less memory more
         minGain += container.count() * utilizationGain(container, node.mostChipMemoryMiB());
         maxGain += container.count() * utilizationGain(container, node.leastChipMemoryMiB());

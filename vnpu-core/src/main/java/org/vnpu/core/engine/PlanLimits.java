@@ -1,6 +1,6 @@
 package org.vnpu.core.engine;
 
-import java.util.function.Predicate;
+import java.util.function.BiPredicate;
 import org.vnpu.core.ledger.ChipState;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.NodeState;
@@ -16,7 +16,8 @@ import org.vnpu.core.ledger.NodeState;
  * @param minUtilizationGain the least the plan raises the node's mean chip utilization
  * @param maxUtilizationGain the most the plan raises the node's mean chip utilization
  * @param maxComputeTaken the most free compute the plan takes, in percent of one chip, summed
- * @param onlyVnpuFits for a pod of one vNPU, whether a chip could take it; null for several
+ * @param onlyVnpuFits for a pod of one vNPU, whether a chip of a node could take it; null for
+ *     several
  */
 public record PlanLimits(
     NodeState node,
@@ -25,4 +26,4 @@ public record PlanLimits(
     double minUtilizationGain,
     double maxUtilizationGain,
     double maxComputeTaken,
-    Predicate<ChipState> onlyVnpuFits) {}
+    BiPredicate<NodeState, ChipState> onlyVnpuFits) {}

@@ -5,7 +5,8 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Predicate;
+import java.util.function.BiPredicate;
+import java.util.function.Function;
 import org.vnpu.api.AiCorePolicy;
 import org.vnpu.api.AiCpuLevel;
 import org.vnpu.api.SplitMode;
@@ -36,6 +37,7 @@ public final class FragmentationMeter {
   private final long[] cpuLevels;
   private final double[][] withinByLevel;
   private final double cpuMilliPerCompute;
+  private final Function<NodeState, Probe> newProbe = Probe::new;
 
   public FragmentationMeter(WorkloadMix mix) {
     this.groups = group(mix);
@@ -103,7 +105,10 @@ public final class FragmentationMeter {
    * chip hosts it too); nothing the placement does raises what any shape can use.
    */
   public double leastGrowth(
-      NodeState node, double computeTaken, Predicate<ChipState> fits, HostResources hostAfter) {
+      NodeState node,
+      double computeTaken,
+      BiPredicate<NodeState, ChipState> fits,
+      HostResources hostAfter) {
     Probe probe = probe(node);
     return probe.leastGrowth(computeTaken, fits, hostAfter)
         + strandedGrowth(probe, computeTaken, hostAfter);
@@ -140,7 +145,7 @@ public final class FragmentationMeter {
   }
 
   private Probe probe(NodeState node) {
-    return node.derived(this, Probe::new);
+    return node.derived(this, newProbe);
   }
 
   /**
@@ -311,12 +316,13 @@ public final class FragmentationMeter {
       return value;
     }
 
-    double leastGrowth(double computeTaken, Predicate<ChipState> fits, HostResources hostAfter) {
+    double leastGrowth(
+        double computeTaken, BiPredicate<NodeState, ChipState> fits, HostResources hostAfter) {
       double[] kept = keptByLevel()[level(hostAfter.cpuMilli())];
       double leastKept = Double.POSITIVE_INFINITY;
       for (int c = 0; c < hosts.length; c++) {
         double chipKept = kept[c];
-        if (chipKept < leastKept && fits.test(node.chips().get(c))) {
+        if (chipKept < leastKept && fits.test(node, node.chips().get(c))) {
           leastKept = chipKept;
         }
       }
