@@ -55,8 +55,8 @@ public final class Ledger {
    */
   public void hostCapacity(String node, HostResources capacity) {
     NodeState state = nodes.get(node);
-    if (state == null) {
-      return;
+    if (state == null || state.hostCapacity().equals(capacity)) {
+      return; // an unchanged state keeps what decisions derived from it
     }
     if (state.hostCapacity() == HostResources.UNTRACKED) {
       putNode(state.inventory(), capacity); // what allocations took of an untracked host is unknown

@@ -23,8 +23,9 @@ final class FragmentationAwareScorer implements NodeScorer, ChipScorer {
   /**
    * Fragmentation growth is compared in steps of this many percent of one chip, so that placements
    * within a step count as equal and the fuller candidate wins. Measured on the openb default trace
-   * (docs/benchmarks.md): exact comparison leaves 5.8 % unallocated, steps of 8 about 4.9 %, steps
-   * of 4 or 16 more; the FGD paper's whole-number sigmoid score has a similar effect.
+   * (docs/benchmarks.md): with stranded compute, steps of 0, 4, 8 and 16 leave 4.27, 4.21, 4.25 and
+   * 4.24 % unallocated (8 is best on gpushare40); without it the step mattered by a point (exact
+   * comparison 5.8 %, steps of 8 4.9 %).
    */
   static final double GROWTH_STEP = 8;
 

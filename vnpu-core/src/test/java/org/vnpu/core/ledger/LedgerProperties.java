@@ -109,6 +109,11 @@ class LedgerProperties {
 
     assertThat(List.copyOf(changed.ledger.nodes()))
         .isEqualTo(List.copyOf(registered.ledger.nodes()));
+    NodeState unchanged = changed.ledger.nodes().iterator().next();
+    changed.ledger.hostCapacity(unchanged.name(), unchanged.hostCapacity());
+    assertThat(changed.ledger.node(unchanged.name()).orElseThrow())
+        .as("the same capacity keeps the state, and what was derived from it")
+        .isSameAs(unchanged);
   }
 
   @Provide
