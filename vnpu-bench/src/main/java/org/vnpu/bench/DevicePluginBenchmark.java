@@ -104,6 +104,7 @@ public class DevicePluginBenchmark {
   @Measurement(iterations = 30)
   public void reRegister(Node node, RestartingKubelet restart) {
     node.harness.kubelet.start();
-    node.harness.kubelet.awaitRegistration(++node.registrations, Duration.ofSeconds(5));
+    node.harness.kubelet.awaitRegistration(
+        PluginHarness.RESOURCE, ++node.registrations, Duration.ofSeconds(5));
   }
 }

@@ -13,8 +13,8 @@ import org.vnpu.deviceplugin.allocate.AllocationGate;
 import org.vnpu.deviceplugin.allocate.Allocator;
 import org.vnpu.deviceplugin.allocate.Handouts;
 import org.vnpu.deviceplugin.allocate.NodeFiles;
-import org.vnpu.deviceplugin.kubelet.DevicePluginService;
 import org.vnpu.deviceplugin.kubelet.KubeletRegistrar;
+import org.vnpu.deviceplugin.kubelet.KubeletServices;
 import org.vnpu.deviceplugin.node.InventoryMonitor;
 import org.vnpu.deviceplugin.node.NodePublisher;
 import org.vnpu.deviceplugin.node.PodFileJanitor;
@@ -62,7 +62,7 @@ public final class DevicePlugin implements AutoCloseable {
             new Handouts(files, settings.shimLibrary(), settings.driverMounts()),
             settings.shimLogLevel(),
             clock);
-    DevicePluginService service = new DevicePluginService(allocator, settings.maxSharesPerChip());
+    KubeletServices services = new KubeletServices(allocator, settings.maxSharesPerChip());
     InventoryMonitor monitor =
         new InventoryMonitor(
             driver,
@@ -73,11 +73,11 @@ public final class DevicePlugin implements AutoCloseable {
                 settings.maxSharesPerChip(),
                 codec,
                 clock),
-            service::publish,
+            services::publish,
             settings.heartbeatInterval(),
             clock);
     PodFileJanitor janitor = new PodFileJanitor(client, files, allocator::forget);
-    KubeletRegistrar registrar = new KubeletRegistrar(settings.pluginDirectory(), service);
+    KubeletRegistrar registrar = new KubeletRegistrar(settings.pluginDirectory(), services);
 
     monitor.poll();
     ScheduledExecutorService kubeletLoop =

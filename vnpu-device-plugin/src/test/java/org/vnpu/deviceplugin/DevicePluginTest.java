@@ -29,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.vnpu.api.AiCorePolicy;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.LogLevel;
+import org.vnpu.api.ResourceNames;
 import org.vnpu.api.ShimContract;
 import org.vnpu.api.SplitMode;
 import org.vnpu.api.codec.ShimConfigFormat;
@@ -54,6 +55,12 @@ class DevicePluginTest {
 
   private static final AtomicInteger NODES = new AtomicInteger();
   private static final String RESOURCE = PluginHarness.RESOURCE;
+  private static final List<String> ACCOUNTED =
+      List.of(
+          RESOURCE,
+          ResourceNames.VNPU_CORES,
+          ResourceNames.VNPU_MEMORY_GIB,
+          ResourceNames.typeResource("910B3"));
 
   KubernetesClient client;
 
@@ -83,7 +90,7 @@ class DevicePluginTest {
 
   @Test
   void registersAndAdvertisesOneHealthyDevicePerShareSlot() {
-    assertThat(kubelet.registrations().get(0).endpoint()).isEqualTo("vnpu.sock");
+    assertThat(kubelet.registrationsOf(RESOURCE).get(0).endpoint()).isEqualTo("vnpu.sock");
     assertThat(kubelet.options(RESOURCE))
         .as("placement comes from the signed allocation: no preferred allocation, no pre-start")
         .isEqualTo(DevicePluginOptions.getDefaultInstance());
@@ -150,11 +157,76 @@ class DevicePluginTest {
     kubelet.restart();
     Instant restarted = Instant.now();
 
-    KubeletEmulator.Registration again = kubelet.awaitRegistration(2, Duration.ofSeconds(1));
-
-    assertThat(Duration.between(restarted, again.at())).isLessThan(Duration.ofSeconds(1));
+    for (String resource : ACCOUNTED) {
+      KubeletEmulator.Registration again =
+          kubelet.awaitRegistration(resource, 2, Duration.ofSeconds(1));
+      assertThat(Duration.between(restarted, again.at())).isLessThan(Duration.ofSeconds(1));
+    }
     await().until(() -> kubelet.devices(RESOURCE).size() == 8);
     assertThat(kubelet.connected(RESOURCE)).isTrue();
+    await().until(() -> kubelet.devices(ResourceNames.VNPU_CORES).size() == 200);
+  }
+
+  @Test
+  void advertisesEveryResourceAPodCanAskForEachOnItsOwnSocket() {
+    await().until(() -> kubelet.resources().size() == 4);
+    assertThat(kubelet.resources()).containsExactlyInAnyOrderElementsOf(ACCOUNTED);
+    assertThat(kubelet.registrations())
+        .extracting(KubeletEmulator.Registration::endpoint)
+        .doesNotHaveDuplicates();
+    assertThat(kubelet.devices(ResourceNames.VNPU_CORES)).as("100 per chip").hasSize(200);
+    assertThat(kubelet.devices(ResourceNames.VNPU_MEMORY_GIB))
+        .as("each 910B3's whole 64 GiB")
+        .hasSize(128);
+    assertThat(kubelet.devices(ResourceNames.typeResource("910B3")))
+        .as("one selector per share slot")
+        .hasSize(2 * PluginHarness.SLOTS);
+    assertThat(kubelet.devices(ResourceNames.VNPU_CORES))
+        .as("a count carries no NUMA node for the topology manager to align")
+        .allMatch(device -> !device.hasTopology());
+  }
+
+  @Test
+  void anUnhealthyChipTakesItsShareOfEveryResource() {
+    await().until(() -> kubelet.resources().size() == 4);
+    harness.setSecondChipHealthy(false);
+
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(
+            () -> {
+              assertThat(healthy(ResourceNames.VNPU_CORES)).isEqualTo(100);
+              assertThat(healthy(ResourceNames.VNPU_MEMORY_GIB)).isEqualTo(64);
+              assertThat(healthy(ResourceNames.typeResource("910B3"))).isEqualTo(4);
+              assertThat(healthy(RESOURCE)).isEqualTo(4);
+            });
+  }
+
+  @Test
+  void allocateForACountedResourceHandsOutNothingAndLeavesTheAllocationAlone() {
+    pods.bind(
+        "counted",
+        List.of(new ContainerAllocation("main", false, List.of(soft(0, die0, 8192, 30)))));
+    await().until(() -> kubelet.resources().size() == 4);
+
+    ContainerAllocateResponse cores =
+        kubelet.allocate(
+            ResourceNames.VNPU_CORES, kubelet.pickHealthy(ResourceNames.VNPU_CORES, 30, List.of()));
+    ContainerAllocateResponse memory =
+        kubelet.allocate(
+            ResourceNames.VNPU_MEMORY_GIB,
+            kubelet.pickHealthy(ResourceNames.VNPU_MEMORY_GIB, 8, List.of()));
+
+    assertThat(cores).isEqualTo(ContainerAllocateResponse.getDefaultInstance());
+    assertThat(memory).isEqualTo(ContainerAllocateResponse.getDefaultInstance());
+    ContainerAllocateResponse handout = harness.allocate(1);
+    assertThat(handout.getDevicesList())
+        .extracting(DeviceSpec::getHostPath)
+        .contains("/dev/davinci0");
+  }
+
+  private long healthy(String resource) {
+    return kubelet.devices(resource).stream().filter(d -> d.getHealth().equals("Healthy")).count();
   }
 
   @Test
@@ -163,7 +235,7 @@ class DevicePluginTest {
     Thread.sleep(300);
     kubelet.restart();
 
-    kubelet.awaitRegistration(2, Duration.ofSeconds(2));
+    kubelet.awaitRegistration(RESOURCE, 2, Duration.ofSeconds(2));
     await().until(() -> kubelet.devices(RESOURCE).size() == 8);
   }
 

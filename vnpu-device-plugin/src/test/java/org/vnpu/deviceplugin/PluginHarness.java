@@ -78,7 +78,7 @@ public final class PluginHarness implements AutoCloseable {
             new AllocationSigner(ScheduledPods.KEY, pods.codec),
             client,
             Clock.systemUTC());
-    kubelet.awaitRegistration(1, Duration.ofSeconds(5));
+    kubelet.awaitRegistration(RESOURCE, 1, Duration.ofSeconds(5));
     await().until(() -> kubelet.devices(RESOURCE).size() == 2 * SLOTS);
     return new PluginHarness(node, directory, kubelet, pods, plugin);
   }

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.vnpu.kubelet.deviceplugin.v1beta1.AllocateRequest;
 import org.vnpu.kubelet.deviceplugin.v1beta1.AllocateResponse;
@@ -42,6 +43,12 @@ public final class KubeletEmulator implements AutoCloseable {
 
   /** The kubelet's socket file name. */
   public static final String KUBELET_SOCKET = "kubelet.sock";
+
+  /** A qualified name with a DNS-subdomain prefix, as extended resource names must be. */
+  private static final Pattern EXTENDED_RESOURCE =
+      Pattern.compile(
+          "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
+              + "/(?=.{1,63}$)[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
 
   private final Path directory;
   private final Map<String, Plugin> plugins = new ConcurrentHashMap<>();
@@ -117,6 +124,11 @@ public final class KubeletEmulator implements AutoCloseable {
   /** Every registration accepted so far, in order. */
   public List<Registration> registrations() {
     return List.copyOf(registrations);
+  }
+
+  /** The resources registered so far, sorted. */
+  public List<String> resources() {
+    return plugins.keySet().stream().sorted().toList();
   }
 
   /** The last device snapshot of {@code resource}; empty before one arrived. */
@@ -201,7 +213,11 @@ public final class KubeletEmulator implements AutoCloseable {
         return;
       }
       String resource = request.getResourceName();
-      if (!resource.contains("/") || resource.startsWith("kubernetes.io/")) {
+      // kubelet pkg/kubelet/cm/devicemanager/plugin/v1beta1/server.go isVersionCompatible and
+      // Register(): the name must be an extended resource name (v1helper.IsExtendedResourceName).
+      if (!EXTENDED_RESOURCE.matcher(resource).matches()
+          || resource.startsWith("kubernetes.io/")
+          || resource.startsWith("requests.")) {
         response.onError(
             Status.INVALID_ARGUMENT
                 .withDescription("invalid extended resource name " + resource)
@@ -263,15 +279,22 @@ public final class KubeletEmulator implements AutoCloseable {
   }
 
   /**
-   * Waits up to {@code timeout} for {@code count} registrations in total; IllegalStateException
-   * when they do not come.
+   * Waits up to {@code timeout} for the {@code count}th registration of {@code resource};
+   * IllegalStateException when it does not come.
    */
-  public Registration awaitRegistration(int count, Duration timeout) {
+  public Registration awaitRegistration(String resource, int count, Duration timeout) {
     Instant deadline = Instant.now().plus(timeout);
-    while (registrations.size() < count) {
+    while (registrationsOf(resource).size() < count) {
       if (Instant.now().isAfter(deadline)) {
         throw new IllegalStateException(
-            "no registration #" + count + " within " + timeout + "; got " + registrations);
+            "no registration #"
+                + count
+                + " of "
+                + resource
+                + " within "
+                + timeout
+                + "; got "
+                + registrations);
       }
       try {
         Thread.sleep(2);
@@ -280,6 +303,11 @@ public final class KubeletEmulator implements AutoCloseable {
         throw new IllegalStateException("interrupted", e);
       }
     }
-    return registrations.get(count - 1);
+    return registrationsOf(resource).get(count - 1);
+  }
+
+  /** The registrations of {@code resource} so far, in order. */
+  public List<Registration> registrationsOf(String resource) {
+    return registrations.stream().filter(r -> r.resourceName().equals(resource)).toList();
   }
 }

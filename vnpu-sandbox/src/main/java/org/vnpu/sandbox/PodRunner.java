@@ -2,6 +2,7 @@ package org.vnpu.sandbox;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
@@ -11,14 +12,18 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.grpc.StatusRuntimeException;
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -32,12 +37,13 @@ import org.vnpu.kubelet.KubeletEmulator;
 import org.vnpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
 
 /**
- * The pod half of a kubelet: follows the pods bound to its node; for each, picks healthy device IDs
- * and calls the device plugin's Allocate for every container (init containers first), as the
- * kubelet's device manager does at admission; runs the init containers to completion, then the main
- * ones; and reports the pod's phase. A refused Allocate fails the pod with {@code
- * UnexpectedAdmissionError}, as the kubelet does. A deleted pod's containers get SIGTERM; its
- * device IDs are free again once they stopped.
+ * The pod half of a kubelet: follows the pods bound to its node and admits each as the kubelet does
+ * (the device manager's Allocate for every device-plugin resource of every container, then the
+ * resource fit against the node's allocatable); runs the init containers to completion, then the
+ * main ones; and reports the pod's phase. A pod that is not admitted fails with the kubelet's
+ * reason: {@code UnexpectedAdmissionError} when devices are short or Allocate is refused, {@code
+ * OutOf<resource>} when the node lacks room. A deleted pod's containers get SIGTERM; its device IDs
+ * are free again once they stopped.
  */
 final class PodRunner implements AutoCloseable {
 
@@ -52,9 +58,21 @@ final class PodRunner implements AutoCloseable {
   private final ExecutorService workers;
   private SharedIndexInformer<Pod> informer;
 
+  /** Why the kubelet did not admit a pod: its status reason and message. */
+  private static final class NotAdmitted extends Exception {
+    private static final long serialVersionUID = 1L;
+    final String reason;
+
+    NotAdmitted(String reason, String message) {
+      super(message);
+      this.reason = reason;
+    }
+  }
+
   private static final class RunningPod {
     final Pod pod;
-    final List<String> devices = new ArrayList<>();
+    final Map<String, List<String>> devices = new HashMap<>();
+    volatile boolean admitted;
     final List<Process> processes = new ArrayList<>();
     volatile boolean deleted;
 
@@ -87,10 +105,11 @@ final class PodRunner implements AutoCloseable {
     return this;
   }
 
-  /** Device IDs held by this node's pods. */
-  synchronized Set<String> devicesInUse() {
+  /** Device IDs of {@code resource} held by this node's pods. */
+  synchronized Set<String> devicesInUse(String resource) {
     Set<String> taken = new HashSet<>();
-    pods.values().forEach(running -> taken.addAll(running.devices));
+    pods.values()
+        .forEach(running -> taken.addAll(running.devices.getOrDefault(resource, List.of())));
     return taken;
   }
 
@@ -119,13 +138,9 @@ final class PodRunner implements AutoCloseable {
     Map<Container, ContainerAllocateResponse> handouts;
     try {
       handouts = admit(running);
-    } catch (StatusRuntimeException | IllegalStateException e) {
-      String reason =
-          e instanceof StatusRuntimeException refused
-              ? refused.getStatus().getDescription()
-              : e.getMessage();
-      LOG.warn("pod {} not admitted on {}: {}", running.key(), node, reason);
-      finish(running, "Failed", "UnexpectedAdmissionError", "Allocate failed: " + reason);
+    } catch (NotAdmitted e) {
+      LOG.warn("pod {} not admitted on {}: {}: {}", running.key(), node, e.reason, e.getMessage());
+      finish(running, "Failed", e.reason, e.getMessage());
       return;
     }
     try {
@@ -160,22 +175,98 @@ final class PodRunner implements AutoCloseable {
     }
   }
 
-  /** Allocate for every container that asks for vNPUs, one at a time on the node. */
-  private synchronized Map<Container, ContainerAllocateResponse> admit(RunningPod running) {
+  /**
+   * The kubelet's admission, one pod at a time on the node, in the order of its admit handlers
+   * ({@code pkg/kubelet/kubelet.go NewMainKubelet}): the device manager first, then the resource
+   * fit.
+   */
+  private synchronized Map<Container, ContainerAllocateResponse> admit(RunningPod running)
+      throws NotAdmitted {
+    Map<Container, ContainerAllocateResponse> handouts = allocateDevices(running);
+    fit(running.pod);
+    running.admitted = true;
+    return handouts;
+  }
+
+  /**
+   * {@code pkg/kubelet/cm/devicemanager/manager.go allocateContainerResources()}: per container,
+   * init containers first, for each device-plugin resource in its limits, in Go's map order (here
+   * shuffled, so no plugin may rely on an order), pick that many healthy free devices and call the
+   * resource's Allocate. The vNPU hand-out is the answer for {@code vnpu-number}; the counted
+   * resources answer with nothing.
+   */
+  private Map<Container, ContainerAllocateResponse> allocateDevices(RunningPod running)
+      throws NotAdmitted {
     Map<Container, ContainerAllocateResponse> handouts = new LinkedHashMap<>();
     List<Container> containers = new ArrayList<>(running.pod.getSpec().getInitContainers());
     containers.addAll(running.pod.getSpec().getContainers());
+    List<String> registered = kubelet.resources();
     for (Container container : containers) {
-      int count = vnpus(container);
-      if (count == 0) {
-        handouts.put(container, ContainerAllocateResponse.getDefaultInstance());
-        continue;
+      List<Map.Entry<String, Quantity>> limits =
+          container.getResources() == null || container.getResources().getLimits() == null
+              ? new ArrayList<>()
+              : new ArrayList<>(container.getResources().getLimits().entrySet());
+      Collections.shuffle(limits);
+      ContainerAllocateResponse handout = ContainerAllocateResponse.getDefaultInstance();
+      for (Map.Entry<String, Quantity> limit : limits) {
+        String resource = limit.getKey();
+        int needed = limit.getValue().getNumericalAmount().intValue();
+        if (!registered.contains(resource) || needed == 0) {
+          continue;
+        }
+        try {
+          List<String> ids = kubelet.pickHealthy(resource, needed, devicesInUse(resource));
+          ContainerAllocateResponse answer = kubelet.allocate(resource, ids);
+          running.devices.computeIfAbsent(resource, r -> new ArrayList<>()).addAll(ids);
+          if (resource.equals(ResourceNames.VNPU_NUMBER)) {
+            handout = answer;
+          }
+        } catch (StatusRuntimeException | IllegalStateException e) {
+          String why =
+              e instanceof StatusRuntimeException refused
+                  ? refused.getStatus().getDescription()
+                  : e.getMessage();
+          throw new NotAdmitted(
+              "UnexpectedAdmissionError",
+              "Allocate failed due to " + why + ", which is unexpected");
+        }
       }
-      List<String> ids = kubelet.pickHealthy(ResourceNames.VNPU_NUMBER, count, devicesInUse());
-      handouts.put(container, kubelet.allocate(ResourceNames.VNPU_NUMBER, ids));
-      running.devices.addAll(ids);
+      handouts.put(container, handout);
     }
     return handouts;
+  }
+
+  /**
+   * {@code pkg/kubelet/lifecycle/predicate.go Admit()}: extended resources the node does not
+   * advertise are dropped from the pod's requests ({@code removeMissingExtendedResources}), the
+   * rest must fit beside the pods already admitted, or the pod fails {@code OutOf<resource>}.
+   */
+  private void fit(Pod pod) throws NotAdmitted {
+    Node current = client.nodes().withName(node).get();
+    List<Pod> admitted =
+        pods.values().stream()
+            .filter(running -> running.admitted)
+            .map(running -> running.pod)
+            .toList();
+    NodeBook book = NodeBook.of(List.of(current), admitted).get(node);
+    Map<String, BigDecimal> request = new TreeMap<>(PodRequests.of(pod));
+    request
+        .keySet()
+        .removeIf(name -> PodRequests.isExtended(name) && !book.allocatable().containsKey(name));
+    Map<String, String> short_ = book.kubeShortfall(request, List.of());
+    if (!short_.isEmpty()) {
+      String resource = short_.keySet().iterator().next();
+      throw new NotAdmitted(
+          "OutOf" + resource,
+          "Node didn't have enough resource: "
+              + resource
+              + ", requested: "
+              + request.getOrDefault(resource, BigDecimal.ONE).toPlainString()
+              + ", used: "
+              + book.requested().getOrDefault(resource, BigDecimal.ZERO).toPlainString()
+              + ", capacity: "
+              + book.allocatable().getOrDefault(resource, BigDecimal.ZERO).toPlainString());
+    }
   }
 
   private Process launch(RunningPod running, Container container, ContainerAllocateResponse handout)
@@ -200,13 +291,6 @@ final class PodRunner implements AutoCloseable {
     }
     LOG.info("pod {} container {} started on {}", running.key(), container.getName(), node);
     return process;
-  }
-
-  private static int vnpus(Container container) {
-    Map<String, Quantity> limits =
-        container.getResources() == null ? null : container.getResources().getLimits();
-    Quantity quantity = limits == null ? null : limits.get(ResourceNames.VNPU_NUMBER);
-    return quantity == null ? 0 : quantity.getNumericalAmount().intValueExact();
   }
 
   private void finish(RunningPod running, String phase, String reason, String message) {

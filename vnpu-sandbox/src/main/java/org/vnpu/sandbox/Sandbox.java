@@ -10,6 +10,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.api.SplitMode;
@@ -42,10 +43,22 @@ public final class Sandbox implements AutoCloseable {
    * @param directory where node state, containers' files and logs, and the kubeconfig go
    * @param driver which scheduler calls the extender
    * @param nodes the simulated nodes
+   * @param volcano the Volcano configuration the Volcano session follows
+   * @param kubeScheduler the kube-scheduler configuration the kube-scheduler cycle follows
    */
-  public record Options(Path directory, Driver driver, List<NodeSpec> nodes) {
+  public record Options(
+      Path directory,
+      Driver driver,
+      List<NodeSpec> nodes,
+      VolcanoConfig volcano,
+      KubeSchedulerConfig kubeScheduler) {
     public Options {
       nodes = List.copyOf(nodes);
+    }
+
+    /** A sandbox whose schedulers run with the configurations the chart ships. */
+    public Options(Path directory, Driver driver, List<NodeSpec> nodes) {
+      this(directory, driver, nodes, VolcanoConfig.shipped(), KubeSchedulerConfig.shipped());
     }
   }
 
@@ -68,6 +81,8 @@ public final class Sandbox implements AutoCloseable {
                   new NodeSpec.Chip("910B3", null),
                   new NodeSpec.Chip("310P3", null),
                   new NodeSpec.Chip("310P3", null))));
+
+  private static final long TIE_SEED = 42;
 
   private final Options options;
   private final ApiServer api;
@@ -96,10 +111,13 @@ public final class Sandbox implements AutoCloseable {
     this.scheduler = scheduler;
     this.schedulerPort = scheduler.port();
     ExtenderClient extender = new ExtenderClient(schedulerUrl());
+    // A fixed seed: ties between best nodes are broken at random, as the schedulers do, yet a
+    // demo run can be repeated.
+    Random ties = new Random(TIE_SEED);
     SchedulingProtocol protocol =
         options.driver() == Driver.VOLCANO
-            ? new VolcanoSession(extender, api.client())
-            : new KubeSchedulerCycle(extender);
+            ? new VolcanoSession(extender, api.client(), options.volcano(), ties)
+            : new KubeSchedulerCycle(extender, options.kubeScheduler(), ties);
     this.loop = new SchedulingLoop(api.client(), protocol, Clock.systemUTC()).start();
   }
 

@@ -25,6 +25,8 @@ import java.util.regex.Pattern;
  *       and {@code POST /api/v1/namespaces/NS/bindings} (fabric8's {@code bindings()}) set the
  *       pod's {@code spec.nodeName}; a pod bound elsewhere is refused with 409, a missing pod with
  *       404;
+ *   <li>defaulting of created pods: a container that limits a resource without requesting it
+ *       requests its limit ({@link PodRequests#defaultRequestsFromLimits});
  *   <li>discovery ({@code /api}, {@code /api/v1}, {@code /apis}, {@code
  *       /apis/coordination.k8s.io/v1}) of the resources the sandbox uses, so that kubectl can look
  *       inside.
@@ -35,6 +37,7 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher {
   private static final Pattern POD_BINDING =
       Pattern.compile("/api/v1/namespaces/([^/]+)/pods/([^/]+)/binding");
   private static final Pattern BINDINGS = Pattern.compile("/api/v1/namespaces/([^/]+)/bindings");
+  private static final Pattern PODS = Pattern.compile("/api/v1/namespaces/([^/]+)/pods");
 
   /** Discovery documents by path. */
   private static final Map<String, String> DISCOVERY =
@@ -107,6 +110,9 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher {
           .setHeader("Content-Type", "application/json")
           .setBody(DISCOVERY.get(path));
     }
+    if (request.method() == HttpMethod.POST && PODS.matcher(path).matches()) {
+      return super.dispatch(defaulted(request));
+    }
     if (request.method() == HttpMethod.POST) {
       Matcher podBinding = POD_BINDING.matcher(path);
       if (podBinding.matches()) {
@@ -118,6 +124,26 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher {
       }
     }
     return super.dispatch(request);
+  }
+
+  /** A pod's create request with the API server's defaulting applied to the pod. */
+  private static RecordedRequest defaulted(RecordedRequest request) {
+    Pod pod;
+    try {
+      pod = Serialization.unmarshal(request.getUtf8Body(), Pod.class);
+    } catch (RuntimeException e) {
+      return request;
+    }
+    if (pod == null || pod.getSpec() == null) {
+      return request;
+    }
+    PodRequests.defaultRequestsFromLimits(pod);
+    return new RecordedRequest(
+        request.getHttpVersion(),
+        request.method(),
+        request.getPath(),
+        request.getHeaders(),
+        new Buffer(Serialization.asJson(pod).getBytes(StandardCharsets.UTF_8)));
   }
 
   private synchronized MockResponse bind(String namespace, String name, RecordedRequest request) {

@@ -13,11 +13,14 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -41,8 +44,8 @@ import org.vnpu.kubelet.deviceplugin.v1beta1.Device;
 /**
  * One simulated node: its Node object, a simulated chip inventory, a kubelet emulator serving the
  * device-plugin directory, the real device plugin and exporter, and the pod half of the kubelet
- * running the node's pods. Like a kubelet it reports the plugin's devices as the node's capacity
- * and its healthy ones as allocatable.
+ * running the node's pods. Like a kubelet it reports its host resources and, for every resource a
+ * device plugin registered, the devices as the node's capacity and the healthy ones as allocatable.
  */
 public final class SandboxNode implements AutoCloseable {
 
@@ -58,7 +61,13 @@ public final class SandboxNode implements AutoCloseable {
   private final PodRunner pods;
   private final ScheduledExecutorService status;
   private final Set<Integer> unhealthy = new HashSet<>();
-  private Capacity reported;
+  private Map<String, Capacity> reported;
+
+  /**
+   * What the node reports besides devices: an Atlas 800I A2's 192 cores and 1.5 TiB, and the
+   * kubelet's default {@code maxPods}.
+   */
+  static final Map<String, String> HOST = Map.of("cpu", "192", "memory", "1536Gi", "pods", "110");
 
   private record Capacity(int total, int healthy) {}
 
@@ -142,10 +151,11 @@ public final class SandboxNode implements AutoCloseable {
             natives.workload(), directory.resolve("fake-chips"), chips::get, catalog);
     PodRunner pods =
         new PodRunner(client, spec.name(), kubelet, runtime, directory.resolve("pods")).start();
-    kubelet.awaitRegistration(1, Duration.ofSeconds(10));
     SandboxNode node = new SandboxNode(spec, directory, client, kubelet, plugin, exporter, pods);
+    node.awaitDevices(Duration.ofSeconds(10));
+    node.reportCapacity();
     node.status.scheduleWithFixedDelay(
-        node::reportCapacity, 0, POLL.toMillis(), TimeUnit.MILLISECONDS);
+        node::reportCapacity, POLL.toMillis(), POLL.toMillis(), TimeUnit.MILLISECONDS);
     return node;
   }
 
@@ -164,9 +174,46 @@ public final class SandboxNode implements AutoCloseable {
 
   /** Like a kubelet restart: the device plugin has to register again; pods keep running. */
   public void restartKubelet() {
-    int before = kubelet.registrations().size();
+    int before = kubelet.registrationsOf(ResourceNames.VNPU_NUMBER).size();
     kubelet.restart();
-    kubelet.awaitRegistration(before + 1, Duration.ofSeconds(10));
+    kubelet.awaitRegistration(ResourceNames.VNPU_NUMBER, before + 1, Duration.ofSeconds(10));
+  }
+
+  /**
+   * Waits until the kubelet has the devices of every resource the node's chips make, as a node
+   * becomes ready only once its device plugins reported; IllegalStateException when they do not.
+   */
+  private void awaitDevices(Duration timeout) {
+    List<String> expected =
+        new ArrayList<>(
+            List.of(
+                ResourceNames.VNPU_NUMBER,
+                ResourceNames.VNPU_CORES,
+                ResourceNames.VNPU_MEMORY_GIB));
+    spec.chips().stream()
+        .map(chip -> ResourceNames.typeResource(chip.type()))
+        .distinct()
+        .forEach(expected::add);
+    Instant deadline = Instant.now().plus(timeout);
+    while (!expected.stream().allMatch(resource -> !kubelet.devices(resource).isEmpty())) {
+      if (Instant.now().isAfter(deadline)) {
+        throw new IllegalStateException(
+            "node "
+                + spec.name()
+                + ": the kubelet has devices of only "
+                + kubelet.resources()
+                + " after "
+                + timeout
+                + ", expected "
+                + expected);
+      }
+      try {
+        Thread.sleep(5);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted", e);
+      }
+    }
   }
 
   /** Marks chip {@code index} healthy or not in the simulated inventory. */
@@ -184,13 +231,22 @@ public final class SandboxNode implements AutoCloseable {
     return kubelet.devices(ResourceNames.VNPU_NUMBER);
   }
 
+  /**
+   * kubelet {@code pkg/kubelet/nodestatus/setters.go MachineInfo()}: capacity and allocatable of
+   * the host, and per device-plugin resource the devices ({@code devicemanager GetCapacity()}: all
+   * of them as capacity, the healthy ones as allocatable).
+   */
   private void reportCapacity() {
-    List<Device> devices = devices();
-    Capacity capacity =
-        new Capacity(
-            devices.size(),
-            (int) devices.stream().filter(d -> d.getHealth().equals("Healthy")).count());
-    if (capacity.equals(reported)) {
+    Map<String, Capacity> capacities = new TreeMap<>();
+    for (String resource : kubelet.resources()) {
+      List<Device> devices = kubelet.devices(resource);
+      capacities.put(
+          resource,
+          new Capacity(
+              devices.size(),
+              (int) devices.stream().filter(d -> d.getHealth().equals("Healthy")).count()));
+    }
+    if (capacities.equals(reported)) {
       return;
     }
     try {
@@ -200,20 +256,24 @@ public final class SandboxNode implements AutoCloseable {
           .editStatus(
               node -> {
                 NodeStatus status = node.getStatus() == null ? new NodeStatus() : node.getStatus();
-                status
-                    .getCapacity()
-                    .put(
-                        ResourceNames.VNPU_NUMBER,
-                        new Quantity(Integer.toString(capacity.total())));
-                status
-                    .getAllocatable()
-                    .put(
-                        ResourceNames.VNPU_NUMBER,
-                        new Quantity(Integer.toString(capacity.healthy())));
+                HOST.forEach(
+                    (name, amount) -> {
+                      status.getCapacity().put(name, new Quantity(amount));
+                      status.getAllocatable().put(name, new Quantity(amount));
+                    });
+                capacities.forEach(
+                    (name, capacity) -> {
+                      status
+                          .getCapacity()
+                          .put(name, new Quantity(Integer.toString(capacity.total())));
+                      status
+                          .getAllocatable()
+                          .put(name, new Quantity(Integer.toString(capacity.healthy())));
+                    });
                 node.setStatus(status);
                 return node;
               });
-      reported = capacity;
+      reported = capacities;
     } catch (KubernetesClientException e) {
       LOG.warn("node {}: cannot report capacity: {}", spec.name(), e.getMessage());
     }

@@ -1,7 +1,9 @@
 package org.vnpu.sandbox;
 
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
+import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -63,11 +65,6 @@ final class SchedulingLoop implements AutoCloseable {
 
   private void round() {
     try {
-      List<String> nodes =
-          client.nodes().list().getItems().stream()
-              .map(n -> n.getMetadata().getName())
-              .sorted()
-              .toList();
       List<Pod> pending =
           client.pods().inAnyNamespace().list().getItems().stream()
               .filter(pod -> pod.getSpec().getNodeName() == null)
@@ -76,7 +73,17 @@ final class SchedulingLoop implements AutoCloseable {
               .sorted(Comparator.comparingLong(this::creationOrder))
               .toList();
       for (Pod pod : pending) {
-        SchedulingProtocol.Attempt attempt = protocol.schedule(pod, nodes);
+        List<Node> nodes =
+            client.nodes().list().getItems().stream()
+                .sorted(Comparator.comparing(n -> n.getMetadata().getName()))
+                .toList();
+        String unemulated = unemulated(pod, nodes);
+        SchedulingProtocol.Attempt attempt =
+            unemulated != null
+                ? SchedulingProtocol.Attempt.notBound(unemulated)
+                : protocol.schedule(
+                    pod,
+                    NodeBook.of(nodes, client.pods().inAnyNamespace().list().getItems()).values());
         outcomes.put(pod.getMetadata().getUid(), new Outcome(attempt, clock.instant()));
         if (attempt.isBound()) {
           LOG.info("pod {} bound to {}", key(pod), attempt.node());
@@ -92,6 +99,30 @@ final class SchedulingLoop implements AutoCloseable {
     } catch (RuntimeException e) {
       LOG.error("scheduling round failed", e);
     }
+  }
+
+  /**
+   * Why the schedulers' placement of {@code pod} would depend on something the sandbox does not
+   * emulate (node selectors, affinity, topology spread, taints), so that it refuses rather than
+   * places the pod where a real scheduler might not; null when nothing does.
+   */
+  static String unemulated(Pod pod, List<Node> nodes) {
+    PodSpec spec = pod.getSpec();
+    String feature =
+        spec.getNodeSelector() != null && !spec.getNodeSelector().isEmpty()
+            ? "spec.nodeSelector"
+            : spec.getAffinity() != null
+                ? "spec.affinity"
+                : !spec.getTopologySpreadConstraints().isEmpty()
+                    ? "spec.topologySpreadConstraints"
+                    : nodes.stream()
+                        .filter(n -> n.getSpec() != null && !n.getSpec().getTaints().isEmpty())
+                        .map(n -> "the taints of node " + n.getMetadata().getName())
+                        .findFirst()
+                        .orElse(null);
+    return feature == null
+        ? null
+        : "the sandbox does not emulate how the schedulers treat " + feature;
   }
 
   private boolean due(Pod pod) {

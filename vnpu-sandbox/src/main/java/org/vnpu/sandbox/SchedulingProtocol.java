@@ -2,7 +2,7 @@ package org.vnpu.sandbox;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import java.io.IOException;
-import java.util.List;
+import java.util.Collection;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
@@ -41,7 +41,7 @@ interface SchedulingProtocol {
   String LOCKED = Rejection.of(RejectKind.LOCKED).phrase();
 
   /** Filters, scores, reserves and binds {@code pod} on one of {@code nodes}. */
-  Attempt schedule(Pod pod, List<String> nodes) throws IOException, InterruptedException;
+  Attempt schedule(Pod pod, Collection<NodeBook> nodes) throws IOException, InterruptedException;
 
   /** "0/4 nodes fit: 3 split mode is soft; 1 not enough device memory", from each node's reason. */
   static String summary(int nodes, Map<String, String> reasons) {

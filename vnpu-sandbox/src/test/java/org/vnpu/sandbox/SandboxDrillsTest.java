@@ -3,10 +3,8 @@ package org.vnpu.sandbox;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.Pod;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,8 +15,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.SplitMode;
-import org.vnpu.api.codec.PayloadCodec;
-import org.vnpu.api.payload.ContainerAllocation;
 import org.vnpu.api.payload.VnpuAssignment;
 
 /**
@@ -32,7 +28,7 @@ class SandboxDrillsTest {
 
   @TempDir Path directory;
   private Sandbox sandbox;
-  private final PayloadCodec codec = new PayloadCodec();
+  private SandboxPods pods;
 
   @BeforeEach
   void start() throws Exception {
@@ -44,6 +40,7 @@ class SandboxDrillsTest {
                 List.of(
                     NodeSpec.uniform("n1", "two 910B3", SplitMode.SOFT, "910B3", 2),
                     NodeSpec.uniform("n2", "two 910B3", SplitMode.SOFT, "910B3", 2))));
+    pods = new SandboxPods(sandbox);
   }
 
   @AfterEach
@@ -55,20 +52,20 @@ class SandboxDrillsTest {
   void aSchedulerRestartInTheMiddleOfABurstOverCommitsNothingAndLosesNoPod() throws Exception {
     List<String> names = IntStream.rangeClosed(1, 12).mapToObj(i -> "burst-" + i).toList();
     for (String name : names.subList(0, 6)) {
-      submit(name, 30, 4);
+      pods.submit(name, 30, 4);
     }
     sandbox.restartScheduler();
     for (String name : names.subList(6, 12)) {
-      submit(name, 30, 4);
+      pods.submit(name, 30, 4);
     }
 
     await()
         .atMost(WAIT)
-        .until(() -> names.stream().allMatch(name -> "Running".equals(phase(name))));
+        .until(() -> names.stream().allMatch(name -> "Running".equals(pods.phase(name))));
     Map<String, Integer> cores = new HashMap<>();
     for (String name : names) {
-      for (VnpuAssignment vnpu : vnpus(name)) {
-        cores.merge(node(name) + "/" + vnpu.chipIndex(), vnpu.cores(), Integer::sum);
+      for (VnpuAssignment vnpu : pods.vnpus(name)) {
+        cores.merge(pods.node(name) + "/" + vnpu.chipIndex(), vnpu.cores(), Integer::sum);
       }
     }
     assertThat(cores.values()).allMatch(sum -> sum <= 100).hasSize(4);
@@ -76,17 +73,17 @@ class SandboxDrillsTest {
 
   @Test
   void aKubeletRestartLeavesRunningPodsAloneAndThePluginServesAgain() throws Exception {
-    submit("before", 30, 4);
-    await().atMost(WAIT).until(() -> "Running".equals(phase("before")));
-    SandboxNode node = sandbox.node(node("before"));
+    pods.submit("before", 30, 4);
+    await().atMost(WAIT).until(() -> "Running".equals(pods.phase("before")));
+    SandboxNode node = sandbox.node(pods.node("before"));
 
     node.restartKubelet();
 
     await().atMost(WAIT).until(() -> !node.devices().isEmpty());
-    submit("after", 30, 4, Map.of(AnnotationKeys.USE_NPU_DIE_ID, "SIM-" + node.name() + "-1"));
-    await().atMost(WAIT).until(() -> "Running".equals(phase("after")));
-    assertThat(phase("before")).isEqualTo("Running");
-    assertThat(node("after")).isEqualTo(node.name());
+    pods.submit("after", 30, 4, Map.of(AnnotationKeys.USE_NPU_DIE_ID, "SIM-" + node.name() + "-1"));
+    await().atMost(WAIT).until(() -> "Running".equals(pods.phase("after")));
+    assertThat(pods.phase("before")).isEqualTo("Running");
+    assertThat(pods.node("after")).isEqualTo(node.name());
   }
 
   @Test
@@ -100,13 +97,13 @@ class SandboxDrillsTest {
 
     List<String> names = List.of("u1", "u2", "u3", "u4", "u5", "u6");
     for (String name : names) {
-      submit(name, 40, 4);
+      pods.submit(name, 40, 4);
     }
     await()
         .atMost(WAIT)
-        .until(() -> names.stream().allMatch(name -> "Running".equals(phase(name))));
+        .until(() -> names.stream().allMatch(name -> "Running".equals(pods.phase(name))));
     for (String name : names) {
-      assertThat(node(name) + "/" + vnpus(name).get(0).chipIndex()).isNotEqualTo("n1/0");
+      assertThat(pods.node(name) + "/" + pods.vnpus(name).get(0).chipIndex()).isNotEqualTo("n1/0");
     }
   }
 
@@ -114,67 +111,24 @@ class SandboxDrillsTest {
   void deletedPodsGiveTheirSharesBack() throws Exception {
     List<String> full = List.of("f1", "f2", "f3", "f4");
     for (String name : full) {
-      submit(name, 60, 4);
+      pods.submit(name, 60, 4);
     }
-    await().atMost(WAIT).until(() -> full.stream().allMatch(name -> "Running".equals(phase(name))));
-    submit("waiting", 60, 4);
     await()
         .atMost(WAIT)
-        .until(() -> uid("waiting") != null && sandbox.outcomes().containsKey(uid("waiting")));
-    assertThat(pod("waiting").getSpec().getNodeName()).isNull();
-    assertThat(sandbox.outcomes().get(uid("waiting")).attempt().reason())
+        .until(() -> full.stream().allMatch(name -> "Running".equals(pods.phase(name))));
+    pods.submit("waiting", 60, 4);
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                pods.uid("waiting") != null && sandbox.outcomes().containsKey(pods.uid("waiting")));
+    assertThat(pods.pod("waiting").getSpec().getNodeName()).isNull();
+    assertThat(sandbox.outcomes().get(pods.uid("waiting")).attempt().reason())
         .contains("0/2 nodes fit")
         .contains("not enough AI Core");
 
     sandbox.client().pods().inNamespace(Scenario.NAMESPACE).withName("f1").delete();
 
-    await().atMost(WAIT).until(() -> "Running".equals(phase("waiting")));
-  }
-
-  private void submit(String name, int cores, int memoryGib) {
-    submit(name, cores, memoryGib, Map.of());
-  }
-
-  private void submit(String name, int cores, int memoryGib, Map<String, String> annotations) {
-    sandbox
-        .client()
-        .pods()
-        .inNamespace(Scenario.NAMESPACE)
-        .resource(
-            Scenario.inference(
-                name,
-                cores,
-                memoryGib,
-                "elastic",
-                annotations,
-                Map.of("WORKLOAD_KERNEL_US", "5000")))
-        .create();
-  }
-
-  private Pod pod(String name) {
-    return sandbox.client().pods().inNamespace(Scenario.NAMESPACE).withName(name).get();
-  }
-
-  private String uid(String name) {
-    Pod pod = pod(name);
-    return pod == null ? null : pod.getMetadata().getUid();
-  }
-
-  private String phase(String name) {
-    Pod pod = pod(name);
-    return pod == null || pod.getStatus() == null ? null : pod.getStatus().getPhase();
-  }
-
-  private String node(String name) {
-    return pod(name).getSpec().getNodeName();
-  }
-
-  private List<VnpuAssignment> vnpus(String name) {
-    String value = pod(name).getMetadata().getAnnotations().get(AnnotationKeys.ALLOCATION);
-    List<VnpuAssignment> vnpus = new ArrayList<>();
-    for (ContainerAllocation container : codec.decodeAllocation(value).allocation().containers()) {
-      vnpus.addAll(container.vnpus());
-    }
-    return vnpus;
+    await().atMost(WAIT).until(() -> "Running".equals(pods.phase("waiting")));
   }
 }

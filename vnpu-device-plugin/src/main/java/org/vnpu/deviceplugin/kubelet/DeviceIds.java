@@ -6,17 +6,18 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.function.ToIntFunction;
 import org.vnpu.api.payload.RegisteredChip;
 import org.vnpu.kubelet.deviceplugin.v1beta1.Device;
 import org.vnpu.kubelet.deviceplugin.v1beta1.NUMANode;
 import org.vnpu.kubelet.deviceplugin.v1beta1.TopologyInfo;
 
 /**
- * The device IDs the kubelet counts {@code huawei.com/vnpu-number} with: one per share slot, {@code
- * <dieID>-<slot>}, {@code maxSharesPerChip} slots per chip in every split mode. They are tokens,
- * not placements: which chip a container gets is the scheduler's signed allocation, whatever IDs
- * the kubelet picked. A die ID too long for the kubelet's 63-character limit is replaced by a hash
- * of it.
+ * The device IDs the kubelet counts a resource with: {@code units(chip)} per chip, {@code
+ * <dieID>-<tag><unit>}. They are tokens, not placements: which chip a container gets is the
+ * scheduler's signed allocation, whatever IDs the kubelet picked. A die ID too long for the
+ * kubelet's 63-character limit is replaced by a hash of it. An unhealthy chip's devices are marked
+ * so, which takes them out of the node's allocatable.
  */
 public final class DeviceIds {
 
@@ -30,16 +31,24 @@ public final class DeviceIds {
 
   private DeviceIds() {}
 
-  /** Every slot of every chip, unhealthy chips' slots marked so. */
-  public static List<Device> devices(List<RegisteredChip> chips, int maxSharesPerChip) {
+  /**
+   * {@code units} devices of each chip, tagged {@code tag}; with the chip's NUMA node when {@code
+   * topology} (only for devices that stand for the chip itself: a token with a NUMA node makes the
+   * kubelet's topology manager align it, which means nothing for a count).
+   */
+  public static List<Device> devices(
+      List<RegisteredChip> chips,
+      ToIntFunction<RegisteredChip> units,
+      String tag,
+      boolean topology) {
     List<Device> devices = new ArrayList<>();
     for (RegisteredChip chip : chips) {
-      for (int slot = 0; slot < maxSharesPerChip; slot++) {
+      for (int unit = 0; unit < units.applyAsInt(chip); unit++) {
         Device.Builder device =
             Device.newBuilder()
-                .setID(id(chip.dieId(), slot))
+                .setID(id(chip.dieId(), tag + unit))
                 .setHealth(chip.healthy() ? HEALTHY : UNHEALTHY);
-        if (chip.numaNode() >= 0) {
+        if (topology && chip.numaNode() >= 0) {
           device.setTopology(
               TopologyInfo.newBuilder().addNodes(NUMANode.newBuilder().setID(chip.numaNode())));
         }
@@ -49,10 +58,10 @@ public final class DeviceIds {
     return devices;
   }
 
-  /** The ID of {@code slot} on the chip {@code dieId}. */
-  static String id(String dieId, int slot) {
-    String id = dieId + "-" + slot;
-    return id.length() <= MAX_LENGTH ? id : hash(dieId) + "-" + slot;
+  /** The ID of {@code unit} on the chip {@code dieId}. */
+  static String id(String dieId, String unit) {
+    String id = dieId + "-" + unit;
+    return id.length() <= MAX_LENGTH ? id : hash(dieId) + "-" + unit;
   }
 
   private static String hash(String dieId) {

@@ -26,34 +26,38 @@ import org.vnpu.kubelet.deviceplugin.v1beta1.PreStartContainerRequest;
 import org.vnpu.kubelet.deviceplugin.v1beta1.PreStartContainerResponse;
 
 /**
- * The {@code DevicePlugin} service: streams the share slots in {@code ListAndWatch} (a full
- * snapshot on every change) and answers {@code Allocate} through the {@link Allocator}. Neither
- * {@code GetPreferredAllocation} nor {@code PreStartContainer} is offered: the kubelet's choice of
- * IDs does not decide placement, and nothing needs doing before a container starts.
+ * The {@code DevicePlugin} service of one {@link KubeletResource}: streams its devices in {@code
+ * ListAndWatch} (a full snapshot on every change) and answers {@code Allocate} through the {@link
+ * Allocator} when the resource hands out allocations, with empty answers when it only counts.
+ * Neither {@code GetPreferredAllocation} nor {@code PreStartContainer} is offered: the kubelet's
+ * choice of IDs does not decide placement, and nothing needs doing before a container starts.
  */
 public final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
 
   private static final Logger LOG = LoggerFactory.getLogger(DevicePluginService.class);
 
+  private final KubeletResource resource;
   private final Allocator allocator;
-  private final int maxSharesPerChip;
   private final Set<StreamObserver<ListAndWatchResponse>> watchers = ConcurrentHashMap.newKeySet();
   private volatile ListAndWatchResponse snapshot = ListAndWatchResponse.getDefaultInstance();
 
   /**
-   * @param maxSharesPerChip share slots advertised per chip
+   * @param allocator hands out the allocations of a resource that {@link
+   *     KubeletResource#handsOut()}
    */
-  public DevicePluginService(Allocator allocator, int maxSharesPerChip) {
+  public DevicePluginService(KubeletResource resource, Allocator allocator) {
+    this.resource = resource;
     this.allocator = allocator;
-    this.maxSharesPerChip = maxSharesPerChip;
   }
 
-  /** Sends the slots of {@code chips} to every open ListAndWatch stream. */
+  public KubeletResource resource() {
+    return resource;
+  }
+
+  /** Sends the devices {@code chips} make of the resource to every open ListAndWatch stream. */
   public void publish(List<RegisteredChip> chips) {
     ListAndWatchResponse next =
-        ListAndWatchResponse.newBuilder()
-            .addAllDevices(DeviceIds.devices(chips, maxSharesPerChip))
-            .build();
+        ListAndWatchResponse.newBuilder().addAllDevices(resource.devices().apply(chips)).build();
     synchronized (this) {
       snapshot = next;
       for (StreamObserver<ListAndWatchResponse> watcher : watchers) {
@@ -77,7 +81,10 @@ public final class DevicePluginService extends DevicePluginGrpc.DevicePluginImpl
       watchers.add(stream);
       send(stream, snapshot);
     }
-    LOG.info("kubelet opened ListAndWatch; {} devices", snapshot.getDevicesCount());
+    LOG.info(
+        "kubelet opened ListAndWatch of {}; {} devices",
+        resource.name(),
+        snapshot.getDevicesCount());
   }
 
   @Override
@@ -85,7 +92,10 @@ public final class DevicePluginService extends DevicePluginGrpc.DevicePluginImpl
     AllocateResponse.Builder answer = AllocateResponse.newBuilder();
     try {
       for (ContainerAllocateRequest container : request.getContainerRequestsList()) {
-        answer.addContainerResponses(toProto(allocator.allocate(container.getDevicesIdsList())));
+        answer.addContainerResponses(
+            resource.handsOut()
+                ? toProto(allocator.allocate(container.getDevicesIdsList()))
+                : ContainerAllocateResponse.getDefaultInstance());
       }
     } catch (AllocationRefusedException e) {
       LOG.warn("Allocate refused: {}", e.getMessage());

@@ -8,30 +8,28 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.vnpu.api.ResourceNames;
 import org.vnpu.kubelet.UnixSockets;
 import org.vnpu.kubelet.deviceplugin.v1beta1.DevicePluginOptions;
 import org.vnpu.kubelet.deviceplugin.v1beta1.RegisterRequest;
 import org.vnpu.kubelet.deviceplugin.v1beta1.RegistrationGrpc;
 
 /**
- * Keeps the plugin registered with the kubelet. Each {@link #check()} makes sure the plugin's
- * socket is served (serving starts before registering, as the kubelet requires) and that the
- * current {@code kubelet.sock} has accepted our registration; a kubelet restart deletes our socket
- * and recreates its own, and the next check serves and registers again. Call {@code check()} often
- * (every 100 ms): it only looks at two files unless something changed.
+ * Keeps every resource registered with the kubelet. Each {@link #check()} makes sure each
+ * resource's socket is served (serving starts before registering, as the kubelet requires) and that
+ * the current {@code kubelet.sock} has accepted its registration; a kubelet restart deletes our
+ * sockets and recreates its own, and the next check serves and registers again. Call {@code
+ * check()} often (every 100 ms): it only looks at a few files unless something changed.
  */
 public final class KubeletRegistrar implements AutoCloseable {
 
   /** The kubelet's device-plugin directory on a standard node. */
   public static final Path DEFAULT_DIRECTORY = Path.of("/var/lib/kubelet/device-plugins");
-
-  /** The socket file this plugin serves, inside the device-plugin directory. */
-  public static final String ENDPOINT = "vnpu.sock";
 
   private static final String API_VERSION = "v1beta1";
   private static final Duration FAILURE_LOG_INTERVAL = Duration.ofSeconds(30);
@@ -39,80 +37,104 @@ public final class KubeletRegistrar implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(KubeletRegistrar.class);
 
   private final Path directory;
-  private final DevicePluginService service;
-  private Server server;
-  private Object registeredWith;
+  private final KubeletServices services;
+  private final Map<String, Endpoint> endpoints = new HashMap<>();
   private long lastFailureLog;
 
-  public KubeletRegistrar(Path directory, DevicePluginService service) {
+  /** One resource's socket: the server on it and the kubelet socket that accepted it. */
+  private static final class Endpoint {
+    final DevicePluginService service;
+    Server server;
+    Object registeredWith;
+
+    Endpoint(DevicePluginService service) {
+      this.service = service;
+    }
+  }
+
+  public KubeletRegistrar(Path directory, KubeletServices services) {
     this.directory = directory;
-    this.service = service;
+    this.services = services;
   }
 
   /**
    * Serves and registers if needed. Never throws: failures are logged and retried by the next call.
    *
-   * @return whether the plugin is registered with the current kubelet
+   * @return whether every resource is registered with the current kubelet
    */
   public synchronized boolean check() {
-    Path socket = directory.resolve(ENDPOINT);
-    if (server == null || !Files.exists(socket)) {
+    Object kubelet = fileKey(directory.resolve("kubelet.sock"));
+    boolean all = true;
+    for (DevicePluginService service : services.all()) {
+      Endpoint endpoint =
+          endpoints.computeIfAbsent(service.resource().name(), name -> new Endpoint(service));
+      all &= check(endpoint, kubelet);
+    }
+    return all;
+  }
+
+  private boolean check(Endpoint endpoint, Object kubelet) {
+    KubeletResource resource = endpoint.service.resource();
+    Path socket = directory.resolve(resource.endpoint());
+    if (endpoint.server == null || !Files.exists(socket)) {
       try {
-        restartServer(socket);
+        restartServer(endpoint, socket);
       } catch (RuntimeException e) {
         logFailure("cannot serve " + socket + ", will retry: " + e.getMessage());
         return false;
       }
     }
-    Object kubelet = fileKey(directory.resolve("kubelet.sock"));
     if (kubelet == null) {
-      registeredWith = null;
+      endpoint.registeredWith = null;
       logFailure("kubelet socket " + directory.resolve("kubelet.sock") + " does not exist yet");
       return false;
     }
-    if (Objects.equals(kubelet, registeredWith)) {
+    if (Objects.equals(kubelet, endpoint.registeredWith)) {
       return true;
     }
     try {
-      register();
-      registeredWith = kubelet;
+      register(resource);
+      endpoint.registeredWith = kubelet;
       LOG.info(
           "registered {} with the kubelet at {} (endpoint {})",
-          ResourceNames.VNPU_NUMBER,
+          resource.name(),
           directory,
-          ENDPOINT);
+          resource.endpoint());
       return true;
     } catch (RuntimeException e) {
-      logFailure("registration with the kubelet failed, will retry: " + e.getMessage());
+      logFailure("registration of " + resource.name() + " failed, will retry: " + e.getMessage());
       return false;
     }
   }
 
   @Override
   public synchronized void close() {
-    service.closeStreams();
-    if (server != null) {
-      server.shutdownNow();
-      server = null;
-    }
-    try {
-      Files.deleteIfExists(directory.resolve(ENDPOINT));
-    } catch (IOException e) {
-      LOG.warn("cannot remove {}: {}", directory.resolve(ENDPOINT), e.getMessage());
+    for (Endpoint endpoint : endpoints.values()) {
+      endpoint.service.closeStreams();
+      if (endpoint.server != null) {
+        endpoint.server.shutdownNow();
+        endpoint.server = null;
+      }
+      Path socket = directory.resolve(endpoint.service.resource().endpoint());
+      try {
+        Files.deleteIfExists(socket);
+      } catch (IOException e) {
+        LOG.warn("cannot remove {}: {}", socket, e.getMessage());
+      }
     }
   }
 
-  private void restartServer(Path socket) {
-    if (server != null) {
+  private static void restartServer(Endpoint endpoint, Path socket) {
+    if (endpoint.server != null) {
       LOG.info("{} was deleted (kubelet restart?); serving it again", socket);
-      service.closeStreams();
-      server.shutdownNow();
+      endpoint.service.closeStreams();
+      endpoint.server.shutdownNow();
     }
-    server = UnixSockets.serve(socket, service);
-    registeredWith = null;
+    endpoint.server = UnixSockets.serve(socket, endpoint.service);
+    endpoint.registeredWith = null;
   }
 
-  private void register() {
+  private void register(KubeletResource resource) {
     ManagedChannel channel = UnixSockets.dial(directory.resolve("kubelet.sock"));
     try {
       RegistrationGrpc.newBlockingStub(channel)
@@ -120,8 +142,8 @@ public final class KubeletRegistrar implements AutoCloseable {
           .register(
               RegisterRequest.newBuilder()
                   .setVersion(API_VERSION)
-                  .setEndpoint(ENDPOINT)
-                  .setResourceName(ResourceNames.VNPU_NUMBER)
+                  .setEndpoint(resource.endpoint())
+                  .setResourceName(resource.name())
                   .setOptions(DevicePluginOptions.getDefaultInstance())
                   .build());
     } finally {

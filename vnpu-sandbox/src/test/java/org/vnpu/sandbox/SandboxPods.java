@@ -1,0 +1,71 @@
+package org.vnpu.sandbox;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.vnpu.api.AnnotationKeys;
+import org.vnpu.api.codec.PayloadCodec;
+import org.vnpu.api.payload.ContainerAllocation;
+import org.vnpu.api.payload.VnpuAssignment;
+
+/** The sandbox tests' view of their pods in {@link Scenario#NAMESPACE}. */
+final class SandboxPods {
+
+  private final Sandbox sandbox;
+  private final PayloadCodec codec = new PayloadCodec();
+
+  SandboxPods(Sandbox sandbox) {
+    this.sandbox = sandbox;
+  }
+
+  /** Submits an elastic inference pod whose kernels take 5 ms. */
+  void submit(String name, int cores, int memoryGib) {
+    submit(name, cores, memoryGib, Map.of());
+  }
+
+  /** As {@link #submit(String, int, int)}, with pod annotations. */
+  void submit(String name, int cores, int memoryGib, Map<String, String> annotations) {
+    create(
+        Scenario.inference(
+            name, cores, memoryGib, "elastic", annotations, Map.of("WORKLOAD_KERNEL_US", "5000")));
+  }
+
+  void create(Pod pod) {
+    sandbox.client().pods().inNamespace(Scenario.NAMESPACE).resource(pod).create();
+  }
+
+  Pod pod(String name) {
+    return sandbox.client().pods().inNamespace(Scenario.NAMESPACE).withName(name).get();
+  }
+
+  String uid(String name) {
+    Pod pod = pod(name);
+    return pod == null ? null : pod.getMetadata().getUid();
+  }
+
+  String phase(String name) {
+    Pod pod = pod(name);
+    return pod == null || pod.getStatus() == null ? null : pod.getStatus().getPhase();
+  }
+
+  String node(String name) {
+    return pod(name).getSpec().getNodeName();
+  }
+
+  /** Why the scheduling loop last did not bind the pod; null before it tried or once bound. */
+  String notBoundBecause(String name) {
+    String uid = uid(name);
+    SchedulingLoop.Outcome outcome = uid == null ? null : sandbox.outcomes().get(uid);
+    return outcome == null ? null : outcome.attempt().reason();
+  }
+
+  List<VnpuAssignment> vnpus(String name) {
+    String value = pod(name).getMetadata().getAnnotations().get(AnnotationKeys.ALLOCATION);
+    List<VnpuAssignment> vnpus = new ArrayList<>();
+    for (ContainerAllocation container : codec.decodeAllocation(value).allocation().containers()) {
+      vnpus.addAll(container.vnpus());
+    }
+    return vnpus;
+  }
+}

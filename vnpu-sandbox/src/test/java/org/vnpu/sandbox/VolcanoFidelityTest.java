@@ -1,0 +1,238 @@
+package org.vnpu.sandbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.vnpu.api.AnnotationKeys;
+import org.vnpu.api.PlacementPolicy;
+import org.vnpu.api.ResourceNames;
+import org.vnpu.api.SplitMode;
+
+/**
+ * The Volcano session and the kubelet emulator refuse what the real Volcano and kubelet refuse, and
+ * the shipped Volcano configuration leaves vNPU pods the engine's ranking. Two nodes with two 910B3
+ * each.
+ */
+class VolcanoFidelityTest {
+
+  private static final Duration WAIT = Duration.ofSeconds(60);
+  private static final List<NodeSpec> NODES =
+      List.of(
+          NodeSpec.uniform("n1", "two 910B3", SplitMode.SOFT, "910B3", 2),
+          NodeSpec.uniform("n2", "two 910B3", SplitMode.SOFT, "910B3", 2));
+
+  @TempDir Path directory;
+  private Sandbox sandbox;
+  private SandboxPods pods;
+
+  private void start(VolcanoConfig config) throws Exception {
+    sandbox =
+        Sandbox.start(
+            new Sandbox.Options(
+                directory, Sandbox.Driver.VOLCANO, NODES, config, KubeSchedulerConfig.shipped()));
+    pods = new SandboxPods(sandbox);
+  }
+
+  @AfterEach
+  void stop() {
+    if (sandbox != null) {
+      sandbox.close();
+    }
+  }
+
+  @Test
+  void nodesAdvertiseEveryVnpuResourceWithCountsThatMatchTheirChips() throws Exception {
+    start(VolcanoConfig.shipped());
+
+    assertThat(allocatable("n1"))
+        .containsEntry(ResourceNames.VNPU_NUMBER, new Quantity("40"))
+        .containsEntry(ResourceNames.VNPU_CORES, new Quantity("200"))
+        .containsEntry(ResourceNames.VNPU_MEMORY_GIB, new Quantity("128"))
+        .containsEntry(ResourceNames.typeResource("910B3"), new Quantity("40"))
+        .containsEntry("pods", new Quantity("110"));
+  }
+
+  @Test
+  void aSharedChipPodStaysPendingWhileTheNodesAdvertiseOnlyVnpuNumber() throws Exception {
+    start(VolcanoConfig.shipped());
+    for (NodeSpec node : NODES) {
+      sandbox
+          .client()
+          .nodes()
+          .withName(node.name())
+          .editStatus(
+              n -> {
+                n.getStatus()
+                    .getAllocatable()
+                    .keySet()
+                    .removeIf(
+                        r ->
+                            ResourceNames.isVnpuResource(r)
+                                && !r.equals(ResourceNames.VNPU_NUMBER));
+                return n;
+              });
+    }
+
+    pods.submit("shared", 30, 4);
+    pods.create(wholeCard("whole"));
+
+    await().atMost(WAIT).until(() -> "Running".equals(pods.phase("whole")));
+    await().atMost(WAIT).until(() -> pods.notBoundBecause("shared") != null);
+    assertThat(pods.node("shared")).isNull();
+    assertThat(pods.notBoundBecause("shared"))
+        .isEqualTo("0/2 nodes fit: 2 Insufficient " + ResourceNames.VNPU_CORES);
+  }
+
+  @Test
+  void aChipTypeNoNodeHasIsRefusedBeforeTheExtenderIsAsked() throws Exception {
+    start(VolcanoConfig.shipped());
+
+    pods.submit("pinned", 30, 4, Map.of());
+    Pod typed = Scenario.inference("typed", 30, 4, "elastic", Map.of(), Map.of());
+    typed
+        .getSpec()
+        .getContainers()
+        .get(0)
+        .getResources()
+        .getLimits()
+        .put(ResourceNames.typeResource("310P3"), new Quantity("1"));
+    pods.create(typed);
+
+    await().atMost(WAIT).until(() -> pods.notBoundBecause("typed") != null);
+    assertThat(pods.notBoundBecause("typed"))
+        .isEqualTo("0/2 nodes fit: 2 Insufficient " + ResourceNames.typeResource("310P3"));
+  }
+
+  @Test
+  void theNodeTheEngineRanksFirstIsTheNodeVolcanoPicks() throws Exception {
+    start(VolcanoConfig.shipped());
+    placeACpuHungryPodOnN1();
+
+    Pod second = binpackPod("second", "8");
+    assertThat(engineRanking(second)).as("binpack: the node already in use").isEqualTo("n1");
+    pods.create(second);
+
+    await().atMost(WAIT).until(() -> "Running".equals(pods.phase("second")));
+    assertThat(pods.node("second")).isEqualTo("n1");
+  }
+
+  @Test
+  void withVolcanosHostScoresOnTheLeastRequestedNodeOutvotesTheEngine() throws Exception {
+    VolcanoConfig nodeorderOnly =
+        new VolcanoConfig(VolcanoConfig.volcanoDefaults().nodeorder(), 0, Map.of());
+    start(nodeorderOnly);
+    placeACpuHungryPodOnN1();
+
+    Pod second = binpackPod("second", "8");
+    assertThat(engineRanking(second)).isEqualTo("n1");
+    pods.create(second);
+
+    await().atMost(WAIT).until(() -> "Running".equals(pods.phase("second")));
+    assertThat(pods.node("second")).isEqualTo("n2");
+  }
+
+  @Test
+  void theKubeletDropsExtendedResourcesTheNodeLacksAndRefusesWhatDoesNotFit() throws Exception {
+    start(VolcanoConfig.shipped());
+
+    pods.create(boundTo("dongle", "n1", "example.com/dongle", "1"));
+    pods.create(boundTo("greedy", "n1", "cpu", "500"));
+
+    await().atMost(WAIT).until(() -> "Running".equals(pods.phase("dongle")));
+    await().atMost(WAIT).until(() -> "Failed".equals(pods.phase("greedy")));
+    assertThat(pods.pod("greedy").getStatus().getReason()).isEqualTo("OutOfcpu");
+    assertThat(pods.pod("greedy").getStatus().getMessage())
+        .isEqualTo("Node didn't have enough resource: cpu, requested: 500, used: 0, capacity: 192");
+  }
+
+  @Test
+  void theKubeletRefusesMoreCountedDevicesThanTheNodeHas() throws Exception {
+    start(VolcanoConfig.shipped());
+    pods.create(boundTo("too-much", "n1", ResourceNames.VNPU_MEMORY_GIB, "129"));
+
+    await().atMost(WAIT).until(() -> "Failed".equals(pods.phase("too-much")));
+    assertThat(pods.pod("too-much").getStatus().getReason()).isEqualTo("UnexpectedAdmissionError");
+    assertThat(pods.pod("too-much").getStatus().getMessage())
+        .contains(ResourceNames.VNPU_MEMORY_GIB);
+  }
+
+  private void placeACpuHungryPodOnN1() {
+    Pod first = binpackPod("first", "150");
+    first.getMetadata().getAnnotations().put(AnnotationKeys.USE_NPU_DIE_ID, "SIM-n1-0");
+    pods.create(first);
+    await().atMost(WAIT).until(() -> "Running".equals(pods.phase("first")));
+  }
+
+  /** A 30 % share placed by binpack, asking {@code cpu} cores of the host. */
+  private static Pod binpackPod(String name, String cpu) {
+    Pod pod =
+        Scenario.inference(
+            name,
+            30,
+            4,
+            "elastic",
+            Map.of(AnnotationKeys.NODE_SCHEDULER_POLICY, PlacementPolicy.BINPACK.wireName()),
+            Map.of("WORKLOAD_KERNEL_US", "5000"));
+    pod.getSpec().getContainers().get(0).getResources().getLimits().put("cpu", new Quantity(cpu));
+    return pod;
+  }
+
+  private static Pod wholeCard(String name) {
+    return new PodBuilder(Scenario.inference(name, 100, 1, null, Map.of(), Map.of()))
+        .editSpec()
+        .editFirstContainer()
+        .editResources()
+        .withLimits(Map.of(ResourceNames.VNPU_NUMBER, new Quantity("1")))
+        .endResources()
+        .endContainer()
+        .endSpec()
+        .build();
+  }
+
+  /** A pod already bound to {@code node}, as a user bypassing the schedulers writes it. */
+  private static Pod boundTo(String name, String node, String resource, String amount) {
+    return new PodBuilder(Scenario.inference(name, 100, 1, null, Map.of(), Map.of()))
+        .editSpec()
+        .withNodeName(node)
+        .editFirstContainer()
+        .editResources()
+        .withLimits(Map.of(resource, new Quantity(amount)))
+        .endResources()
+        .endContainer()
+        .endSpec()
+        .build();
+  }
+
+  /** The node the extender's prioritize scores highest for {@code pod} on both nodes. */
+  private String engineRanking(Pod pod) throws Exception {
+    Pod probe = new PodBuilder(pod).editMetadata().withUid("probe").endMetadata().build();
+    JsonNode scores =
+        new ExtenderClient(sandbox.schedulerUrl())
+            .post(
+                "/volcano/prioritize",
+                Map.of(
+                    "task",
+                    Map.of("Pod", ExtenderClient.pod(probe)),
+                    "nodes",
+                    List.of(Map.of("Name", "n1"), Map.of("Name", "n2"))))
+            .path("nodeScore");
+    return scores.path("n1").asDouble() > scores.path("n2").asDouble() ? "n1" : "n2";
+  }
+
+  private Map<String, Quantity> allocatable(String node) {
+    Node current = sandbox.client().nodes().withName(node).get();
+    return current.getStatus() == null ? Map.of() : current.getStatus().getAllocatable();
+  }
+}
