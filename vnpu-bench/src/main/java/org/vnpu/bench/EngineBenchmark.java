@@ -23,6 +23,7 @@ import org.vnpu.api.SplitMode;
 import org.vnpu.api.payload.NodeRegistration;
 import org.vnpu.api.payload.RegisteredChip;
 import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.core.chip.ChipTypes;
 import org.vnpu.core.engine.Decision;
 import org.vnpu.core.engine.PlacementContext;
 import org.vnpu.core.engine.PlacementEngine;
@@ -77,11 +78,11 @@ public class EngineBenchmark {
     WorkloadMix mix =
         WorkloadMix.typical(
             List.of(
-                new WorkloadShape(1, 25, 16_384L, null, 8000),
-                new WorkloadShape(1, 50, 32_768L, null, 16000),
-                new WorkloadShape(1, 10, 4096L, null, 4000),
-                new WorkloadShape(1, 100, null, null, 16000),
-                new WorkloadShape(8, 100, null, null, 96000)),
+                new WorkloadShape(1, 25, 16_384L, ChipTypes.ANY, 8000),
+                new WorkloadShape(1, 50, 32_768L, ChipTypes.ANY, 16000),
+                new WorkloadShape(1, 10, 4096L, ChipTypes.ANY, 4000),
+                new WorkloadShape(1, 100, null, ChipTypes.ANY, 16000),
+                new WorkloadShape(8, 100, null, ChipTypes.ANY, 96000)),
             1.0,
             1);
     PlacementPolicy chosen = PlacementPolicy.valueOf(policy.toUpperCase().replace('-', '_'));
@@ -98,7 +99,8 @@ public class EngineBenchmark {
             "uid",
             PodOptions.defaults(),
             List.of(
-                new ContainerRequest("main", false, 1, 25, 16_384L, null, AiCorePolicy.ELASTIC)));
+                new ContainerRequest(
+                    "main", false, 1, 25, 16_384L, ChipTypes.ANY, AiCorePolicy.ELASTIC)));
   }
 
   private static NodeState usedNode(ChipCatalog catalog, String name, Random random) {

@@ -133,7 +133,7 @@ final class ValidatePodCommand implements Callable<Integer> {
           c.cores() + "%",
           c.memoryMiB() == null ? "whole chip" : MemoryText.of(c.memoryMiB()),
           c.policy() == null ? "-" : c.policy().wireName(),
-          c.chipType() == null ? "any" : c.chipType());
+          c.chipTypes().toString());
     }
     return table.render("  ");
   }

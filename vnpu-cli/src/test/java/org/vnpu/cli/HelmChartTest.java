@@ -43,6 +43,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.vnpu.api.ResourceNames;
+import org.vnpu.sandbox.KubeSchedulerConfig;
+import org.vnpu.sandbox.VolcanoConfig;
 import picocli.CommandLine;
 
 /**
@@ -364,6 +366,31 @@ class HelmChartTest {
     List<String> managed = new ArrayList<>();
     extender.path("managedResources").forEach(r -> managed.add(r.path("name").asText()));
     assertThat(managed).allMatch(ResourceNames::isVnpuResource).contains(ResourceNames.VNPU_NUMBER);
+  }
+
+  @Test
+  void theSandboxSchedulesWithTheConfigurationsAsTheChartRendersThem() throws IOException {
+    VolcanoConfig volcano =
+        VolcanoConfig.parse(
+            YAML.readTree(configMap("volcano-scheduler-configmap", "volcano-scheduler.conf")));
+    KubeSchedulerConfig kube =
+        KubeSchedulerConfig.parse(
+            YAML.readTree(
+                configMap("release-name-vnpu-kube-scheduler", "kube-scheduler-config.yaml")));
+
+    assertThat(volcano).isEqualTo(VolcanoConfig.shipped());
+    assertThat(kube).isEqualTo(KubeSchedulerConfig.shipped());
+    assertThat(volcano.binpackWeight()).as("no binpack plugin over host resources").isZero();
+    assertThat(volcano.nodeorder())
+        .containsEntry("leastrequested", 0)
+        .containsEntry("mostrequested", 0)
+        .containsEntry("balancedresource", 0)
+        .containsEntry("imagelocality", 0);
+    assertThat(kube.disabledScores())
+        .contains("NodeResourcesFit", "NodeResourcesBalancedAllocation", "ImageLocality");
+    assertThat(kube.ignoredResources())
+        .as("nodes advertise every vNPU resource, so kube-scheduler counts them as the kubelet")
+        .isEmpty();
   }
 
   private String configMap(String name, String key) {

@@ -507,7 +507,7 @@ public final class Scheduler {
     ContainerRequest first = request.containers().get(0);
     shapes.addLast(
         new WorkloadShape(
-            first.count(), first.cores(), first.memoryMiB(), first.chipType(), host.cpuMilli()));
+            first.count(), first.cores(), first.memoryMiB(), first.chipTypes(), host.cpuMilli()));
     if (shapes.size() > OBSERVED_SHAPES) {
       shapes.removeFirst();
     }

@@ -96,7 +96,7 @@ public record SharingComparison(SimCluster cluster, List<SimPod> workload, long 
               .map(
                   c ->
                       new ContainerRequest(
-                          c.name(), c.init(), c.count(), 100, null, c.chipType(), null))
+                          c.name(), c.init(), c.count(), 100, null, c.chipTypes(), null))
               .toList();
       rounded.add(
           new SimPod(

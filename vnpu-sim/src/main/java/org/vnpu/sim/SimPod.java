@@ -1,6 +1,7 @@
 package org.vnpu.sim;
 
 import java.util.List;
+import org.vnpu.core.chip.ChipTypes;
 import org.vnpu.core.fragmentation.WorkloadShape;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.request.ContainerRequest;
@@ -59,9 +60,9 @@ public record SimPod(PodRequest request, HostResources host, Timing timing) {
   /** Its shape, as the fragmentation measure sees it (the first container's vNPUs). */
   public WorkloadShape shape() {
     if (request.containers().isEmpty()) {
-      return new WorkloadShape(0, 0, null, null, host.cpuMilli());
+      return new WorkloadShape(0, 0, null, ChipTypes.ANY, host.cpuMilli());
     }
     ContainerRequest c = request.containers().get(0);
-    return new WorkloadShape(c.count(), c.cores(), c.memoryMiB(), c.chipType(), host.cpuMilli());
+    return new WorkloadShape(c.count(), c.cores(), c.memoryMiB(), c.chipTypes(), host.cpuMilli());
   }
 }

@@ -49,7 +49,7 @@ final class ChipDiagnosis {
 
   Rejection rejection(ContainerRequest container, PodOptions options) {
     return switch (stage) {
-      case TYPE -> Rejection.of(RejectKind.CHIP_TYPE_NOT_FOUND, container.chipType());
+      case TYPE -> Rejection.of(RejectKind.CHIP_TYPE_NOT_FOUND, container.chipTypes().toString());
       case DIE -> Rejection.of(RejectKind.DIE_ID_NOT_FOUND, options.dieId());
       case HEALTH -> Rejection.of(RejectKind.UNHEALTHY);
       case TEMPLATE ->

@@ -165,8 +165,7 @@ final class NodePlanner {
      * container} whatever its usage (type, die ID, health), or -1 when it is not.
      */
     private int unsuitable(ContainerRequest container, ChipState state) {
-      if (container.chipType() != null
-          && !container.chipType().equals(state.chip().model().name())) {
+      if (!container.chipTypes().accepts(state.chip().model().name())) {
         return ChipDiagnosis.TYPE;
       }
       String dieId = request.options().dieId();

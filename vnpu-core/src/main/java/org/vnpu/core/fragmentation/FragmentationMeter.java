@@ -10,6 +10,7 @@ import java.util.function.Function;
 import org.vnpu.api.AiCorePolicy;
 import org.vnpu.api.AiCpuLevel;
 import org.vnpu.api.SplitMode;
+import org.vnpu.core.chip.ChipTypes;
 import org.vnpu.core.ledger.ChipState;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.NodeState;
@@ -167,7 +168,7 @@ public final class FragmentationMeter {
       int count,
       int corePercent,
       Long memoryMiB,
-      String chipType,
+      ChipTypes chipTypes,
       long[] cpu,
       double[] cumulative) {
 
@@ -182,8 +183,7 @@ public final class FragmentationMeter {
     }
 
     boolean hosts(ChipState state, NodeState node) {
-      if (!state.chip().healthy()
-          || (chipType != null && !chipType.equals(state.chip().model().name()))) {
+      if (!state.chip().healthy() || !chipTypes.accepts(state.chip().model().name())) {
         return false;
       }
       int maxShares = node.inventory().maxSharesPerChip();
@@ -202,14 +202,14 @@ public final class FragmentationMeter {
   }
 
   private static List<Group> group(WorkloadMix mix) {
-    record Key(int count, int corePercent, Long memoryMiB, String chipType) {}
+    record Key(int count, int corePercent, Long memoryMiB, ChipTypes chipTypes) {}
     Map<Key, List<WorkloadMix.Weighted>> byKey = new LinkedHashMap<>();
     for (WorkloadMix.Weighted weighted : mix.shapes()) {
       WorkloadShape s = weighted.shape();
       if (s.count() > 0) {
         byKey
             .computeIfAbsent(
-                new Key(s.count(), s.corePercent(), s.memoryMiB(), s.chipType()),
+                new Key(s.count(), s.corePercent(), s.memoryMiB(), s.chipTypes()),
                 k -> new ArrayList<>())
             .add(weighted);
       }
@@ -231,7 +231,7 @@ public final class FragmentationMeter {
                   key.count(),
                   key.corePercent(),
                   key.memoryMiB(),
-                  key.chipType(),
+                  key.chipTypes(),
                   cpu,
                   cumulative));
         });

@@ -1,5 +1,7 @@
 package org.vnpu.core.fragmentation;
 
+import org.vnpu.core.chip.ChipTypes;
+
 /**
  * The shape of a typical pod: how many vNPUs of what size, on which chip type, with how much host
  * CPU.
@@ -7,8 +9,8 @@ package org.vnpu.core.fragmentation;
  * @param count vNPUs (each on its own chip); 0 for a pod without vNPUs
  * @param corePercent AI Core percent per vNPU; 100 for whole cards, 0 for best-effort
  * @param memoryMiB device memory per vNPU; null for the whole chip's
- * @param chipType the chip type it needs; null for any
+ * @param chipTypes the chip types it may use
  * @param cpuMilli host CPU it needs
  */
 public record WorkloadShape(
-    int count, int corePercent, Long memoryMiB, String chipType, long cpuMilli) {}
+    int count, int corePercent, Long memoryMiB, ChipTypes chipTypes, long cpuMilli) {}

@@ -1,6 +1,7 @@
 package org.vnpu.core.request;
 
 import org.vnpu.api.AiCorePolicy;
+import org.vnpu.core.chip.ChipTypes;
 
 /**
  * What one container asks for.
@@ -10,7 +11,7 @@ import org.vnpu.api.AiCorePolicy;
  * @param count number of vNPUs, each on its own chip; more than 1 only for whole cards
  * @param cores AI Core percent of one chip: 100 is a whole card, 0 reserves no AI Core
  * @param memoryMiB device memory per vNPU; null means the whole chip's memory
- * @param chipType the catalog name of the chip type it must use; null for any
+ * @param chipTypes the chip types it may use
  * @param policy AI Core policy of a soft share; null for whole cards and in hard mode
  */
 public record ContainerRequest(
@@ -19,7 +20,7 @@ public record ContainerRequest(
     int count,
     int cores,
     Long memoryMiB,
-    String chipType,
+    ChipTypes chipTypes,
     AiCorePolicy policy) {
 
   /** Cores value of a whole card. */

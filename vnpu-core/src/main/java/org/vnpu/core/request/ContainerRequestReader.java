@@ -17,6 +17,7 @@ import org.vnpu.api.ResourceNames;
 import org.vnpu.api.SplitMode;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.core.chip.ChipModel;
+import org.vnpu.core.chip.ChipTypes;
 import org.vnpu.core.request.PodOptionsReader.PodAnnotations;
 import org.vnpu.core.validation.Problem;
 
@@ -42,7 +43,7 @@ final class ContainerRequestReader {
     Integer count = whole(limits, VNPU_NUMBER, problems);
     Integer cores = whole(limits, VNPU_CORES, problems);
     Integer memoryGiB = whole(limits, VNPU_MEMORY_GIB, problems);
-    String chipType = chipType(limits, pod.chipType(), problems);
+    ChipTypes chipTypes = chipTypes(limits, pod.chipTypes(), problems);
     if (!limits.containsKey(VNPU_NUMBER)) {
       if (limits.keySet().stream().anyMatch(ResourceNames::isVnpuResource)) {
         problems.add("vNPU resources without " + VNPU_NUMBER, "set " + VNPU_NUMBER + " to 1");
@@ -55,13 +56,13 @@ final class ContainerRequestReader {
     Shape shape = new Shape(count, cores == null ? 100 : cores, cores != null, memoryGiB);
     checkShape(shape, pod, problems);
     Long memoryMiB = memoryGiB == null ? null : memoryGiB * 1024L;
-    checkMemoryFits(memoryMiB, chipType, problems);
+    checkMemoryFits(memoryMiB, chipTypes, problems);
     if (problems.any()) {
       return Optional.empty();
     }
     return Optional.of(
         new ContainerRequest(
-            spec.name(), init, count, shape.cores(), memoryMiB, chipType, policy(shape, pod)));
+            spec.name(), init, count, shape.cores(), memoryMiB, chipTypes, policy(shape, pod)));
   }
 
   /** The parsed quantities, with cores defaulted to a whole card. */
@@ -141,22 +142,23 @@ final class ContainerRequestReader {
     }
   }
 
-  private void checkMemoryFits(Long memoryMiB, String chipType, ContainerProblems problems) {
+  private void checkMemoryFits(Long memoryMiB, ChipTypes chipTypes, ContainerProblems problems) {
     if (memoryMiB == null || problems.any()) {
       return;
     }
     ChipModel largest =
-        chipType != null
-            ? catalog.find(chipType).orElseThrow()
-            : catalog.chips().stream()
-                .max((a, b) -> Long.compare(a.memoryMiB(), b.memoryMiB()))
-                .orElseThrow();
+        catalog.chips().stream()
+            .filter(chip -> chipTypes.accepts(chip.name()))
+            .max((a, b) -> Long.compare(a.memoryMiB(), b.memoryMiB()))
+            .orElseThrow();
     if (memoryMiB > largest.memoryMiB()) {
       problems.field(
           VNPU_MEMORY_GIB,
           memoryMiB / 1024,
           "exceeds the memory of "
-              + (chipType != null ? "chip type " : "the largest chip, ")
+              + (chipTypes.names().size() == 1
+                  ? "chip type "
+                  : chipTypes.any() ? "the largest chip, " : "the largest accepted chip, ")
               + largest.name()
               + " ("
               + largest.memoryMiB() / 1024
@@ -175,7 +177,8 @@ final class ContainerRequestReader {
     return pod.policy() != null ? pod.policy() : AiCorePolicy.ELASTIC;
   }
 
-  private String chipType(Map<String, String> limits, String podType, ContainerProblems problems) {
+  private ChipTypes chipTypes(
+      Map<String, String> limits, ChipTypes podTypes, ContainerProblems problems) {
     TreeSet<String> selected = new TreeSet<>();
     for (Map.Entry<String, String> limit : limits.entrySet()) {
       if (!limit.getKey().startsWith(VNPU_TYPE_PREFIX)) {
@@ -198,15 +201,18 @@ final class ContainerRequestReader {
       problems.add(
           VNPU_TYPE_PREFIX + "<chip>",
           "selects several chip types " + selected + "; a container's vNPUs share one chip type");
-      return null;
+      return ChipTypes.ANY;
     }
-    String own = selected.isEmpty() ? null : selected.first();
-    if (own != null && podType != null && !own.equals(podType)) {
+    if (selected.isEmpty()) {
+      return podTypes;
+    }
+    String own = selected.first();
+    if (!podTypes.accepts(own)) {
       problems.add(
           VNPU_TYPE_PREFIX + own,
-          "conflicts with the pod's " + AnnotationKeys.USE_NPU_TYPE + "=" + podType);
+          "conflicts with the pod's " + AnnotationKeys.USE_NPU_TYPE + "=" + podTypes);
     }
-    return own != null ? own : podType;
+    return ChipTypes.of(own);
   }
 
   private static void checkNames(ContainerSpec spec, ContainerProblems problems) {

@@ -1,7 +1,9 @@
 package org.vnpu.core.request;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.vnpu.api.AiCorePolicy;
 import org.vnpu.api.AiCpuLevel;
 import org.vnpu.api.AnnotationKeys;
@@ -10,6 +12,7 @@ import org.vnpu.api.SplitMode;
 import org.vnpu.api.WireValue;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.core.chip.ChipModel;
+import org.vnpu.core.chip.ChipTypes;
 import org.vnpu.core.validation.Problem;
 
 /** Reads the pod-wide vNPU annotations, applying defaults and collecting problems. */
@@ -20,9 +23,9 @@ final class PodOptionsReader {
    *
    * @param options pod-wide options
    * @param policy the AI Core policy the pod names; null when it names none
-   * @param chipType catalog name of the chip type the pod pins; null when it pins none
+   * @param chipTypes the chip types the pod accepts
    */
-  record PodAnnotations(PodOptions options, AiCorePolicy policy, String chipType) {}
+  record PodAnnotations(PodOptions options, AiCorePolicy policy, ChipTypes chipTypes) {}
 
   private final ChipCatalog catalog;
   private final PodOptions defaults;
@@ -68,26 +71,35 @@ final class PodOptionsReader {
                 defaults.devicePolicy(),
                 problems),
             text(annotations, AnnotationKeys.USE_NPU_DIE_ID));
-    return new PodAnnotations(options, policy, chipType(annotations, problems));
+    return new PodAnnotations(options, policy, chipTypes(annotations, problems));
   }
 
-  private String chipType(Map<String, String> annotations, List<Problem> problems) {
+  /** The comma-separated chip types of {@code vnpu-use-npu-type}, each one of the catalog. */
+  private ChipTypes chipTypes(Map<String, String> annotations, List<Problem> problems) {
     String pinned = text(annotations, AnnotationKeys.USE_NPU_TYPE);
     if (pinned == null) {
-      return null;
+      return ChipTypes.ANY;
     }
-    return catalog
-        .find(pinned)
-        .map(ChipModel::name)
-        .orElseGet(
-            () -> {
-              problems.add(
-                  Problem.field(
-                      AnnotationKeys.USE_NPU_TYPE,
-                      pinned,
-                      "is not a chip type of the catalog (" + catalog.names() + ")"));
-              return null;
-            });
+    List<String> names = new ArrayList<>();
+    for (String name : pinned.split(",", -1)) {
+      Optional<ChipModel> model = catalog.find(name.strip());
+      if (model.isPresent()) {
+        names.add(model.get().name());
+      } else {
+        problems.add(
+            Problem.field(
+                AnnotationKeys.USE_NPU_TYPE,
+                pinned,
+                (name.isBlank()
+                        ? "has an empty chip type"
+                        : "names " + name.strip() + ", which is not a chip type")
+                    + " of the catalog ("
+                    + catalog.names()
+                    + "); list types separated by commas, e.g. 910B3,910B4"));
+        return ChipTypes.ANY;
+      }
+    }
+    return ChipTypes.of(names);
   }
 
   private static String text(Map<String, String> annotations, String key) {

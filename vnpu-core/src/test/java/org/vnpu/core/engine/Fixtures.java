@@ -10,6 +10,7 @@ import org.vnpu.api.SplitMode;
 import org.vnpu.api.payload.NodeRegistration;
 import org.vnpu.api.payload.RegisteredChip;
 import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.core.chip.ChipTypes;
 import org.vnpu.core.fragmentation.FragmentationMeter;
 import org.vnpu.core.fragmentation.WorkloadMix;
 import org.vnpu.core.fragmentation.WorkloadShape;
@@ -36,11 +37,11 @@ public final class Fixtures {
   public static final WorkloadMix SHARES_AND_WHOLE_CARDS =
       WorkloadMix.typical(
           List.of(
-              new WorkloadShape(1, 25, 16_384L, null, 4000),
-              new WorkloadShape(1, 50, 8192L, null, 8000),
-              new WorkloadShape(1, 10, 4096L, null, 2000),
-              new WorkloadShape(1, 100, null, null, 12_000),
-              new WorkloadShape(2, 100, null, null, 24_000)),
+              new WorkloadShape(1, 25, 16_384L, ChipTypes.ANY, 4000),
+              new WorkloadShape(1, 50, 8192L, ChipTypes.ANY, 8000),
+              new WorkloadShape(1, 10, 4096L, ChipTypes.ANY, 2000),
+              new WorkloadShape(1, 100, null, ChipTypes.ANY, 12_000),
+              new WorkloadShape(2, 100, null, ChipTypes.ANY, 24_000)),
           1.0,
           1);
 

@@ -15,6 +15,7 @@ import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.SplitMode;
 import org.vnpu.api.payload.NodeLock;
 import org.vnpu.api.payload.VnpuAssignment;
+import org.vnpu.core.chip.ChipTypes;
 import org.vnpu.core.fragmentation.WorkloadMix;
 import org.vnpu.core.fragmentation.WorkloadShape;
 import org.vnpu.core.ledger.ChipDemand;
@@ -86,6 +87,25 @@ class PlacementEngineTest {
   }
 
   @Test
+  void aPodAcceptingSeveralChipTypesIsPlacedOnAnyOfThemAndOnlyThere() {
+    Ledger ledger = ledger(node("duo", "310P3", 2), node("a2", "910B4", 2));
+    Map<String, String> either = Map.of("huawei.com/vnpu-use-npu-type", "910B3,910B4");
+
+    Decision placed =
+        placeAndApply(ledger, pod("p1", either, "number=1", "cores=30", "memory.1Gi=8"), context());
+    Decision refused =
+        placeAndApply(
+            ledger,
+            pod("p2", Map.of("huawei.com/vnpu-use-npu-type", "910B3,910A"), "number=1", "cores=30"),
+            context());
+
+    assertThat(((Decision.Placed) placed).plan().node()).isEqualTo("a2");
+    assertThat(onlyVnpu(placed).chipType()).isEqualTo("910B4");
+    assertThat(((Decision.Unschedulable) refused).reason())
+        .isEqualTo("0/2 nodes fit: 2 no chip of type 910A,910B3");
+  }
+
+  @Test
   void binpackPutsShareOnTheFullestChipThatFits() {
     Ledger ledger = ledger(node("a2", "910B3", 2));
     placeAndApply(ledger, pod("p1", BINPACK, "number=1", "cores=30", "memory.1Gi=8"), context());
@@ -104,7 +124,8 @@ class PlacementEngineTest {
   void fragmentationAwareKeepsRoomForTheTypicalShapeWhereBinpackWouldNot() {
     WorkloadMix halves =
         new WorkloadMix(
-            List.of(new WorkloadMix.Weighted(new WorkloadShape(1, 50, 8192L, null, 0), 1.0)));
+            List.of(
+                new WorkloadMix.Weighted(new WorkloadShape(1, 50, 8192L, ChipTypes.ANY, 0), 1.0)));
     NodeState node = NodeState.idle(node("n", "910B3", 2), HostResources.UNTRACKED, Fixtures.NOW);
     List<ChipState> chips =
         List.of(
@@ -131,7 +152,9 @@ class PlacementEngineTest {
   void fragmentationAwarePutsCpuHungrySharesWhereHostCpuCanFeedTheChips() {
     WorkloadMix wholeCardsAt12Cores =
         new WorkloadMix(
-            List.of(new WorkloadMix.Weighted(new WorkloadShape(1, 100, null, null, 12_000), 1.0)));
+            List.of(
+                new WorkloadMix.Weighted(
+                    new WorkloadShape(1, 100, null, ChipTypes.ANY, 12_000), 1.0)));
     List<NodeState> snapshot =
         List.of(
             NodeState.idle(
@@ -151,7 +174,8 @@ class PlacementEngineTest {
             context(
                 new WorkloadMix(
                     List.of(
-                        new WorkloadMix.Weighted(new WorkloadShape(1, 100, null, null, 0), 1.0)))));
+                        new WorkloadMix.Weighted(
+                            new WorkloadShape(1, 100, null, ChipTypes.ANY, 0), 1.0)))));
 
     assertThat(((Decision.Placed) aware).plan().node())
         .as("48 of a-lean's 96 cores would leave 4 of its 8 chips without the 12 cores each needs")

@@ -14,6 +14,7 @@ import net.jqwik.api.Provide;
 import org.vnpu.api.AiCorePolicy;
 import org.vnpu.api.AiCpuLevel;
 import org.vnpu.api.SplitMode;
+import org.vnpu.core.chip.ChipTypes;
 import org.vnpu.core.engine.Fixtures;
 import org.vnpu.core.ledger.ChipDemand;
 import org.vnpu.core.ledger.ChipState;
@@ -115,7 +116,7 @@ class FragmentationMeterProperties {
   }
 
   private static boolean hosts(ChipState chip, WorkloadShape shape, NodeState node) {
-    if (shape.chipType() != null && !shape.chipType().equals(chip.chip().model().name())) {
+    if (!shape.chipTypes().accepts(chip.chip().model().name())) {
       return false;
     }
     VnpuSizer.Sized sized =
@@ -177,7 +178,7 @@ class FragmentationMeterProperties {
                         count,
                         cores,
                         cores == 100 ? null : memory * 1024L,
-                        type.equals("any") ? null : type,
+                        type.equals("any") ? ChipTypes.ANY : ChipTypes.of(type),
                         cpu));
     return shape
         .list()

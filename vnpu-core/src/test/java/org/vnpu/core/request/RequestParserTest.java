@@ -11,6 +11,7 @@ import org.vnpu.api.AiCpuLevel;
 import org.vnpu.api.PlacementPolicy;
 import org.vnpu.api.SplitMode;
 import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.core.chip.ChipTypes;
 import org.vnpu.core.validation.Problem;
 import org.vnpu.core.validation.Validated;
 
@@ -35,7 +36,7 @@ class RequestParserTest {
     assertThat(request.options()).isEqualTo(PodOptions.defaults());
     assertThat(request.containers())
         .containsExactly(
-            new ContainerRequest("main", false, 1, 30, 8192L, null, AiCorePolicy.ELASTIC));
+            new ContainerRequest("main", false, 1, 30, 8192L, ChipTypes.ANY, AiCorePolicy.ELASTIC));
   }
 
   @Test
@@ -125,7 +126,7 @@ class RequestParserTest {
                 PlacementPolicy.SPREAD,
                 "VDIE-7"));
     ContainerRequest container = request.containers().get(0);
-    assertThat(container.chipType()).isEqualTo("310P3");
+    assertThat(container.chipTypes()).isEqualTo(ChipTypes.of("310P3"));
     assertThat(container.policy()).as("hard mode has no AI Core policy").isNull();
   }
 
@@ -144,7 +145,7 @@ class RequestParserTest {
             .containers()
             .get(0);
     assertThat(request.policy()).isEqualTo(AiCorePolicy.FIXED_SHARE);
-    assertThat(request.chipType()).isEqualTo("910B3");
+    assertThat(request.chipTypes()).isEqualTo(ChipTypes.of("910B3"));
   }
 
   @Test
@@ -396,10 +397,43 @@ class RequestParserTest {
                     Map.of("huawei.com/vnpu-use-npu-type", "H100"),
                     limits("main", "huawei.com/vnpu-number=1", "huawei.com/vnpu-type.A100=1"))))
         .containsExactly(
-            "huawei.com/vnpu-use-npu-type=H100: is not a chip type of the catalog (" + names + ")",
+            "huawei.com/vnpu-use-npu-type=H100: names H100, which is not a chip type of the catalog ("
+                + names
+                + "); list types separated by commas, e.g. 910B3,910B4",
             "huawei.com/vnpu-type.A100 in container main: names no chip type of the catalog ("
                 + names
                 + ")");
+  }
+
+  @Test
+  void acceptsSeveralChipTypesInTheAnnotationAndASelectorAmongThem() {
+    PodRequest pod =
+        valid(
+            pod(
+                Map.of("huawei.com/vnpu-use-npu-type", "910B3, 910B4"),
+                limits("any-of-two", "huawei.com/vnpu-number=1", "huawei.com/vnpu-cores=30"),
+                limits(
+                    "selected",
+                    "huawei.com/vnpu-number=1",
+                    "huawei.com/vnpu-cores=30",
+                    "huawei.com/vnpu-type.910B4=1")));
+
+    assertThat(pod.containers().get(0).chipTypes())
+        .isEqualTo(ChipTypes.of(List.of("910B3", "910B4")));
+    assertThat(pod.containers().get(1).chipTypes()).isEqualTo(ChipTypes.of("910B4"));
+  }
+
+  @Test
+  void rejectsAChipTypeListWithAnUnknownOrEmptyEntry() {
+    assertThat(
+            problems(
+                pod(
+                    Map.of("huawei.com/vnpu-use-npu-type", "910B3,,910B4"),
+                    limits("main", "huawei.com/vnpu-number=1"))))
+        .containsExactly(
+            "huawei.com/vnpu-use-npu-type=910B3,,910B4: has an empty chip type of the catalog ("
+                + ChipCatalog.builtIn().names()
+                + "); list types separated by commas, e.g. 910B3,910B4");
   }
 
   @Test
@@ -407,11 +441,11 @@ class RequestParserTest {
     assertThat(
             problems(
                 pod(
-                    Map.of("huawei.com/vnpu-use-npu-type", "310P3"),
+                    Map.of("huawei.com/vnpu-use-npu-type", "310P3,910B4"),
                     limits("main", "huawei.com/vnpu-number=1", "huawei.com/vnpu-type.910B3=1"))))
         .containsExactly(
             "huawei.com/vnpu-type.910B3 in container main: conflicts with the pod's"
-                + " huawei.com/vnpu-use-npu-type=310P3");
+                + " huawei.com/vnpu-use-npu-type=310P3,910B4");
   }
 
   @Test

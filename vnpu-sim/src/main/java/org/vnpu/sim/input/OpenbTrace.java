@@ -13,6 +13,7 @@ import java.util.Map;
 import org.vnpu.api.AiCorePolicy;
 import org.vnpu.api.SplitMode;
 import org.vnpu.core.chip.ChipModel;
+import org.vnpu.core.chip.ChipTypes;
 import org.vnpu.core.chip.Interconnect;
 import org.vnpu.core.chip.InterconnectKind;
 import org.vnpu.core.input.InvalidInputException;
@@ -28,7 +29,8 @@ import org.vnpu.sim.SimPod;
  * The Alibaba GPU-sharing trace (cluster-trace-gpu-v2023, "openb") as vNPU sees it: each GPU is one
  * chip; {@code gpu_milli} of one GPU becomes the same share of the chip's AI Core and memory (chip
  * memory is 64,000 MiB so that one milli is 64 MiB exactly); the GPU model is the chip type, and a
- * {@code gpu_spec} pins it. Host CPU and memory are checked as kube-scheduler would.
+ * {@code gpu_spec} pins it (to any of several types separated by {@code |}). Host CPU and memory
+ * are checked as kube-scheduler would.
  */
 public final class OpenbTrace {
 
@@ -85,9 +87,9 @@ public final class OpenbTrace {
       throw row.problem("num_gpu " + count + " with gpu_milli " + milli + ": shares span one GPU");
     }
     String spec = row.optional("gpu_spec");
-    if (spec.contains("|")) {
-      throw row.problem(
-          "gpu_spec " + spec + " lists several GPU types; a vNPU container pins one chip type");
+    List<String> types = spec.isEmpty() ? List.of() : List.of(spec.split("\\|", -1));
+    if (types.stream().anyMatch(String::isBlank)) {
+      throw row.problem("gpu_spec " + spec + " has an empty GPU type; separate types with |");
     }
     boolean whole = milli == 1000;
     int cores = (int) ((milli + 9) / 10);
@@ -98,7 +100,7 @@ public final class OpenbTrace {
             count,
             whole ? 100 : cores,
             whole ? null : milli * CHIP_MEMORY_MIB / 1000,
-            spec.isEmpty() ? null : spec,
+            ChipTypes.of(types.stream().map(String::strip).toList()),
             whole ? null : AiCorePolicy.ELASTIC);
     return SimPod.of(
         row.text("name"),

@@ -30,7 +30,7 @@ import org.vnpu.sim.SimPod;
  *     vnpus: 1
  *     cores: 25          # AI Core percent; absent = whole card
  *     memoryGiB: 16      # absent = the whole chip's memory
- *     chipType: 910B3    # optional
+ *     chipType: 910B3    # optional; several as 910B3,910B4
  *     mode: soft         # optional: soft or hard
  *     policy: elastic    # optional: fixed-share, elastic, best-effort
  *     cpuMilli: 8000

@@ -10,6 +10,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vnpu.api.AiCorePolicy;
+import org.vnpu.core.chip.ChipTypes;
 import org.vnpu.core.input.InvalidInputException;
 import org.vnpu.core.request.ContainerRequest;
 import org.vnpu.sim.SimCluster;
@@ -51,25 +52,35 @@ class OpenbTraceTest {
 
     assertThat(container(pods.get(0)))
         .isEqualTo(
-            new ContainerRequest("main", false, 1, 47, 470 * 64L, null, AiCorePolicy.ELASTIC));
+            new ContainerRequest(
+                "main", false, 1, 47, 470 * 64L, ChipTypes.ANY, AiCorePolicy.ELASTIC));
     assertThat(container(pods.get(1)).wholeCard()).isTrue();
     assertThat(pods.get(2).computePercent()).isEqualTo(800);
     assertThat(pods.get(3).request().containers()).isEmpty();
     assertThat(pods.get(3).host().cpuMilli()).isEqualTo(4000);
-    assertThat(container(pods.get(4)).chipType()).isEqualTo("T4");
+    assertThat(container(pods.get(4)).chipTypes()).isEqualTo(ChipTypes.of("T4"));
   }
 
   @Test
-  void refusesSeveralGpuTypesInOneSpec() throws IOException {
+  void aSpecListingSeveralGpuTypesAcceptsEachOfThem() throws IOException {
+    List<SimPod> pods =
+        OpenbTrace.pods(
+            write(
+                "pods.csv",
+                "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\np,1,1,1,500,V100M16|V100M32\n"));
+
+    assertThat(container(pods.get(0)).chipTypes())
+        .isEqualTo(ChipTypes.of(List.of("V100M16", "V100M32")));
+  }
+
+  @Test
+  void refusesAnEmptyGpuTypeInASpec() throws IOException {
     Path csv =
         write(
-            "pods.csv",
-            "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\np,1,1,1,500,V100M16|V100M32\n");
+            "pods.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\np,1,1,1,500,T4|\n");
     assertThatThrownBy(() -> OpenbTrace.pods(csv))
         .isInstanceOf(InvalidInputException.class)
-        .hasMessage(
-            csv
-                + " line 2: gpu_spec V100M16|V100M32 lists several GPU types; a vNPU container pins one chip type");
+        .hasMessage(csv + " line 2: gpu_spec T4| has an empty GPU type; separate types with |");
   }
 
   @Test
