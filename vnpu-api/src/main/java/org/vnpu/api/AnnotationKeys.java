@@ -50,9 +50,9 @@ public final class AnnotationKeys {
   public static final String USE_NPU_DIE_ID = "huawei.com/vnpu-use-npu-dieID";
 
   /**
-   * Pins every vNPU of the pod to chips of this type. Written by: the user. Read by: scheduler.
+   * Pins every vNPU of the pod to chips of these types. Written by: the user. Read by: scheduler.
    * Value: a chip type of the catalog, bare ({@code 310P3}) or as openFuyao writes it ({@code
-   * NPU-ASCEND-310P3}).
+   * NPU-ASCEND-310P3}), or several separated by commas ({@code 910B3,910B4}).
    */
   public static final String USE_NPU_TYPE = "huawei.com/vnpu-use-npu-type";
 

@@ -18,6 +18,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.vnpu.kubelet.deviceplugin.v1beta1.AllocateRequest;
@@ -283,18 +285,29 @@ public final class KubeletEmulator implements AutoCloseable {
    * IllegalStateException when it does not come.
    */
   public Registration awaitRegistration(String resource, int count, Duration timeout) {
+    await(
+        () -> registrationsOf(resource).size() >= count,
+        timeout,
+        () -> "no registration #" + count + " of " + resource + "; got " + registrations);
+    return registrationsOf(resource).get(count - 1);
+  }
+
+  /**
+   * Waits up to {@code timeout} until every one of {@code resources} has devices, as a kubelet
+   * reports its node ready once its device plugins did; IllegalStateException when they do not.
+   */
+  public void awaitDevices(Collection<String> resources, Duration timeout) {
+    await(
+        () -> resources.stream().allMatch(resource -> !devices(resource).isEmpty()),
+        timeout,
+        () -> "devices of only " + resources() + ", expected " + resources);
+  }
+
+  private static void await(BooleanSupplier done, Duration timeout, Supplier<String> missing) {
     Instant deadline = Instant.now().plus(timeout);
-    while (registrationsOf(resource).size() < count) {
+    while (!done.getAsBoolean()) {
       if (Instant.now().isAfter(deadline)) {
-        throw new IllegalStateException(
-            "no registration #"
-                + count
-                + " of "
-                + resource
-                + " within "
-                + timeout
-                + "; got "
-                + registrations);
+        throw new IllegalStateException(missing.get() + " within " + timeout);
       }
       try {
         Thread.sleep(2);
@@ -303,7 +316,6 @@ public final class KubeletEmulator implements AutoCloseable {
         throw new IllegalStateException("interrupted", e);
       }
     }
-    return registrationsOf(resource).get(count - 1);
   }
 
   /** The registrations of {@code resource} so far, in order. */

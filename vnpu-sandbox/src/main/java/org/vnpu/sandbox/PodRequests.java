@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Function;
 
 /**
  * What a pod requests of a node, in base units (cores, bytes, devices), as kube-scheduler, Volcano
@@ -32,13 +33,7 @@ final class PodRequests {
    * app containers, raised per resource to the largest init container, plus {@code spec.overhead}.
    */
   static Map<String, BigDecimal> of(Pod pod) {
-    Map<String, BigDecimal> sum = new TreeMap<>();
-    for (Container container : pod.getSpec().getContainers()) {
-      requests(container).forEach((name, amount) -> sum.merge(name, amount, BigDecimal::add));
-    }
-    for (Container init : pod.getSpec().getInitContainers()) {
-      requests(init).forEach((name, amount) -> sum.merge(name, amount, BigDecimal::max));
-    }
+    Map<String, BigDecimal> sum = aggregate(pod, PodRequests::requests);
     if (pod.getSpec().getOverhead() != null) {
       amounts(pod.getSpec().getOverhead())
           .forEach((name, amount) -> sum.merge(name, amount, BigDecimal::add));
@@ -52,12 +47,20 @@ final class PodRequests {
    * requests none, summed over the app containers and raised to the largest init container.
    */
   static Map<String, BigDecimal> nonZero(Pod pod) {
+    return aggregate(pod, PodRequests::nonZero);
+  }
+
+  /** {@code perContainer} summed over the app containers, raised to the largest init container. */
+  private static Map<String, BigDecimal> aggregate(
+      Pod pod, Function<Container, Map<String, BigDecimal>> perContainer) {
     Map<String, BigDecimal> sum = new TreeMap<>();
     for (Container container : pod.getSpec().getContainers()) {
-      nonZero(container).forEach((name, amount) -> sum.merge(name, amount, BigDecimal::add));
+      perContainer
+          .apply(container)
+          .forEach((name, amount) -> sum.merge(name, amount, BigDecimal::add));
     }
     for (Container init : pod.getSpec().getInitContainers()) {
-      nonZero(init).forEach((name, amount) -> sum.merge(name, amount, BigDecimal::max));
+      perContainer.apply(init).forEach((name, amount) -> sum.merge(name, amount, BigDecimal::max));
     }
     return sum;
   }

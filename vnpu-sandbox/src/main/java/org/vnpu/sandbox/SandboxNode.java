@@ -13,7 +13,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -179,10 +178,7 @@ public final class SandboxNode implements AutoCloseable {
     kubelet.awaitRegistration(ResourceNames.VNPU_NUMBER, before + 1, Duration.ofSeconds(10));
   }
 
-  /**
-   * Waits until the kubelet has the devices of every resource the node's chips make, as a node
-   * becomes ready only once its device plugins reported; IllegalStateException when they do not.
-   */
+  /** Waits until the kubelet has the devices of every resource the node's chips make. */
   private void awaitDevices(Duration timeout) {
     List<String> expected =
         new ArrayList<>(
@@ -194,26 +190,7 @@ public final class SandboxNode implements AutoCloseable {
         .map(chip -> ResourceNames.typeResource(chip.type()))
         .distinct()
         .forEach(expected::add);
-    Instant deadline = Instant.now().plus(timeout);
-    while (!expected.stream().allMatch(resource -> !kubelet.devices(resource).isEmpty())) {
-      if (Instant.now().isAfter(deadline)) {
-        throw new IllegalStateException(
-            "node "
-                + spec.name()
-                + ": the kubelet has devices of only "
-                + kubelet.resources()
-                + " after "
-                + timeout
-                + ", expected "
-                + expected);
-      }
-      try {
-        Thread.sleep(5);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted", e);
-      }
-    }
+    kubelet.awaitDevices(expected, timeout);
   }
 
   /** Marks chip {@code index} healthy or not in the simulated inventory. */
