@@ -354,6 +354,26 @@ class DevicePluginTest {
   }
 
   @Test
+  void anAppContainerReusingItsInitContainersDevicesGetsItsOwnAllocation() {
+    // kubelet devicemanager/manager.go Allocate(): an init container's devices are reused by the
+    // app containers after it, so the next container's call carries the same IDs.
+    pods.bind(
+        "pipeline",
+        List.of(
+            new ContainerAllocation("warmup", true, List.of(soft(1, die1, 1024, 10))),
+            new ContainerAllocation("model", false, List.of(soft(0, die0, 4096, 50)))));
+    List<String> ids = kubelet.pickHealthy(RESOURCE, 1, List.of());
+
+    ContainerAllocateResponse warmup = kubelet.allocate(RESOURCE, ids);
+    ContainerAllocateResponse model = kubelet.allocate(RESOURCE, ids);
+
+    assertThat(warmup.getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "1");
+    assertThat(model.getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "0");
+    assertThat(pods.podAnnotation("pipeline", AnnotationKeys.BIND_PHASE)).isEqualTo("success");
+    assertThat(pods.nodeAnnotation(AnnotationKeys.NODE_LOCK)).isNull();
+  }
+
+  @Test
   void aRepeatedCallForTheSameContainerGetsTheSameAnswer() {
     pods.bind(
         "bert", List.of(new ContainerAllocation("model", false, List.of(soft(0, die0, 8192, 30)))));

@@ -182,8 +182,14 @@ public final class KubeletEmulator implements AutoCloseable {
       }
     }
     if (picked.size() < count) {
+      // kubelet devicemanager/manager.go devicesToAllocate()
       throw new IllegalStateException(
-          "only " + picked.size() + " healthy devices of " + resource + " free, need " + count);
+          "requested number of devices unavailable for "
+              + resource
+              + ". Requested: "
+              + count
+              + ", Available: "
+              + picked.size());
     }
     return picked;
   }

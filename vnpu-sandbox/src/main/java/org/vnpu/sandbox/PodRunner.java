@@ -20,6 +20,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -189,11 +190,13 @@ final class PodRunner implements AutoCloseable {
   }
 
   /**
-   * {@code pkg/kubelet/cm/devicemanager/manager.go allocateContainerResources()}: per container,
-   * init containers first, for each device-plugin resource in its limits, in Go's map order (here
-   * shuffled, so no plugin may rely on an order), pick that many healthy free devices and call the
-   * resource's Allocate. The vNPU hand-out is the answer for {@code vnpu-number}; the counted
-   * resources answer with nothing.
+   * {@code pkg/kubelet/cm/devicemanager/manager.go Allocate()} and {@code
+   * allocateContainerResources()}: per container, init containers first, for each device-plugin
+   * resource in its limits, in Go's map order (here shuffled, so no plugin may rely on an order),
+   * take that many healthy devices, first from those the pod's earlier init containers hold ({@code
+   * devicesToReuse}), then free ones, and call the resource's Allocate. An init container's devices
+   * become reusable; an app container's are no longer. The vNPU hand-out is the answer for {@code
+   * vnpu-number}; the counted resources answer with nothing.
    */
   private Map<Container, ContainerAllocateResponse> allocateDevices(RunningPod running)
       throws NotAdmitted {
@@ -201,7 +204,9 @@ final class PodRunner implements AutoCloseable {
     List<Container> containers = new ArrayList<>(running.pod.getSpec().getInitContainers());
     containers.addAll(running.pod.getSpec().getContainers());
     List<String> registered = kubelet.resources();
+    Map<String, Set<String>> reusable = new HashMap<>();
     for (Container container : containers) {
+      boolean init = running.pod.getSpec().getInitContainers().contains(container);
       List<Map.Entry<String, Quantity>> limits =
           container.getResources() == null || container.getResources().getLimits() == null
               ? new ArrayList<>()
@@ -214,10 +219,19 @@ final class PodRunner implements AutoCloseable {
         if (!registered.contains(resource) || needed == 0) {
           continue;
         }
+        Set<String> reuse = reusable.computeIfAbsent(resource, r -> new LinkedHashSet<>());
         try {
-          List<String> ids = kubelet.pickHealthy(resource, needed, devicesInUse(resource));
+          List<String> ids = new ArrayList<>(reuse.stream().limit(needed).toList());
+          Set<String> taken = new HashSet<>(devicesInUse(resource));
+          taken.addAll(ids);
+          ids.addAll(kubelet.pickHealthy(resource, needed - ids.size(), taken));
           ContainerAllocateResponse answer = kubelet.allocate(resource, ids);
           running.devices.computeIfAbsent(resource, r -> new ArrayList<>()).addAll(ids);
+          if (init) {
+            reuse.addAll(ids);
+          } else {
+            ids.forEach(reuse::remove);
+          }
           if (resource.equals(ResourceNames.VNPU_NUMBER)) {
             handout = answer;
           }

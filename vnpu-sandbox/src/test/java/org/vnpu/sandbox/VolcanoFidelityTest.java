@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -19,6 +22,7 @@ import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.PlacementPolicy;
 import org.vnpu.api.ResourceNames;
 import org.vnpu.api.SplitMode;
+import org.vnpu.api.payload.VnpuAssignment;
 
 /**
  * The Volcano session and the kubelet emulator refuse what the real Volcano and kubelet refuse, and
@@ -165,7 +169,27 @@ class VolcanoFidelityTest {
     await().atMost(WAIT).until(() -> "Failed".equals(pods.phase("too-much")));
     assertThat(pods.pod("too-much").getStatus().getReason()).isEqualTo("UnexpectedAdmissionError");
     assertThat(pods.pod("too-much").getStatus().getMessage())
-        .contains(ResourceNames.VNPU_MEMORY_GIB);
+        .isEqualTo(
+            "Allocate failed due to requested number of devices unavailable for "
+                + ResourceNames.VNPU_MEMORY_GIB
+                + ". Requested: 129, Available: 128, which is unexpected");
+  }
+
+  @Test
+  void anAppContainerGetsItsOwnVnpuWhenTheKubeletReusesItsInitContainersDevices() throws Exception {
+    start(VolcanoConfig.shipped());
+    Pod pipeline = Scenario.inference("pipeline", 30, 4, "elastic", Map.of(), Map.of());
+    Container warmup = new ContainerBuilder(pipeline.getSpec().getContainers().get(0)).build();
+    warmup.setName("warmup");
+    warmup.setEnv(List.of(new EnvVar("WORKLOAD_SECONDS", "1", null)));
+    warmup.getResources().getLimits().put(ResourceNames.VNPU_CORES, new Quantity("10"));
+    pipeline.getSpec().setInitContainers(List.of(warmup));
+    pods.create(pipeline);
+
+    await().atMost(WAIT).until(() -> "Running".equals(pods.phase("pipeline")));
+    assertThat(pods.pod("pipeline").getMetadata().getAnnotations())
+        .containsEntry(AnnotationKeys.BIND_PHASE, "success");
+    assertThat(pods.vnpus("pipeline")).extracting(VnpuAssignment::cores).containsExactly(10, 30);
   }
 
   private void placeACpuHungryPodOnN1() {

@@ -129,6 +129,14 @@ public final class Allocator {
       answers.remove(key);
       return Optional.empty();
     }
+    // kubelet devicemanager/manager.go Allocate(): app containers reuse the devices of the init
+    // containers before them, so while the pod still has containers to hand out, the same IDs
+    // are the next container's, not a repeat.
+    if (BindPhase.ALLOCATING
+        .wireName()
+        .equals(pod.getMetadata().getAnnotations().get(AnnotationKeys.BIND_PHASE))) {
+      return Optional.empty();
+    }
     LOG.info(
         "repeated Allocate for {}/{}: same answer", answer.pod().namespace(), answer.pod().name());
     return Optional.of(answer.handout());

@@ -1,8 +1,8 @@
 package org.vnpu.deviceplugin.kubelet;
 
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import org.vnpu.api.payload.RegisteredChip;
 import org.vnpu.deviceplugin.allocate.Allocator;
 
@@ -16,7 +16,7 @@ public final class KubeletServices {
 
   private final Allocator allocator;
   private final int maxSharesPerChip;
-  private final Map<String, DevicePluginService> services = new TreeMap<>();
+  private final Map<String, DevicePluginService> services = new LinkedHashMap<>();
 
   /**
    * @param maxSharesPerChip share slots advertised per chip
@@ -35,7 +35,7 @@ public final class KubeletServices {
     services.values().forEach(service -> service.publish(chips));
   }
 
-  /** The services so far, by resource name. */
+  /** The services so far, {@code vnpu-number} first, then as their resources appeared. */
   public synchronized List<DevicePluginService> all() {
     return List.copyOf(services.values());
   }
