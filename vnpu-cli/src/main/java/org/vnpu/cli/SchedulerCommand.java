@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.Callable;
+import org.vnpu.api.LabelKeys;
 import org.vnpu.api.PlacementPolicy;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.signing.AllocationSigner;
@@ -30,7 +31,7 @@ import picocli.CommandLine.Option;
       "Serves the Volcano extender plugin protocol under /volcano/ and the kube-scheduler extender"
           + " protocol under /kube/ until stopped, deciding with the placement engine on a ledger"
           + " rebuilt from the API server and kept by informers. Configurations:"
-          + " deploy/helm/vnpu (scheduler.volcano, scheduler.kubeScheduler). Protocol: docs/scheduler.md.",
+          + " deploy/helm/vnpu (scheduler.kubeScheduler) and `vnpu volcano-config` for Volcano. Protocol: docs/scheduler.md.",
       "",
       VnpuCommand.KUBERNETES_CONNECTION
     })
@@ -112,6 +113,28 @@ final class SchedulerCommand implements Callable<Integer> {
   String leaderNamespace;
 
   @Option(
+      names = "--lease-name",
+      paramLabel = "NAME",
+      defaultValue = Leadership.DEFAULT_LEASE,
+      description =
+          "The Lease the replicas elect their leader with (default: ${DEFAULT-VALUE}); it must"
+              + " differ from the Lease of any kube-scheduler in the namespace.")
+  String leaseName;
+
+  @Option(
+      names = "--pod-name",
+      paramLabel = "NAME",
+      defaultValue = "${env:POD_NAME}",
+      description =
+          "This replica's pod, which it labels "
+              + LabelKeys.SCHEDULER_LEADER
+              + "="
+              + LabelKeys.SCHEDULER_LEADER_VALUE
+              + " while it leads so that the scheduler's Service reaches the leader (default:"
+              + " $POD_NAME; none outside a pod).")
+  String podName;
+
+  @Option(
       names = "--identity",
       paramLabel = "NAME",
       defaultValue = "${env:POD_NAME}",
@@ -154,9 +177,11 @@ final class SchedulerCommand implements Callable<Integer> {
             : Leadership.elect(
                 client,
                 leaderNamespace,
+                leaseName,
                 identity == null || identity.isBlank()
                     ? java.net.InetAddress.getLocalHost().getHostName()
                     : identity,
+                podName,
                 leaseDuration);
     SchedulerService service = SchedulerService.start(address, scheduler, client, leadership);
     NodeAgentOptions.runUntilStopped(service, client);

@@ -22,7 +22,8 @@ import picocli.CommandLine.Command;
       DevicePluginCommand.class,
       DraDriverCommand.class,
       SchedulerCommand.class,
-      ExporterCommand.class
+      ExporterCommand.class,
+      VolcanoConfigCommand.class
     })
 public final class VnpuCommand implements Runnable {
 

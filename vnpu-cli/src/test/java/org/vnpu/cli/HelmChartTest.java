@@ -37,6 +37,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.junit.jupiter.api.AfterAll;
@@ -44,7 +45,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.vnpu.api.ResourceNames;
 import org.vnpu.sandbox.KubeSchedulerConfig;
-import org.vnpu.sandbox.VolcanoConfig;
 import picocli.CommandLine;
 
 /**
@@ -207,35 +207,20 @@ class HelmChartTest {
         .containsEntry(
             "vnpu-dra-driver",
             Map.of(
-                "nodes", set("get"),
-                "resourceslices", set("get", "list", "create", "update", "delete"),
-                "resourceclaims", set("get")))
+                "nodes", Set.of("get"),
+                "resourceslices", Set.of("get", "list", "create", "update", "delete"),
+                "resourceclaims", Set.of("get")))
         .doesNotContainKeys("vnpu-device-plugin", "vnpu-scheduler");
   }
 
   @Test
   void rbacGrantsEachComponentOnlyWhatItUses() {
-    assertThat(verbs(render(Map.of())))
-        .isEqualTo(
-            Map.of(
-                "vnpu-device-plugin",
-                Map.of("nodes", set("get", "patch", "update"), "pods", set("get", "patch")),
-                "vnpu-exporter",
-                Map.of("nodes", set("get"), "pods", set("get", "list", "watch")),
-                "vnpu-scheduler",
-                Map.of(
-                    "nodes", set("get", "list", "watch", "patch", "update"),
-                    "pods", set("get", "list", "watch", "patch"),
-                    "pods/binding", set("create"),
-                    "bindings", set("create"),
-                    "events", set("create")),
-                "vnpu-scheduler-leader",
-                Map.of("leases", set("get", "create", "update"))));
+    assertThat(verbs(render(Map.of()))).isEqualTo(ChartRbac.GRANTED);
   }
 
   /** Verbs by resource, by role (release prefix dropped). */
-  private static Map<String, Map<String, TreeSet<String>>> verbs(List<HasMetadata> objects) {
-    Map<String, Map<String, TreeSet<String>>> granted = new TreeMap<>();
+  private static Map<String, Map<String, Set<String>>> verbs(List<HasMetadata> objects) {
+    Map<String, Map<String, Set<String>>> granted = new TreeMap<>();
     for (HasMetadata object : objects) {
       List<PolicyRule> rules =
           object instanceof ClusterRole role
@@ -244,7 +229,7 @@ class HelmChartTest {
       if (rules == null) {
         continue;
       }
-      Map<String, TreeSet<String>> verbs =
+      Map<String, Set<String>> verbs =
           granted.computeIfAbsent(
               object.getMetadata().getName().replace("release-name-vnpu-", "vnpu-"),
               n -> new TreeMap<>());
@@ -314,40 +299,11 @@ class HelmChartTest {
   }
 
   @Test
-  void theVolcanoConfigurationNamesOurVerbsAndListsTheManagedResources() throws IOException {
-    JsonNode config =
-        YAML.readTree(configMap("volcano-scheduler-configmap", "volcano-scheduler.conf"));
-    JsonNode arguments = null;
-    for (JsonNode tier : config.path("tiers")) {
-      for (JsonNode plugin : tier.path("plugins")) {
-        if (plugin.path("name").asText().equals("extender")) {
-          arguments = plugin.path("arguments");
-        }
-      }
-    }
-    assertThat(arguments).isNotNull();
-    assertThat(arguments.path("extender.urlPrefix").asText())
-        .isEqualTo("http://release-name-vnpu-scheduler.vnpu-system.svc:9401/volcano");
-    List<String> verbs = new ArrayList<>();
-    arguments
-        .properties()
-        .forEach(
-            e -> {
-              if (e.getKey().endsWith("Verb")) {
-                verbs.add(e.getValue().asText());
-              }
-            });
-    assertThat(verbs)
-        .containsExactlyInAnyOrder(
-            "onSessionOpen",
-            "onSessionClose",
-            "predicate",
-            "prioritize",
-            "allocateFunc",
-            "deallocateFunc");
-    assertThat(arguments.path("extender.managedResources").isArray()).isTrue();
-    assertThat(arguments.path("extender.managedResources").get(0).asText())
-        .isEqualTo(ResourceNames.VNPU_NUMBER);
+  void theChartLeavesVolcanosConfigurationToVolcano() {
+    assertThat(render(Map.of("scheduler.kubeScheduler.enabled", true)))
+        .filteredOn(ConfigMap.class::isInstance)
+        .extracting(object -> object.getMetadata().getName())
+        .containsExactly("release-name-vnpu-kube-scheduler");
   }
 
   @Test
@@ -369,23 +325,14 @@ class HelmChartTest {
   }
 
   @Test
-  void theSandboxSchedulesWithTheConfigurationsAsTheChartRendersThem() throws IOException {
-    VolcanoConfig volcano =
-        VolcanoConfig.parse(
-            YAML.readTree(configMap("volcano-scheduler-configmap", "volcano-scheduler.conf")));
+  void theSandboxSchedulesWithTheKubeSchedulerConfigurationAsTheChartRendersIt()
+      throws IOException {
     KubeSchedulerConfig kube =
         KubeSchedulerConfig.parse(
             YAML.readTree(
                 configMap("release-name-vnpu-kube-scheduler", "kube-scheduler-config.yaml")));
 
-    assertThat(volcano).isEqualTo(VolcanoConfig.shipped());
     assertThat(kube).isEqualTo(KubeSchedulerConfig.shipped());
-    assertThat(volcano.binpackWeight()).as("no binpack plugin over host resources").isZero();
-    assertThat(volcano.nodeorder())
-        .containsEntry("leastrequested", 0)
-        .containsEntry("mostrequested", 0)
-        .containsEntry("balancedresource", 0)
-        .containsEntry("imagelocality", 0);
     assertThat(kube.disabledScores())
         .contains("NodeResourcesFit", "NodeResourcesBalancedAllocation", "ImageLocality");
     assertThat(kube.ignoredResources())
@@ -394,9 +341,7 @@ class HelmChartTest {
   }
 
   private String configMap(String name, String key) {
-    return render(
-            Map.of("scheduler.volcano.enabled", true, "scheduler.kubeScheduler.enabled", true))
-        .stream()
+    return render(Map.of("scheduler.kubeScheduler.enabled", true)).stream()
         .filter(ConfigMap.class::isInstance)
         .map(ConfigMap.class::cast)
         .filter(c -> c.getMetadata().getName().equals(name))
@@ -417,9 +362,5 @@ class HelmChartTest {
       }
     }
     return objects;
-  }
-
-  private static TreeSet<String> set(String... verbs) {
-    return new TreeSet<>(List.of(verbs));
   }
 }

@@ -4,11 +4,13 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,9 +33,18 @@ public final class ApiServer implements AutoCloseable {
 
   /** Serves on {@code port} of 127.0.0.1 (0: any free port). */
   public static ApiServer start(int port) {
+    return start(port, request -> {});
+  }
+
+  /** As {@link #start(int)}, showing every request to {@code observer} before answering it. */
+  public static ApiServer start(int port, Consumer<RecordedRequest> observer) {
     KubernetesMockServer server =
         new KubernetesMockServer(
-            new Context(), new MockWebServer(), new HashMap<>(), new SandboxDispatcher(), false);
+            new Context(),
+            new MockWebServer(),
+            new HashMap<>(),
+            new SandboxDispatcher(observer),
+            false);
     server.init(InetAddress.getLoopbackAddress(), port);
     return new ApiServer(server);
   }

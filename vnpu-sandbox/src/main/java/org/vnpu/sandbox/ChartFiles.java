@@ -8,9 +8,9 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The scheduler configurations the Helm chart ships ({@code deploy/helm/vnpu/files}, copied onto
- * the class path by the build), read as YAML with their template expressions blanked: the sandbox
- * schedules with exactly what a cluster gets.
+ * The kube-scheduler configuration the Helm chart ships ({@code deploy/helm/vnpu/files}, copied
+ * onto the class path by the build), read as YAML with its template expressions blanked: the
+ * sandbox schedules with exactly what a cluster gets.
  */
 final class ChartFiles {
 

@@ -205,7 +205,17 @@ public final class Sandbox implements AutoCloseable {
    * like a restarted pod, a start that cannot read the API server is tried again (three times).
    */
   public synchronized void restartScheduler() throws IOException {
+    stopScheduler();
+    startSchedulerAgain();
+  }
+
+  /** Stops the scheduler: its port answers nothing until {@link #startSchedulerAgain()}. */
+  public synchronized void stopScheduler() {
     scheduler.close();
+  }
+
+  /** Starts a scheduler on the stopped one's port, with a ledger rebuilt from scratch. */
+  public synchronized void startSchedulerAgain() throws IOException {
     for (int attempt = 1; ; attempt++) {
       try {
         scheduler = startScheduler(api.client(), catalog, signer, schedulerPort);

@@ -14,6 +14,7 @@ import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.net.HttpURLConnection;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -93,8 +94,18 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher {
    * Every answer says it is JSON: clients that also accept protobuf (kubectl describe) otherwise
    * take a body without a content type for protobuf.
    */
+  private final Consumer<RecordedRequest> observer;
+
+  /**
+   * @param observer sees every request before it is answered (an audit of who asked for what)
+   */
+  SandboxDispatcher(Consumer<RecordedRequest> observer) {
+    this.observer = observer;
+  }
+
   @Override
   public MockResponse dispatch(RecordedRequest request) {
+    observer.accept(request);
     MockResponse response = route(request);
     if (response.getHeaders().header("Content-Type") == null) {
       response.setHeader("Content-Type", "application/json");
@@ -126,24 +137,27 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher {
     return super.dispatch(request);
   }
 
-  /** A pod's create request with the API server's defaulting applied to the pod. */
+  /**
+   * A pod's create request with the API server's defaulting applied to the pod (reading a request's
+   * body consumes it, so the answer is always a new request).
+   */
   private static RecordedRequest defaulted(RecordedRequest request) {
-    Pod pod;
+    String body = request.getUtf8Body();
     try {
-      pod = Serialization.unmarshal(request.getUtf8Body(), Pod.class);
+      Pod pod = Serialization.unmarshal(body, Pod.class);
+      if (pod != null && pod.getSpec() != null) {
+        PodRequests.defaultRequestsFromLimits(pod);
+        body = Serialization.asJson(pod);
+      }
     } catch (RuntimeException e) {
-      return request;
+      // not a pod: the CRUD dispatcher answers it as it would
     }
-    if (pod == null || pod.getSpec() == null) {
-      return request;
-    }
-    PodRequests.defaultRequestsFromLimits(pod);
     return new RecordedRequest(
         request.getHttpVersion(),
         request.method(),
         request.getPath(),
         request.getHeaders(),
-        new Buffer(Serialization.asJson(pod).getBytes(StandardCharsets.UTF_8)));
+        new Buffer(body.getBytes(StandardCharsets.UTF_8)));
   }
 
   private synchronized MockResponse bind(String namespace, String name, RecordedRequest request) {

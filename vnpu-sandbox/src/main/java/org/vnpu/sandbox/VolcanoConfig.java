@@ -1,8 +1,10 @@
 package org.vnpu.sandbox;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.vnpu.scheduler.VolcanoSchedulerConf;
 
 /**
  * What of a {@code volcano-scheduler.conf} the sandbox's Volcano session follows: which node-order
@@ -36,9 +38,14 @@ public record VolcanoConfig(
     binpackResources = Map.copyOf(binpackResources);
   }
 
-  /** The configuration the chart ships. */
+  /**
+   * Volcano's default configuration with the vNPU extender merged in, as {@code vnpu
+   * volcano-config} prints it for a cluster (docs/install.md).
+   */
   public static VolcanoConfig shipped() {
-    return parse(ChartFiles.read("volcano-scheduler.conf"));
+    return parse(
+        VolcanoSchedulerConf.merge(
+            VolcanoSchedulerConf.volcanoDefault(), "http://vnpu-scheduler", Duration.ofSeconds(1)));
   }
 
   /** Reads a {@code volcano-scheduler.conf}. */

@@ -192,6 +192,23 @@ class VolcanoFidelityTest {
     assertThat(pods.vnpus("pipeline")).extracting(VnpuAssignment::cores).containsExactly(10, 30);
   }
 
+  @Test
+  void anUnreachableExtenderLeavesPodsPendingInsteadOfBindingThemWithoutAnAllocation()
+      throws Exception {
+    start(VolcanoConfig.shipped());
+    sandbox.stopScheduler();
+
+    pods.submit("waiting", 30, 4);
+    await()
+        .alias("extender.ignorable is false: Volcano fails closed")
+        .during(Duration.ofSeconds(2))
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> pods.node("waiting") == null);
+
+    sandbox.startSchedulerAgain();
+    await().atMost(WAIT).until(() -> "Running".equals(pods.phase("waiting")));
+  }
+
   private void placeACpuHungryPodOnN1() {
     Pod first = binpackPod("first", "150");
     first.getMetadata().getAnnotations().put(AnnotationKeys.USE_NPU_DIE_ID, "SIM-n1-0");

@@ -152,9 +152,7 @@ public final class ExtenderServer implements AutoCloseable {
       return new Reply(200, "ok\n", "text/plain");
     }
     if (path.equals("/readyz")) {
-      return leadership.isLeader()
-          ? new Reply(200, "leader\n", "text/plain")
-          : new Reply(503, leadership.notLeader() + "\n", "text/plain");
+      return new Reply(200, leadership.isLeader() ? "leader\n" : "follower\n", "text/plain");
     }
     if (path.equals("/metrics")) {
       return new Reply(200, metrics.text(), "text/plain; version=0.0.4");

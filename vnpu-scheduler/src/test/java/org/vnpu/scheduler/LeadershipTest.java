@@ -3,6 +3,8 @@ package org.vnpu.scheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.net.InetSocketAddress;
@@ -13,26 +15,47 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.ZonedDateTime;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.vnpu.api.LabelKeys;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.core.chip.ChipCatalog;
 
-/** Two replicas on one Lease: one leads and writes, the other is not ready and refuses writes. */
+/**
+ * Replicas on one Lease: one leads, writes and carries the leader label on its pod; every replica
+ * is ready; a follower refuses writes; a replica that loses the Lease stands again.
+ */
 @EnableKubernetesMockClient(crud = true)
 class LeadershipTest {
+
+  private static final String NAMESPACE = "vnpu-system";
+  private static final Duration LEASE = Duration.ofSeconds(3);
 
   KubernetesClient client;
 
   private final HttpClient http = HttpClient.newHttpClient();
 
+  @BeforeEach
+  void pods() {
+    for (String name : new String[] {"first", "second"}) {
+      client
+          .pods()
+          .inNamespace(NAMESPACE)
+          .resource(new PodBuilder().withNewMetadata().withName(name).endMetadata().build())
+          .create();
+    }
+  }
+
   @Test
-  void oneReplicaLeadsTheOtherTakesOverWhenItStops() throws Exception {
+  void oneReplicaLeadsAndIsLabelledTheOtherTakesOverWhenItStops() throws Exception {
     SchedulerService first = replica("first");
-    await().atMost(Duration.ofSeconds(10)).until(() -> status(first, "/readyz") == 200);
+    await().atMost(Duration.ofSeconds(10)).until(() -> leaderLabel("first") != null);
     SchedulerService second = replica("second");
     try {
-      assertThat(status(second, "/readyz")).isEqualTo(503);
+      assertThat(status(second, "/readyz")).as("a follower is ready too").isEqualTo(200);
+      assertThat(leaderLabel("second")).isNull();
       String bind =
           post(
               second,
@@ -48,10 +71,58 @@ class LeadershipTest {
           .contains("is not the vNPU scheduler's leader");
 
       first.close();
-      await().atMost(Duration.ofSeconds(15)).until(() -> status(second, "/readyz") == 200);
+      await().atMost(Duration.ofSeconds(15)).until(() -> leaderLabel("second") != null);
+      assertThat(leaderLabel("first")).as("the leader that stopped removed its label").isNull();
     } finally {
       second.close();
     }
+  }
+
+  @Test
+  void aLeaderThatLosesTheLeaseStandsAgainAndLeadsWhenItIsFree() throws Exception {
+    Leadership leadership =
+        Leadership.elect(client, NAMESPACE, Leadership.DEFAULT_LEASE, "first", "first", LEASE);
+    try {
+      await().atMost(Duration.ofSeconds(10)).until(leadership::isLeader);
+
+      takeTheLease("intruder");
+      await().atMost(Duration.ofSeconds(10)).until(() -> !leadership.isLeader());
+      assertThat(leaderLabel("first")).isNull();
+
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .alias("the intruder does not renew: its Lease expires and first leads again")
+          .until(leadership::isLeader);
+      assertThat(leaderLabel("first")).isEqualTo(LabelKeys.SCHEDULER_LEADER_VALUE);
+    } finally {
+      leadership.close();
+    }
+  }
+
+  private void takeTheLease(String holder) {
+    client
+        .leases()
+        .inNamespace(NAMESPACE)
+        .withName(Leadership.DEFAULT_LEASE)
+        .edit(
+            (Lease lease) -> {
+              lease.getSpec().setHolderIdentity(holder);
+              lease.getSpec().setAcquireTime(ZonedDateTime.now());
+              lease.getSpec().setRenewTime(ZonedDateTime.now());
+              lease.getSpec().setLeaseTransitions(lease.getSpec().getLeaseTransitions() + 1);
+              return lease;
+            });
+  }
+
+  private String leaderLabel(String pod) {
+    return client
+        .pods()
+        .inNamespace(NAMESPACE)
+        .withName(pod)
+        .get()
+        .getMetadata()
+        .getLabels()
+        .get(LabelKeys.SCHEDULER_LEADER);
   }
 
   private SchedulerService replica(String identity) throws Exception {
@@ -67,7 +138,7 @@ class LeadershipTest {
         new InetSocketAddress("127.0.0.1", 0),
         scheduler,
         client,
-        Leadership.elect(client, "vnpu-system", identity, Duration.ofSeconds(3)));
+        Leadership.elect(client, NAMESPACE, Leadership.DEFAULT_LEASE, identity, identity, LEASE));
   }
 
   private int status(SchedulerService service, String path) throws Exception {
