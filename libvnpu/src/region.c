@@ -79,22 +79,23 @@ static struct vnpu_region *map(const struct vnpu_device_config *device, char *er
     }
     struct vnpu_region *region = NULL;
     flock(fd, LOCK_EX);
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        snprintf(error, (size_t)error_size, "cannot stat %s: %s", path, strerror(errno));
+    /* The size by seeking rather than fstat, a symbol glibc exports only since 2.33. */
+    off_t size = lseek(fd, 0, SEEK_END);
+    if (size < 0) {
+        snprintf(error, (size_t)error_size, "cannot size up %s: %s", path, strerror(errno));
         goto done;
     }
-    int fresh = st.st_size == 0;
+    int fresh = size == 0;
     if (fresh) {
         fchmod(fd, 0666);
         if (ftruncate(fd, VNPU_REGION_SIZE) != 0) {
             snprintf(error, (size_t)error_size, "cannot size %s: %s", path, strerror(errno));
             goto done;
         }
-    } else if (st.st_size != VNPU_REGION_SIZE) {
+    } else if (size != VNPU_REGION_SIZE) {
         snprintf(error, (size_t)error_size,
                  "%s has %lld bytes, this shim expects %u: another version wrote it", path,
-                 (long long)st.st_size, VNPU_REGION_SIZE);
+                 (long long)size, VNPU_REGION_SIZE);
         goto done;
     }
     region = mmap(NULL, VNPU_REGION_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);

@@ -23,7 +23,13 @@ app.kubernetes.io/component: {{ index . 1 }}
 {{- end -}}
 
 {{- define "vnpu.image" -}}
-{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
+{{ required "image.repository is required: the registry path you pushed the vNPU image to (docs/install.md, The image)" .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
+{{- end -}}
+
+{{/* The environment of every Java container: the JVM sizes its heap from the memory limit. */}}
+{{- define "vnpu.javaEnv" -}}
+- name: JAVA_TOOL_OPTIONS
+  value: {{ .Values.javaToolOptions | quote }}
 {{- end -}}
 
 {{- define "vnpu.signingSecret" -}}
@@ -55,4 +61,26 @@ that already map the old shim keep their file. */}}
 {{- end -}}
 {{- define "vnpu.schedulerOn" -}}
 {{- if and .Values.scheduler.enabled (not .Values.dra.enabled) }}true{{ end -}}
+{{- end -}}
+
+
+{{/* The Ascend driver on the host, as the node agents need it (DCMI, npu-smi) and as Ascend's own
+device plugin mounts it: the driver directory, the driver's other files, and the library path that
+finds libdcmi.so and the libraries beside it. Also what the device plugin mounts into NPU
+containers, so it must see them to hand them out. */}}
+{{- define "vnpu.driverEnv" -}}
+- name: LD_LIBRARY_PATH
+  value: {{ printf "%s/lib64:%s/lib64/driver:%s/lib64/common:/usr/local/dcmi" .Values.devicePlugin.driverDir .Values.devicePlugin.driverDir .Values.devicePlugin.driverDir | quote }}
+{{- end -}}
+{{- define "vnpu.driverMounts" -}}
+- {name: driver, mountPath: {{ .Values.devicePlugin.driverDir }}, readOnly: true}
+{{- range $i, $path := .Values.devicePlugin.hostDriverFiles }}
+- {name: driver-file-{{ $i }}, mountPath: {{ $path }}, readOnly: true}
+{{- end }}
+{{- end -}}
+{{- define "vnpu.driverVolumes" -}}
+- {name: driver, hostPath: {path: {{ .Values.devicePlugin.driverDir }}}}
+{{- range $i, $path := .Values.devicePlugin.hostDriverFiles }}
+- {name: driver-file-{{ $i }}, hostPath: {path: {{ $path }}}}
+{{- end }}
 {{- end -}}

@@ -12,6 +12,7 @@ import org.vnpu.api.payload.NodeRegistration;
 import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.deviceplugin.DevicePlugin;
 import org.vnpu.deviceplugin.DevicePluginSettings;
+import org.vnpu.deviceplugin.kubelet.ChipOwnership;
 import org.vnpu.deviceplugin.kubelet.KubeletRegistrar;
 import org.vnpu.driver.NpuDriver;
 import picocli.CommandLine.Command;
@@ -123,7 +124,13 @@ final class DevicePluginCommand implements Callable<Integer> {
             heartbeatInterval,
             cleanupInterval);
     KubernetesClient client = new KubernetesClientBuilder().build();
-    DevicePlugin plugin = DevicePlugin.start(settings, npus, signer, client, Clock.systemUTC());
+    DevicePlugin plugin;
+    try {
+      plugin = DevicePlugin.start(settings, npus, signer, client, Clock.systemUTC());
+    } catch (ChipOwnership.ChipsManagedElsewhereException e) {
+      client.close();
+      throw new InputException(e.getMessage());
+    }
     NodeAgentOptions.runUntilStopped(plugin, client);
     return 0;
   }

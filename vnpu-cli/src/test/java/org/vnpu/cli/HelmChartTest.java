@@ -1,6 +1,7 @@
 package org.vnpu.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -18,8 +19,10 @@ import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -40,6 +43,7 @@ import java.util.Queue;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -54,7 +58,15 @@ import picocli.CommandLine;
  */
 class HelmChartTest {
 
-  private static final Path CHART = Path.of("../deploy/helm/vnpu");
+  private static final Path SOURCE = Path.of("../deploy/helm/vnpu");
+
+  /**
+   * The chart as rendered here: a copy without {@code kubeVersion}, because helm-java's Helm is
+   * built without the Kubernetes version a Helm release carries and renders as Kubernetes v1.20.0,
+   * which the constraint refuses ({@link #theChartNamesTheKubernetesVersionsItNeeds} checks it).
+   */
+  private static Path chart;
+
   private static final Map<ServerRequest, Queue<ServerResponse>> EXPECTATIONS = new HashMap<>();
 
   /** CRUD, after the expectations: the discovery document below. */
@@ -69,6 +81,19 @@ class HelmChartTest {
   /** The cluster Helm's lookup reads: a CRUD mock, through the kubeconfig surefire points at. */
   @BeforeAll
   static void cluster() throws IOException {
+    chart = Files.createTempDirectory("vnpu-chart").resolve("vnpu");
+    try (Stream<Path> files = Files.walk(SOURCE)) {
+      for (Path file : files.toList()) {
+        Path copy = chart.resolve(SOURCE.relativize(file).toString());
+        if (Files.isDirectory(file)) {
+          Files.createDirectories(copy);
+        } else {
+          Files.copy(file, copy);
+        }
+      }
+    }
+    Path manifest = chart.resolve("Chart.yaml");
+    Files.writeString(manifest, Files.readString(manifest).replaceAll("(?m)^kubeVersion:.*$", ""));
     CLUSTER.init();
     // The core group's discovery document, which Helm's lookup asks for first (the query is what
     // the pinned helm-java sends).
@@ -112,8 +137,98 @@ class HelmChartTest {
 
   @Test
   void theChartLintsCleanly() {
-    LintResult lint = new Helm(CHART).lint().strict().call();
+    LintResult lint = new Helm(chart).lint().strict().call();
     assertThat(lint.isFailed()).as(String.join("\n", lint.getMessages())).isFalse();
+  }
+
+  @Test
+  void theChartNamesTheKubernetesVersionsItNeeds() throws IOException {
+    assertThat(Files.readString(SOURCE.resolve("Chart.yaml")))
+        .containsPattern("(?m)^kubeVersion: \">=1\\.26\\.0-0\"$");
+  }
+
+  @Test
+  void theNodeAgentsSeeTheDriverAsAscendsOwnPluginDoesAndTolerateAscendTaints() {
+    List<HasMetadata> objects = render(Map.of());
+    List<DaemonSet> agents =
+        objects.stream().filter(DaemonSet.class::isInstance).map(DaemonSet.class::cast).toList();
+    assertThat(agents).hasSize(2);
+    for (DaemonSet agent : agents) {
+      PodSpec pod = agent.getSpec().getTemplate().getSpec();
+      Container container = pod.getContainers().get(0);
+      assertThat(container.getEnv())
+          .as(agent.getMetadata().getName())
+          .anyMatch(
+              env ->
+                  env.getName().equals("LD_LIBRARY_PATH")
+                      && env.getValue()
+                          .equals(
+                              "/usr/local/Ascend/driver/lib64:/usr/local/Ascend/driver/lib64/driver:"
+                                  + "/usr/local/Ascend/driver/lib64/common:/usr/local/dcmi"));
+      assertThat(container.getVolumeMounts())
+          .extracting(mount -> mount.getMountPath())
+          .contains(
+              "/usr/local/Ascend/driver",
+              "/etc/ascend_install.info",
+              "/usr/local/dcmi",
+              "/usr/local/bin/npu-smi");
+      assertThat(pod.getTolerations())
+          .extracting(toleration -> toleration.getKey())
+          .contains("huawei.com/Ascend910", "huawei.com/Ascend310P");
+    }
+  }
+
+  @Test
+  void theImageRepositoryMustBeGiven() {
+    TemplateCommand template =
+        new Helm(chart).template().withName("release-name").withNamespace("vnpu-system");
+
+    assertThatThrownBy(template::call)
+        .hasMessageContaining("image.repository is required: the registry path you pushed");
+  }
+
+  @Test
+  void theSecondKubeSchedulerRunsTheProfileWithTheBindingsTheGuideLists() {
+    List<HasMetadata> objects = render(Map.of("scheduler.kubeScheduler.enabled", true));
+
+    Deployment deployment =
+        objects.stream()
+            .filter(Deployment.class::isInstance)
+            .map(Deployment.class::cast)
+            .filter(d -> d.getMetadata().getName().equals("release-name-vnpu-kube-scheduler"))
+            .findFirst()
+            .orElseThrow();
+    Container container = deployment.getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(container.getImage()).matches("registry\\.k8s\\.io/kube-scheduler:v1\\.\\d+\\.0");
+    assertThat(container.getCommand())
+        .contains("--config=/etc/kubernetes/vnpu/kube-scheduler-config.yaml");
+    assertThat(
+            deployment
+                .getSpec()
+                .getTemplate()
+                .getSpec()
+                .getVolumes()
+                .get(0)
+                .getConfigMap()
+                .getName())
+        .isEqualTo("release-name-vnpu-kube-scheduler");
+    assertThat(
+            objects.stream()
+                .filter(o -> o instanceof ClusterRoleBinding || o instanceof RoleBinding)
+                .filter(
+                    o -> o.getMetadata().getName().startsWith("release-name-vnpu-kube-scheduler"))
+                .map(
+                    o ->
+                        o instanceof ClusterRoleBinding c
+                            ? c.getRoleRef().getName()
+                            : ((RoleBinding) o).getRoleRef().getName()))
+        .containsExactlyInAnyOrder(
+            "system:kube-scheduler",
+            "system:volume-scheduler",
+            "extension-apiserver-authentication-reader",
+            "release-name-vnpu-kube-scheduler-leader");
+    assertThat(verbs(objects).get("vnpu-kube-scheduler-leader"))
+        .isEqualTo(Map.of("leases", Set.of("get", "create", "update", "patch")));
   }
 
   @Test
@@ -141,8 +256,15 @@ class HelmChartTest {
             .containsKeys("cpu", "memory");
       }
       for (Container container : pod.getContainers()) {
+        assertThat(container.getStartupProbe()).as(container.getName()).isNotNull();
         assertThat(container.getLivenessProbe()).as(container.getName()).isNotNull();
         assertThat(container.getReadinessProbe()).as(container.getName()).isNotNull();
+        assertThat(container.getEnv())
+            .as(container.getName() + ": the JVM sizes its heap from the limit")
+            .anyMatch(
+                env ->
+                    env.getName().equals("JAVA_TOOL_OPTIONS")
+                        && env.getValue().contains("-XX:MaxRAMPercentage="));
       }
     }
   }
@@ -353,7 +475,11 @@ class HelmChartTest {
 
   private List<HasMetadata> render(Map<String, Object> values) {
     TemplateCommand template =
-        new Helm(CHART).template().withName("release-name").withNamespace("vnpu-system");
+        new Helm(chart)
+            .template()
+            .withName("release-name")
+            .withNamespace("vnpu-system")
+            .set("image.repository", "registry.example/vnpu");
     values.forEach(template::set);
     List<HasMetadata> objects = new ArrayList<>();
     for (String document : template.call().split("(?m)^---\\s*$")) {

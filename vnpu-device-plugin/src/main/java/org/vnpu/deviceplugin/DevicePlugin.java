@@ -13,6 +13,7 @@ import org.vnpu.deviceplugin.allocate.AllocationGate;
 import org.vnpu.deviceplugin.allocate.Allocator;
 import org.vnpu.deviceplugin.allocate.Handouts;
 import org.vnpu.deviceplugin.allocate.NodeFiles;
+import org.vnpu.deviceplugin.kubelet.ChipOwnership;
 import org.vnpu.deviceplugin.kubelet.KubeletRegistrar;
 import org.vnpu.deviceplugin.kubelet.KubeletServices;
 import org.vnpu.deviceplugin.node.InventoryMonitor;
@@ -43,13 +44,19 @@ public final class DevicePlugin implements AutoCloseable {
     this.nodeLoop = nodeLoop;
   }
 
-  /** Starts a plugin; the first chip discovery happens before this returns. */
+  /**
+   * Starts a plugin; the first chip discovery happens before this returns.
+   *
+   * @throws ChipOwnership.ChipsManagedElsewhereException when another device plugin hands out this
+   *     node's chips
+   */
   public static DevicePlugin start(
       DevicePluginSettings settings,
       NpuDriver driver,
       AllocationSigner signer,
       KubernetesClient client,
       Clock clock) {
+    ChipOwnership.check(settings.pluginDirectory());
     PayloadCodec codec = new PayloadCodec();
     NodeFiles files = new NodeFiles(settings.stateDirectory()).prepare();
     Allocator allocator =

@@ -39,6 +39,7 @@ import org.vnpu.api.payload.RegisteredChip;
 import org.vnpu.api.payload.ShimConfig;
 import org.vnpu.api.payload.ShimDevice;
 import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.deviceplugin.kubelet.ChipOwnership;
 import org.vnpu.kubelet.KubeletEmulator;
 import org.vnpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
 import org.vnpu.kubelet.deviceplugin.v1beta1.Device;
@@ -165,6 +166,32 @@ class DevicePluginTest {
     await().until(() -> kubelet.devices(RESOURCE).size() == 8);
     assertThat(kubelet.connected(RESOURCE)).isTrue();
     await().until(() -> kubelet.devices(ResourceNames.VNPU_CORES).size() == 200);
+  }
+
+  @Test
+  void aSecondPluginOnTheSameNodeRefusesToStart() {
+    assertThatThrownBy(() -> PluginHarness.plugin(client, directory, harness.node))
+        .isInstanceOf(ChipOwnership.ChipsManagedElsewhereException.class)
+        .hasMessage(
+            "another vNPU device plugin already serves "
+                + directory.resolve("device-plugins/vnpu.sock")
+                + " on this node: two node groups (chart value devicePlugin.nodeGroups) select it;"
+                + " give the groups node selectors that no node matches twice");
+  }
+
+  @Test
+  void refusesToStartBesideAscendsOwnDevicePlugin(@TempDir Path other) throws IOException {
+    Files.writeString(other.resolve("inventory.yaml"), "chips:\n  - {type: 910B3}\n");
+    Path plugins = Files.createDirectories(other.resolve("device-plugins"));
+    Files.writeString(
+        plugins.resolve("kubelet_internal_checkpoint"),
+        "{\"Data\":{\"PodDeviceEntries\":null,\"RegisteredDevices\":"
+            + "{\"huawei.com/Ascend910\":[\"Ascend910-0\"]}},\"Checksum\":1}");
+
+    assertThatThrownBy(() -> PluginHarness.plugin(client, other, "other-node"))
+        .isInstanceOf(ChipOwnership.ChipsManagedElsewhereException.class)
+        .hasMessageStartingWith(
+            "Ascend's device plugin has registered huawei.com/Ascend910 with this node's kubelet");
   }
 
   @Test

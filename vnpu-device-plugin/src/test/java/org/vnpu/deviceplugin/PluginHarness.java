@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import org.vnpu.api.LogLevel;
 import org.vnpu.api.ResourceNames;
+import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.driver.SimulatedNpuDriver;
@@ -56,31 +57,32 @@ public final class PluginHarness implements AutoCloseable {
     pods.createNode(Map.of());
     writeInventory(directory, true);
     KubeletEmulator kubelet = new KubeletEmulator(directory.resolve("device-plugins")).start();
-    DevicePlugin plugin =
-        DevicePlugin.start(
-            new DevicePluginSettings(
-                node,
-                directory.resolve("device-plugins"),
-                directory.resolve("state"),
-                null,
-                Path.of("/opt/vnpu/libvnpu.so"),
-                List.of(directory),
-                SLOTS,
-                LogLevel.INFO,
-                Duration.ofMillis(50),
-                Duration.ofSeconds(1),
-                Duration.ofMillis(100)),
-            new SimulatedNpuDriver(
-                directory.resolve("inventory.yaml"),
-                node,
-                ChipCatalog.builtIn(),
-                Clock.systemUTC()),
-            new AllocationSigner(ScheduledPods.KEY, pods.codec),
-            client,
-            Clock.systemUTC());
+    DevicePlugin plugin = plugin(client, directory, node);
     kubelet.awaitRegistration(RESOURCE, 1, Duration.ofSeconds(5));
     await().until(() -> kubelet.devices(RESOURCE).size() == 2 * SLOTS);
     return new PluginHarness(node, directory, kubelet, pods, plugin);
+  }
+
+  /** A device plugin for {@code node} in {@code directory}, as the harness starts one. */
+  public static DevicePlugin plugin(KubernetesClient client, Path directory, String node) {
+    return DevicePlugin.start(
+        new DevicePluginSettings(
+            node,
+            directory.resolve("device-plugins"),
+            directory.resolve("state"),
+            null,
+            Path.of("/opt/vnpu/libvnpu.so"),
+            List.of(directory),
+            SLOTS,
+            LogLevel.INFO,
+            Duration.ofMillis(50),
+            Duration.ofSeconds(1),
+            Duration.ofMillis(100)),
+        new SimulatedNpuDriver(
+            directory.resolve("inventory.yaml"), node, ChipCatalog.builtIn(), Clock.systemUTC()),
+        new AllocationSigner(ScheduledPods.KEY, new PayloadCodec()),
+        client,
+        Clock.systemUTC());
   }
 
   /** The die ID of simulated chip {@code index}. */

@@ -8,6 +8,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.vnpu.api.ShimContract;
 import org.vnpu.api.SplitMode;
 import org.vnpu.api.payload.ContainerAllocation;
@@ -28,6 +30,8 @@ import org.vnpu.api.payload.VnpuAssignment;
  * </ul>
  */
 public final class Handouts {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Handouts.class);
 
   /** Device nodes every Ascend container needs besides its chips. */
   public static final List<String> CONTROL_DEVICES =
@@ -54,6 +58,14 @@ public final class Handouts {
     this.files = files;
     this.shimLibrary = shimLibrary;
     this.driverMounts = driverMounts.stream().filter(Files::exists).toList();
+    List<Path> missing = driverMounts.stream().filter(path -> !Files.exists(path)).toList();
+    if (!missing.isEmpty()) {
+      LOG.warn(
+          "driver paths {} do not exist in the device plugin's container and are not mounted into"
+              + " NPU containers; where the node has them, mount them into this pod (chart values"
+              + " devicePlugin.driverDir and hostDriverFiles)",
+          missing);
+    }
   }
 
   /**
