@@ -41,13 +41,22 @@ app.kubernetes.io/component: {{ index . 1 }}
 http://{{ include "vnpu.fullname" . }}-scheduler.{{ .Release.Namespace }}.svc:{{ .Values.scheduler.port }}
 {{- end -}}
 
-{{/* The init container that puts the shim on the host: copied beside, then renamed, so containers
-that already map the old shim keep their file. */}}
+{{/* The init container that puts the shim of the node's architecture on the host: copied beside,
+then renamed, so containers that already map the old shim keep their file. An image without that
+architecture's shim stops here, before any container could preload a shim it cannot load. */}}
 {{- define "vnpu.shimInstaller" -}}
 - name: install-shim
   image: {{ include "vnpu.image" . }}
   imagePullPolicy: {{ .Values.image.pullPolicy }}
-  command: ["sh", "-c", "cp /usr/local/vnpu/lib/libvnpu.so /host-shim/.libvnpu.so.new && mv /host-shim/.libvnpu.so.new /host-shim/libvnpu.so"]
+  command:
+    - sh
+    - -c
+    - >-
+      shim=/usr/local/vnpu/lib/$(uname -m)/libvnpu.so;
+      if [ ! -f "$shim" ]; then
+      echo "this image has no shim for $(uname -m) (it has: $(ls /usr/local/vnpu/lib)); build it for this platform or with -Pmulti-arch (docs/install.md)" >&2;
+      exit 1; fi;
+      cp "$shim" /host-shim/.libvnpu.so.new && mv /host-shim/.libvnpu.so.new /host-shim/libvnpu.so
   resources:
     requests: {cpu: 10m, memory: 16Mi}
     limits: {cpu: 100m, memory: 64Mi}

@@ -155,6 +155,9 @@ class DevicePluginTest {
 
   @Test
   void reRegistersWithinASecondAfterTheKubeletRestarts() {
+    for (String resource : ACCOUNTED) {
+      kubelet.awaitRegistration(resource, 1, Duration.ofSeconds(10));
+    }
     kubelet.restart();
     Instant restarted = Instant.now();
 
