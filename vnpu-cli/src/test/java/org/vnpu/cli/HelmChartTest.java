@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
@@ -47,6 +48,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.vnpu.api.LabelKeys;
 import org.vnpu.api.ResourceNames;
 import org.vnpu.sandbox.KubeSchedulerConfig;
 import picocli.CommandLine;
@@ -176,6 +178,35 @@ class HelmChartTest {
           .extracting(toleration -> toleration.getKey())
           .contains("huawei.com/Ascend910", "huawei.com/Ascend310P");
     }
+  }
+
+  @Test
+  void theSchedulerServiceReachesTheLeaderAndTheReplicasAreReadyOnTheirOwn() {
+    List<HasMetadata> objects = render(Map.of());
+
+    Service service =
+        objects.stream()
+            .filter(Service.class::isInstance)
+            .map(Service.class::cast)
+            .filter(s -> s.getMetadata().getName().equals("release-name-vnpu-scheduler"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(service.getSpec().getSelector())
+        .containsEntry(LabelKeys.SCHEDULER_LEADER, LabelKeys.SCHEDULER_LEADER_VALUE);
+    Container scheduler =
+        objects.stream()
+            .filter(Deployment.class::isInstance)
+            .map(Deployment.class::cast)
+            .filter(d -> d.getMetadata().getName().equals("release-name-vnpu-scheduler"))
+            .findFirst()
+            .orElseThrow()
+            .getSpec()
+            .getTemplate()
+            .getSpec()
+            .getContainers()
+            .get(0);
+    assertThat(scheduler.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
+    assertThat(scheduler.getArgs()).contains("--lease-name=release-name-vnpu-scheduler-extender");
   }
 
   @Test
