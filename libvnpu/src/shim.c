@@ -219,14 +219,18 @@ static int forget(void *key, struct allocation *found) {
     return -1;
 }
 
+/* Whether size more bytes stay within quota beside used, without computing a sum that wraps. */
+static int within_quota(uint64_t used, uint64_t size, uint64_t quota) {
+    return used <= quota && size <= quota - used;
+}
+
 static int reserve(struct device_state *d, uint64_t size) {
     struct vnpu_region *region = d->chip.region;
     vnpu_region_lock(region);
     struct vnpu_container_slot *container = &region->containers[d->chip.container];
-    int fits = container->memory_used + size <= container->memory_quota &&
-               container->memory_used + size >= size;
+    int fits = within_quota(container->memory_used, size, container->memory_quota);
     if (!fits && vnpu_region_reclaim(region) > 0) {
-        fits = container->memory_used + size <= container->memory_quota;
+        fits = within_quota(container->memory_used, size, container->memory_quota);
     }
     if (fits) {
         container->memory_used += size;

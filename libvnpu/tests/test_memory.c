@@ -141,6 +141,27 @@ static void processes_share_the_quota_and_the_dead_give_back(void) {
     EXPECT(rtFree(p) == 0 && rtFree(q) == 0, "frees");
 }
 
+/*
+ * A size near 2^64 must not wrap the accounted use past the quota, also on the retry after the
+ * region reclaimed a dead process's memory (the process holds memory, dies without freeing, and
+ * the huge request comes while the container still holds the rest).
+ */
+static void sizes_that_wrap_the_count_are_refused(void) {
+    int status;
+    void *held = NULL, *p = NULL;
+    EXPECT(rtMalloc(&held, quota / 4, 0, 0) == 0, "allocates a quarter of the quota");
+    pid_t dead = child_holding(quota / 4);
+    kill(dead, SIGKILL);
+    waitpid(dead, &status, 0);
+    EXPECT(rtMalloc(&p, UINT64_MAX - quota / 4 + 1, 0, 0) == ACL_ERROR_RT_MEMORY_ALLOCATION,
+           "a size that wraps the count after the dead process is reclaimed is refused");
+    EXPECT(rtMalloc(&p, UINT64_MAX, 0, 0) == ACL_ERROR_RT_MEMORY_ALLOCATION,
+           "the largest size is refused");
+    EXPECT(rtMalloc(&p, quota - quota / 4 + 1, 0, 0) == ACL_ERROR_RT_MEMORY_ALLOCATION,
+           "the count still holds the live quarter");
+    EXPECT(rtFree(held) == 0, "frees");
+}
+
 /* Not intercepted: a library opened privately and called through its own handle. */
 static void private_handles_escape(void) {
     void *runtime = dlopen("libruntime.so", RTLD_NOW | RTLD_LOCAL);
@@ -167,6 +188,7 @@ int main(void) {
     exact_boundary();
     threads_share_the_quota();
     processes_share_the_quota_and_the_dead_give_back();
+    sizes_that_wrap_the_count_are_refused();
     private_handles_escape();
     return finish("test_memory");
 }

@@ -235,7 +235,7 @@ static rtError_t allocate(void **out, uint64_t size) {
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
     }
     pthread_mutex_lock(&state);
-    if (memory_used[device] + size > capacity()) {
+    if (size > capacity() || memory_used[device] > capacity() - size) { /* no wrapping sum */
         pthread_mutex_unlock(&state);
         free(block);
         return ACL_ERROR_RT_MEMORY_ALLOCATION;

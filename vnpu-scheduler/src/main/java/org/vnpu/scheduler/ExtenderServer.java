@@ -363,6 +363,24 @@ public final class ExtenderServer implements AutoCloseable {
     if (!leadership.isLeader()) {
       return JSON.createObjectNode().put("errorMessage", leadership.notLeader());
     }
+    // The pod's truth is the API server's, not the request's: Volcano calls deallocateFunc when a
+    // binding failed, so a pod bound to a node keeps its vNPUs until it ends.
+    Pod current = client.pods().inNamespace(pod.namespace()).withName(pod.name()).get();
+    if (current != null
+        && current.getMetadata().getUid().equals(pod.uid())
+        && current.getSpec() != null
+        && current.getSpec().getNodeName() != null) {
+      return JSON.createObjectNode()
+          .put(
+              "errorMessage",
+              "pod "
+                  + pod.namespace()
+                  + "/"
+                  + pod.name()
+                  + " is bound to node "
+                  + current.getSpec().getNodeName()
+                  + ": its vNPUs are released when it ends, not by deallocateFunc");
+    }
     scheduler.unreserve(pod.namespace(), pod.name(), pod.uid());
     return JSON.createObjectNode().put("errorMessage", "");
   }

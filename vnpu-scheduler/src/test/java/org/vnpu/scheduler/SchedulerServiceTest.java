@@ -2,6 +2,7 @@ package org.vnpu.scheduler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -19,6 +20,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -184,6 +186,38 @@ class SchedulerServiceTest {
   }
 
   @Test
+  void deallocateLeavesABoundPodItsVnpus() throws Exception {
+    Pod pod = create("running", "30", "8");
+    JsonNode bind =
+        post(
+            "/kube/bind",
+            Map.of(
+                "PodName",
+                "running",
+                "PodNamespace",
+                ScheduledPods.NAMESPACE,
+                "PodUID",
+                pod.getMetadata().getUid(),
+                "Node",
+                node.node));
+    assertThat(bind.path("Error").asText()).isEmpty();
+    bound(pod);
+
+    JsonNode deallocate =
+        post(
+            "/volcano/deallocateFunc",
+            Map.of("task", JSON.createObjectNode().set("Pod", json(pod))));
+
+    assertThat(deallocate.path("errorMessage").asText())
+        .isEqualTo(
+            "pod serving/running is bound to node "
+                + node.node
+                + ": its vNPUs are released when it ends, not by deallocateFunc");
+    assertThat(scheduler.placements()).containsKey(pod.getMetadata().getUid());
+    assertThat(node.pods.podAnnotation("running", AnnotationKeys.ALLOCATION)).isNotNull();
+  }
+
+  @Test
   void twoPodsRacingForTheNodeCannotBothWin() throws Exception {
     List<Pod> pods = List.of(create("a", "30", "8"), create("b", "30", "8"));
     CountDownLatch go = new CountDownLatch(1);
@@ -259,6 +293,37 @@ class SchedulerServiceTest {
                 "PodName", "ghost", "PodNamespace", "serving", "PodUID", "u", "Node", node.node));
     assertThat(bind.path("Error").asText()).contains("does not exist");
     assertThat(scheduler.placements()).isEmpty();
+  }
+
+  @Test
+  void aHugeQuantityIsRefusedAtOnceAndSchedulingGoesOn() throws Exception {
+    Pod hostile = create("hostile", "30", "8");
+    hostile
+        .getSpec()
+        .getContainers()
+        .get(0)
+        .getResources()
+        .setRequests(Map.of("cpu", new Quantity("1e99999999")));
+    Pod fine = create("fine", "30", "8");
+
+    assertTimeoutPreemptively(
+        Duration.ofSeconds(10),
+        () -> {
+          JsonNode scores =
+              post(
+                  "/kube/prioritize",
+                  Map.of("Pod", json(hostile), "NodeNames", List.of(node.node)));
+          assertThat(scores.get(0).path("Score").asLong()).isZero();
+          JsonNode filter =
+              post("/kube/filter", Map.of("Pod", json(hostile), "NodeNames", List.of(node.node)));
+          assertThat(filter.path("NodeNames"))
+              .as("filters leave host resources to kube-scheduler; they only must not hang")
+              .hasSize(1);
+          assertThat(
+                  post("/kube/filter", Map.of("Pod", json(fine), "NodeNames", List.of(node.node)))
+                      .path("NodeNames"))
+              .hasSize(1);
+        });
   }
 
   private List<io.fabric8.kubernetes.api.model.Event> events(String pod) {

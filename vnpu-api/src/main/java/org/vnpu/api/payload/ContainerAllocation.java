@@ -3,6 +3,7 @@ package org.vnpu.api.payload;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.vnpu.api.KubernetesNames;
 
 /**
  * The vNPUs of one container.
@@ -15,6 +16,11 @@ public record ContainerAllocation(String name, boolean init, List<VnpuAssignment
 
   public ContainerAllocation {
     Checks.text(name, "name");
+    if (!KubernetesNames.isLabel(name)) {
+      // It names the container's shim config file on the node.
+      throw new IllegalArgumentException(
+          "container name \"" + name + "\" " + KubernetesNames.LABEL_RULE);
+    }
     vnpus = Checks.list(vnpus, "vnpus");
     if (vnpus.isEmpty()) {
       throw new IllegalArgumentException("vnpus of container " + name + " must not be empty");

@@ -58,6 +58,14 @@ class PayloadCodecProperties {
     assertThat(codec.decodeAllocation(codec.encodeAllocation(signed))).isEqualTo(signed);
   }
 
+  Arbitrary<String> containerNames() {
+    return Arbitraries.strings()
+        .withChars("abcdefghijklmnopqrstuvwxyz0123456789")
+        .ofMinLength(1)
+        .ofMaxLength(12)
+        .flatMap(head -> Arbitraries.of("", "-a", "-0", "x-y1").map(tail -> head + tail));
+  }
+
   @Provide
   Arbitrary<String> names() {
     return Arbitraries.strings()
@@ -129,9 +137,12 @@ class PayloadCodecProperties {
                 Arbitraries.of(true, false),
                 Arbitraries.of(AiCorePolicy.class))
             .as(PayloadCodecProperties::assignment);
+    // Container names are DNS-1123 labels (they name files on the node); other names are free.
     Arbitrary<ContainerAllocation> container =
         Combinators.combine(
-                names(), Arbitraries.of(true, false), vnpu.list().ofMinSize(1).ofMaxSize(4))
+                containerNames(),
+                Arbitraries.of(true, false),
+                vnpu.list().ofMinSize(1).ofMaxSize(4))
             .as((name, init, vnpus) -> new ContainerAllocation(name, init, onDistinctChips(vnpus)));
     return Combinators.combine(
             names(),

@@ -140,6 +140,18 @@ class PayloadCodecTest {
   }
 
   @Test
+  void rejectsAllocationWhoseContainerNameIsNoLabel() throws IOException {
+    ObjectNode tree =
+        (ObjectNode)
+            new ObjectMapper()
+                .readTree(codec.encodeAllocation(new SignedAllocation(Payloads.allocation(), "x")));
+    ((ObjectNode) tree.get("containers").get(1)).put("name", "../../../etc/passwd");
+    String value = tree.toString();
+    assertThatThrownBy(() -> codec.decodeAllocation(value))
+        .hasMessageContaining("container name \"../../../etc/passwd\" must be a DNS-1123 label");
+  }
+
+  @Test
   void rejectsLockThatExpiresBeforeItIsTaken() {
     String value =
         codec.encodeLock(Payloads.lock()).replace("2026-11-29T15:05:00Z", "2026-11-29T14:00:00Z");

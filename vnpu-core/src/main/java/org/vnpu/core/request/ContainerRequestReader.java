@@ -13,6 +13,7 @@ import java.util.TreeSet;
 import java.util.regex.Pattern;
 import org.vnpu.api.AiCorePolicy;
 import org.vnpu.api.AnnotationKeys;
+import org.vnpu.api.KubernetesNames;
 import org.vnpu.api.ResourceNames;
 import org.vnpu.api.SplitMode;
 import org.vnpu.core.chip.ChipCatalog;
@@ -49,6 +50,10 @@ final class ContainerRequestReader {
         problems.add("vNPU resources without " + VNPU_NUMBER, "set " + VNPU_NUMBER + " to 1");
       }
       return Optional.empty();
+    }
+    if (!KubernetesNames.isLabel(spec.name())) {
+      // The name becomes the container's shim config file on the node.
+      sink.add(Problem.of("container name \"" + spec.name() + "\"", KubernetesNames.LABEL_RULE));
     }
     if (problems.any()) {
       return Optional.empty();

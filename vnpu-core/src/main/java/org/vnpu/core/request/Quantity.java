@@ -39,13 +39,34 @@ public record Quantity(BigDecimal value) {
   private static final BigDecimal MEBIBYTE = BigDecimal.valueOf(1L << 20);
 
   /**
-   * The quantity written as {@code text}.
+   * Longest text read: the API server's own limit on a quantity's digits is far below it, so longer
+   * text is hostile, and bounding it keeps the pattern's backtracking short.
+   */
+  static final int MAX_LENGTH = 64;
+
+  /** Largest decimal exponent read: 10^18 already exceeds every resource a node has. */
+  static final int MAX_EXPONENT = 18;
+
+  /**
+   * The quantity written as {@code text}. Bounded before any arithmetic: a long text or a huge
+   * exponent is refused, never materialised.
    *
-   * @throws IllegalArgumentException naming the text when it is not a quantity
+   * @throws IllegalArgumentException naming the text when it is not a quantity or is out of bounds
    */
   public static Quantity parse(String text) {
-    Matcher matcher = FORM.matcher(text.strip());
-    BigDecimal unit = matcher.matches() ? unit(matcher) : null;
+    String stripped = text.strip();
+    if (stripped.length() > MAX_LENGTH) {
+      throw new IllegalArgumentException(
+          "\""
+              + stripped.substring(0, 20)
+              + "...\" ("
+              + stripped.length()
+              + " characters) is not a quantity: at most "
+              + MAX_LENGTH
+              + " characters");
+    }
+    Matcher matcher = FORM.matcher(stripped);
+    BigDecimal unit = matcher.matches() ? unit(text, matcher) : null;
     if (unit == null) {
       throw new IllegalArgumentException(
           "\""
@@ -55,11 +76,17 @@ public record Quantity(BigDecimal value) {
     return new Quantity(new BigDecimal(matcher.group(1)).multiply(unit));
   }
 
-  private static BigDecimal unit(Matcher matcher) {
+  private static BigDecimal unit(String text, Matcher matcher) {
     String exponent = matcher.group(3);
-    return exponent != null
-        ? BigDecimal.ONE.scaleByPowerOfTen(Integer.parseInt(exponent.substring(1)))
-        : SUFFIXES.get(matcher.group(2));
+    if (exponent == null) {
+      return SUFFIXES.get(matcher.group(2));
+    }
+    String digits = exponent.substring(1).replaceFirst("^[+-]", "").replaceFirst("^0+(?=\\d)", "");
+    if (digits.length() > 2 || Integer.parseInt(digits) > MAX_EXPONENT) {
+      throw new IllegalArgumentException(
+          "\"" + text + "\" is not a quantity vNPU reads: its exponent is beyond ±" + MAX_EXPONENT);
+    }
+    return BigDecimal.ONE.scaleByPowerOfTen(Integer.parseInt(exponent.substring(1)));
   }
 
   /** Thousandths of the base unit, rounded up (CPU in millicores). */

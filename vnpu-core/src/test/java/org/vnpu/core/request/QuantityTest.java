@@ -2,7 +2,9 @@ package org.vnpu.core.request;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -40,5 +42,25 @@ class QuantityTest {
   @Test
   void toleratesSurroundingSpace() {
     assertThat(Quantity.parse(" 4 ").milliRoundedUp()).isEqualTo(4000);
+  }
+
+  @Test
+  void refusesHugeExponentsAndLongTextsWithoutWorkingOnThem() {
+    assertTimeoutPreemptively(
+        Duration.ofSeconds(2),
+        () -> {
+          assertThatThrownBy(() -> Quantity.parse("1e99999999"))
+              .hasMessage(
+                  "\"1e99999999\" is not a quantity vNPU reads: its exponent is beyond ±18");
+          assertThatThrownBy(() -> Quantity.parse("2E-0000000000000000000000000000009999"))
+              .isInstanceOf(IllegalArgumentException.class);
+          String digits = "9".repeat(100_000) + "x";
+          assertThatThrownBy(() -> Quantity.parse(digits))
+              .hasMessage(
+                  "\"99999999999999999999...\" (100001 characters) is not a quantity: at most 64"
+                      + " characters");
+        });
+    assertThat(Quantity.parse("1e18").value()).isEqualByComparingTo("1e18");
+    assertThat(Quantity.parse("5e-3").milliRoundedUp()).isEqualTo(5);
   }
 }

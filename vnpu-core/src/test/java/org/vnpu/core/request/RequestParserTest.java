@@ -437,6 +437,14 @@ class RequestParserTest {
   }
 
   @Test
+  void rejectsAContainerNameThatCouldNotBeAFileNameOnTheNode() {
+    assertThat(problems(pod(Map.of(), limits("../../etc/cron.d/x", "huawei.com/vnpu-number=1"))))
+        .containsExactly(
+            "container name \"../../etc/cron.d/x\": must be a DNS-1123 label: at most 63"
+                + " lower-case letters, digits and '-', starting and ending with a letter or digit");
+  }
+
+  @Test
   void rejectsSelectorConflictingWithPodChipType() {
     assertThat(
             problems(
