@@ -71,7 +71,9 @@ static struct vnpu_region *map(const struct vnpu_device_config *device, char *er
                                int error_size) {
     char path[VNPU_PATH_LEN + 16];
     snprintf(path, sizeof(path), "%s/%s", device->region_dir, VNPU_REGION_FILE);
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    /* Containers write the chip directory: a link planted as the region is not followed (a
+     * FIFO fails at the size check below). */
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0666);
     if (fd < 0) {
         snprintf(error, (size_t)error_size, "cannot open the shared region %s: %s", path,
                  strerror(errno));

@@ -5,7 +5,9 @@
  */
 #include "harness.h" /* first: it sets _GNU_SOURCE */
 
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -52,6 +54,13 @@ static void expect_refusal(const char *name, const char *config_text, const char
            "%s: stderr does not say what is refused: %s", name, output);
 }
 
+/* good, with its last line (the region directory) naming another directory. */
+static void with_region_dir(char *text, size_t size, const char *good, const char *region_dir) {
+    snprintf(text, size, "%s", good);
+    char *line = strstr(text, "device.0.region_dir=");
+    snprintf(line, size - (size_t)(line - text), "device.0.region_dir=%s\n", region_dir);
+}
+
 int main(void) {
     directory = getenv("REGION_DIR");
     if (directory == NULL) {
@@ -86,5 +95,24 @@ int main(void) {
     snprintf(text, sizeof(text), "%s", good);
     strcpy(strstr(text, "device.0.region_dir="), "device.0.region_dir=/nonexistent/vnpu\n");
     expect_refusal("region", text, "cannot open the shared region /nonexistent/vnpu/region");
+
+    /* A link or a FIFO planted where the region goes (a container can write the chip directory). */
+    char linked[1024], target[1100], link[1100], fifo[1024], fifo_region[1100];
+    snprintf(linked, sizeof(linked), "%s/linked", directory);
+    snprintf(target, sizeof(target), "%s/target", directory);
+    snprintf(link, sizeof(link), "%s/region", linked);
+    mkdir(linked, 0755);
+    close(open(target, O_CREAT | O_WRONLY, 0644));
+    unlink(link); /* the sanitized run reuses the directory */
+    EXPECT(symlink(target, link) == 0, "symlink %s", link);
+    with_region_dir(text, sizeof(text), good, linked);
+    expect_refusal("linked region", text, "cannot open the shared region");
+    snprintf(fifo, sizeof(fifo), "%s/fifo", directory);
+    snprintf(fifo_region, sizeof(fifo_region), "%s/region", fifo);
+    mkdir(fifo, 0755);
+    unlink(fifo_region);
+    EXPECT(mkfifo(fifo_region, 0666) == 0, "mkfifo %s", fifo_region);
+    with_region_dir(text, sizeof(text), good, fifo);
+    expect_refusal("fifo region", text, "cannot size up");
     return finish("test_config");
 }

@@ -2,6 +2,7 @@ package org.vnpu.exporter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.vnpu.exporter.ExporterFixtures.die;
 import static org.vnpu.exporter.ExporterFixtures.pod;
 import static org.vnpu.exporter.ExporterFixtures.soft;
@@ -13,6 +14,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -125,6 +127,28 @@ class VnpuCollectorTest {
     assertThat(exposition)
         .contains("vnpu_container_memory_used_bytes{chip=\"0\",container=\"main\"");
     assertThat(exposition).contains("vnpu_chip_healthy{");
+  }
+
+  @Test
+  void aFifoOrALinkPutWhereTheRegionIsCountsAnErrorInsteadOfHangingTheScrape() throws Exception {
+    String node = "hostile";
+    VnpuCollector collector =
+        collector(
+            node,
+            2,
+            List.of(
+                pod("uid-h", "default", "h", node, "main", soft(0, die(node, 0), 10, 1024)),
+                pod("uid-i", "default", "i", node, "main", soft(1, die(node, 1), 10, 1024))));
+    Files.createDirectories(region(node, 0).getParent());
+    Files.createDirectories(region(node, 1).getParent());
+    // A container shares the chip directory: it can put a FIFO or a link where the region goes.
+    assertThat(new ProcessBuilder("mkfifo", region(node, 0).toString()).start().waitFor()).isZero();
+    Files.createSymbolicLink(region(node, 1), Path.of("/etc/hostname"));
+
+    String exposition =
+        assertTimeoutPreemptively(Duration.ofSeconds(5), () -> text(collector.collect()));
+
+    assertThat(exposition).contains("vnpu_exporter_region_errors_total{node=\"hostile\"} 2.0");
   }
 
   @Test

@@ -5,8 +5,11 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import org.vnpu.api.AiCorePolicy;
@@ -105,7 +108,16 @@ public record SharedRegion(
    * @throws IllegalArgumentException when it has the wrong size for this version
    */
   public static ByteBuffer map(Path file) throws IOException {
-    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+    // Containers write the chip directory: what lies there may be a FIFO (opening it blocks) or a
+    // link to any file. Only a regular file, not followed through links, is read (O_NOFOLLOW).
+    BasicFileAttributes attributes =
+        Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+    if (!attributes.isRegularFile()) {
+      throw new IllegalArgumentException(
+          file + " is not a regular file (a link, FIFO or device); a region is never read from it");
+    }
+    try (FileChannel channel =
+        FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
       if (channel.size() != SIZE) {
         throw new IllegalArgumentException(
             file + " has " + channel.size() + " bytes, a version " + VERSION + " region " + SIZE);
