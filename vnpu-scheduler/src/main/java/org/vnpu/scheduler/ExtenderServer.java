@@ -287,26 +287,26 @@ public final class ExtenderServer implements AutoCloseable {
     if (!leadership.isLeader()) {
       return result.put("Error", leadership.notLeader());
     }
-    Pod pod = client.pods().inNamespace(namespace).withName(name).get();
-    if (pod == null || !pod.getMetadata().getUid().equals(request.path("PodUID").asText())) {
-      result.put(
-          "Error",
-          "pod "
-              + namespace
-              + "/"
-              + name
-              + " with UID "
-              + request.path("PodUID").asText()
-              + " does not exist");
-      return result;
-    }
     try {
-      scheduler.bind(Fabric8Views.manifest(pod), node);
+      scheduler.bind(stored(namespace, name, request.path("PodUID").asText()), node);
       result.put("Error", "");
     } catch (SchedulingException e) {
       result.put("Error", e.getMessage());
     }
     return result;
+  }
+
+  /**
+   * The pod as the API server stores it, when it exists with {@code uid}. Writing verbs act on it,
+   * never on the request's copy, whose resources and names anyone who reaches the port can choose.
+   */
+  private PodManifest stored(String namespace, String name, String uid) throws SchedulingException {
+    Pod pod = client.pods().inNamespace(namespace).withName(name).get();
+    if (pod == null || !pod.getMetadata().getUid().equals(uid)) {
+      throw new SchedulingException(
+          "pod " + namespace + "/" + name + " with UID " + uid + " does not exist");
+    }
+    return Fabric8Views.manifest(pod);
   }
 
   // ---- Volcano ----
@@ -350,7 +350,7 @@ public final class ExtenderServer implements AutoCloseable {
       return result.put("errorMessage", leadership.notLeader());
     }
     try {
-      scheduler.reserve(pod, node);
+      scheduler.reserve(stored(pod.namespace(), pod.name(), pod.uid()), node);
       result.put("errorMessage", "");
     } catch (SchedulingException e) {
       result.put("errorMessage", e.getMessage());

@@ -186,6 +186,35 @@ class SchedulerServiceTest {
   }
 
   @Test
+  void allocateFuncReservesWhatTheStoredPodAsksNotWhatTheRequestSays() throws Exception {
+    Pod stored = create("honest", "30", "8");
+    Pod claimed = create("honest-copy", "10", "1");
+    claimed.getMetadata().setName("honest");
+    claimed.getMetadata().setUid(stored.getMetadata().getUid());
+    JsonNode task = JSON.createObjectNode().set("Pod", json(claimed));
+    ((com.fasterxml.jackson.databind.node.ObjectNode) task).put("NodeName", node.node);
+
+    JsonNode allocate = post("/volcano/allocateFunc", Map.of("task", task));
+
+    assertThat(allocate.path("errorMessage").asText()).isEmpty();
+    assertThat(scheduler.placements().get(stored.getMetadata().getUid()).allocation().containers())
+        .singleElement()
+        .satisfies(c -> assertThat(c.vnpus().get(0).cores()).as("the stored pod's").isEqualTo(30));
+
+    claimed.getMetadata().setUid("forged-uid");
+    claimed.getMetadata().setName("nobody");
+    JsonNode forged =
+        post(
+            "/volcano/allocateFunc",
+            Map.of(
+                "task",
+                JSON.createObjectNode().put("NodeName", node.node).set("Pod", json(claimed))));
+    assertThat(forged.path("errorMessage").asText())
+        .isEqualTo("pod serving/nobody with UID forged-uid does not exist");
+    assertThat(scheduler.placements()).doesNotContainKey("forged-uid");
+  }
+
+  @Test
   void deallocateLeavesABoundPodItsVnpus() throws Exception {
     Pod pod = create("running", "30", "8");
     JsonNode bind =
