@@ -184,22 +184,11 @@ class HelmChartTest {
   void theSchedulerServiceReachesTheLeaderAndTheReplicasAreReadyOnTheirOwn() {
     List<HasMetadata> objects = render(Map.of());
 
-    Service service =
-        objects.stream()
-            .filter(Service.class::isInstance)
-            .map(Service.class::cast)
-            .filter(s -> s.getMetadata().getName().equals("release-name-vnpu-scheduler"))
-            .findFirst()
-            .orElseThrow();
+    Service service = named(objects, Service.class, "release-name-vnpu-scheduler");
     assertThat(service.getSpec().getSelector())
         .containsEntry(LabelKeys.SCHEDULER_LEADER, LabelKeys.SCHEDULER_LEADER_VALUE);
     Container scheduler =
-        objects.stream()
-            .filter(Deployment.class::isInstance)
-            .map(Deployment.class::cast)
-            .filter(d -> d.getMetadata().getName().equals("release-name-vnpu-scheduler"))
-            .findFirst()
-            .orElseThrow()
+        named(objects, Deployment.class, "release-name-vnpu-scheduler")
             .getSpec()
             .getTemplate()
             .getSpec()
@@ -222,13 +211,7 @@ class HelmChartTest {
   void theSecondKubeSchedulerRunsTheProfileWithTheBindingsTheGuideLists() {
     List<HasMetadata> objects = render(Map.of("scheduler.kubeScheduler.enabled", true));
 
-    Deployment deployment =
-        objects.stream()
-            .filter(Deployment.class::isInstance)
-            .map(Deployment.class::cast)
-            .filter(d -> d.getMetadata().getName().equals("release-name-vnpu-kube-scheduler"))
-            .findFirst()
-            .orElseThrow();
+    Deployment deployment = named(objects, Deployment.class, "release-name-vnpu-kube-scheduler");
     Container container = deployment.getSpec().getTemplate().getSpec().getContainers().get(0);
     assertThat(container.getImage()).matches("registry\\.k8s\\.io/kube-scheduler:v1\\.\\d+\\.0");
     assertThat(container.getCommand())
@@ -369,6 +352,17 @@ class HelmChartTest {
   @Test
   void rbacGrantsEachComponentOnlyWhatItUses() {
     assertThat(verbs(render(Map.of()))).isEqualTo(ChartRbac.GRANTED);
+  }
+
+  /** The rendered object of {@code type} called {@code name}. */
+  private static <T extends HasMetadata> T named(
+      List<HasMetadata> objects, Class<T> type, String name) {
+    return objects.stream()
+        .filter(type::isInstance)
+        .map(type::cast)
+        .filter(object -> object.getMetadata().getName().equals(name))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no " + type.getSimpleName() + " " + name));
   }
 
   /** Verbs by resource, by role (release prefix dropped). */

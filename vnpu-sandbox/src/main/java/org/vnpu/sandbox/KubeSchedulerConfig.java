@@ -49,11 +49,6 @@ public record KubeSchedulerConfig(
     return new KubeSchedulerConfig(extender.path("weight").asInt(1), ignored, disabled);
   }
 
-  /** kube-scheduler's default profile: every host-resource score on, nothing ignored. */
-  public static KubeSchedulerConfig kubeDefaults(int extenderWeight) {
-    return new KubeSchedulerConfig(extenderWeight, Set.of(), Set.of());
-  }
-
   boolean scores(String plugin) {
     return !disabledScores.contains(plugin);
   }

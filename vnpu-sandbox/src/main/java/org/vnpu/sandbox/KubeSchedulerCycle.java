@@ -9,7 +9,6 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 
 /**
  * Places a pod as kube-scheduler does with the chart's profile and extender, step by step after
@@ -24,16 +23,13 @@ final class KubeSchedulerCycle implements SchedulingProtocol {
 
   private final ExtenderClient extender;
   private final KubeSchedulerConfig config;
-  private final Random random;
 
   /**
    * @param config the profile and extender configuration kube-scheduler runs with
-   * @param random breaks ties between best nodes, as kube-scheduler does
    */
-  KubeSchedulerCycle(ExtenderClient extender, KubeSchedulerConfig config, Random random) {
+  KubeSchedulerCycle(ExtenderClient extender, KubeSchedulerConfig config) {
     this.extender = extender;
     this.config = config;
-    this.random = random;
   }
 
   @Override
@@ -90,9 +86,10 @@ final class KubeSchedulerCycle implements SchedulingProtocol {
    * schedule_one.go {@code prioritizeNodes()}: the profile's score plugins, each times its weight
    * (1 for both host-resource scores in the default profile), plus each extender's score times its
    * weight times {@code MaxNodeScore / MaxExtenderPriority}; {@code selectHost()} takes a random
-   * one of the highest. Affinity, taint, topology-spread and image scores are the same on every
-   * sandbox node (the loop refuses pods and nodes that would make them differ), so they are left
-   * out.
+   * one of the highest; the sandbox takes the first in name order, one of the outcomes
+   * kube-scheduler may choose. Affinity, taint, topology-spread and image scores are the same on
+   * every sandbox node (the loop refuses pods and nodes that would make them differ), so they are
+   * left out.
    */
   private String best(Pod pod, List<String> fitting, Map<String, NodeBook> nodes)
       throws IOException, InterruptedException {
@@ -121,8 +118,10 @@ final class KubeSchedulerCycle implements SchedulingProtocol {
                       * (HostScores.MAX_NODE_SCORE / MAX_EXTENDER_PRIORITY));
     }
     long top = scores.values().stream().mapToLong(Long::longValue).max().orElseThrow();
-    List<String> best =
-        scores.entrySet().stream().filter(e -> e.getValue() == top).map(Map.Entry::getKey).toList();
-    return best.get(random.nextInt(best.size()));
+    return scores.entrySet().stream()
+        .filter(e -> e.getValue() == top)
+        .map(Map.Entry::getKey)
+        .findFirst()
+        .orElseThrow();
   }
 }

@@ -10,7 +10,6 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.api.SplitMode;
@@ -82,8 +81,6 @@ public final class Sandbox implements AutoCloseable {
                   new NodeSpec.Chip("310P3", null),
                   new NodeSpec.Chip("310P3", null))));
 
-  private static final long TIE_SEED = 42;
-
   private final Options options;
   private final ApiServer api;
   private final Path kubeconfig;
@@ -111,13 +108,10 @@ public final class Sandbox implements AutoCloseable {
     this.scheduler = scheduler;
     this.schedulerPort = scheduler.port();
     ExtenderClient extender = new ExtenderClient(schedulerUrl());
-    // A fixed seed: ties between best nodes are broken at random, as the schedulers do, yet a
-    // demo run can be repeated.
-    Random ties = new Random(TIE_SEED);
     SchedulingProtocol protocol =
         options.driver() == Driver.VOLCANO
-            ? new VolcanoSession(extender, api.client(), options.volcano(), ties)
-            : new KubeSchedulerCycle(extender, options.kubeScheduler(), ties);
+            ? new VolcanoSession(extender, api.client(), options.volcano())
+            : new KubeSchedulerCycle(extender, options.kubeScheduler());
     this.loop = new SchedulingLoop(api.client(), protocol, Clock.systemUTC()).start();
   }
 

@@ -84,12 +84,6 @@ public record VolcanoConfig(
     return new VolcanoConfig(nodeorder, binpackWeight, binpack);
   }
 
-  /** Volcano's defaults: {@code nodeorder} and {@code binpack} with no arguments. */
-  public static VolcanoConfig volcanoDefaults() {
-    return new VolcanoConfig(
-        NODEORDER_DEFAULTS, 1, orderedMap(PodRequests.CPU, 1, PodRequests.MEMORY, 1));
-  }
-
   /** The weight of nodeorder's {@code score}; 0 when it is off. */
   int weight(String score) {
     return nodeorder.getOrDefault(score, 0);

@@ -13,7 +13,6 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 
 /**
  * Places a pod as Volcano's {@code allocate} action does in one session with the extender plugin,
@@ -27,18 +26,14 @@ final class VolcanoSession implements SchedulingProtocol {
   private final ExtenderClient extender;
   private final KubernetesClient client;
   private final VolcanoConfig config;
-  private final Random random;
 
   /**
    * @param config the scores the Volcano scheduler is configured with
-   * @param random breaks ties between best nodes, as Volcano does
    */
-  VolcanoSession(
-      ExtenderClient extender, KubernetesClient client, VolcanoConfig config, Random random) {
+  VolcanoSession(ExtenderClient extender, KubernetesClient client, VolcanoConfig config) {
     this.extender = extender;
     this.client = client;
     this.config = config;
-    this.random = random;
   }
 
   @Override
@@ -113,8 +108,10 @@ final class VolcanoSession implements SchedulingProtocol {
    * {@code pkg/scheduler/util/scheduler_helper.go PrioritizeNodes()}: each node's score is the sum
    * of the node-order scores (nodeorder's, each times its weight, and binpack's) and the batch
    * scores (the extender's prioritize); {@code SelectBestNodeAndScore()} takes a random one of the
-   * highest. Affinity, taint, topology-spread and image scores are the same on every sandbox node
-   * (the loop refuses pods and nodes that would make them differ), so they are left out.
+   * highest; the sandbox takes the first in name order, one of the outcomes Volcano may choose, so
+   * that a demo run can be repeated. Affinity, taint, topology-spread and image scores are the same
+   * on every sandbox node (the loop refuses pods and nodes that would make them differ), so they
+   * are left out.
    */
   private NodeBook best(ObjectNode task, Pod pod, List<NodeBook> candidates)
       throws IOException, InterruptedException {
@@ -123,7 +120,7 @@ final class VolcanoSession implements SchedulingProtocol {
         extender
             .post("/volcano/prioritize", Map.of("task", task, "nodes", names))
             .path("nodeScore");
-    List<NodeBook> best = new ArrayList<>();
+    NodeBook best = null;
     double bestScore = Double.NEGATIVE_INFINITY;
     for (NodeBook node : candidates) {
       double score =
@@ -133,14 +130,11 @@ final class VolcanoSession implements SchedulingProtocol {
               + HostScores.volcanoBinpack(node, pod, config)
               + extenderScores.path(node.name()).asDouble();
       if (score > bestScore) {
-        best.clear();
+        best = node;
         bestScore = score;
       }
-      if (score == bestScore) {
-        best.add(node);
-      }
     }
-    return best.get(random.nextInt(best.size()));
+    return best;
   }
 
   private static Map<String, String> name(String node) {

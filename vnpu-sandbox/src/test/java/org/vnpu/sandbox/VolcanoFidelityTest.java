@@ -23,6 +23,7 @@ import org.vnpu.api.PlacementPolicy;
 import org.vnpu.api.ResourceNames;
 import org.vnpu.api.SplitMode;
 import org.vnpu.api.payload.VnpuAssignment;
+import org.vnpu.scheduler.VolcanoSchedulerConf;
 
 /**
  * The Volcano session and the kubelet emulator refuse what the real Volcano and kubelet refuse, and
@@ -135,7 +136,8 @@ class VolcanoFidelityTest {
   @Test
   void withVolcanosHostScoresOnTheLeastRequestedNodeOutvotesTheEngine() throws Exception {
     VolcanoConfig nodeorderOnly =
-        new VolcanoConfig(VolcanoConfig.volcanoDefaults().nodeorder(), 0, Map.of());
+        new VolcanoConfig(
+            VolcanoConfig.parse(VolcanoSchedulerConf.volcanoDefault()).nodeorder(), 0, Map.of());
     start(nodeorderOnly);
     placeACpuHungryPodOnN1();
 

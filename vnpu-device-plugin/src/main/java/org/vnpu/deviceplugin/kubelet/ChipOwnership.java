@@ -36,7 +36,7 @@ public final class ChipOwnership {
    * @throws ChipsManagedElsewhereException naming the other manager and what to do
    */
   public static void check(Path directory) {
-    Path socket = directory.resolve(KubeletResource.number(1).endpoint());
+    Path socket = directory.resolve(KubeletResource.NUMBER_ENDPOINT);
     if (Files.exists(socket) && answers(socket)) {
       throw new ChipsManagedElsewhereException(
           "another vNPU device plugin already serves "

@@ -25,11 +25,14 @@ public record KubeletResource(
     Function<List<RegisteredChip>, List<Device>> devices,
     boolean handsOut) {
 
+  /** The socket of {@code vnpu-number}, the one that hands out allocations. */
+  public static final String NUMBER_ENDPOINT = "vnpu.sock";
+
   /** {@code maxSharesPerChip} share slots per chip, in every split mode. */
   public static KubeletResource number(int maxSharesPerChip) {
     return new KubeletResource(
         ResourceNames.VNPU_NUMBER,
-        "vnpu.sock",
+        NUMBER_ENDPOINT,
         chips -> DeviceIds.devices(chips, chip -> maxSharesPerChip, "", true),
         true);
   }
