@@ -2,9 +2,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "log.h"
 
@@ -83,8 +85,15 @@ static int choice(struct entries *e, const char *key, const char *const names[],
 static int parse(FILE *file, struct entries *e) {
     char line[1024];
     int number_of_line = 0;
+    long read = 0;
     while (fgets(line, sizeof(line), file) != NULL) {
         number_of_line++;
+        read += (long)strlen(line);
+        if (read > VNPU_CONFIG_MAX) {
+            char limit[32];
+            snprintf(limit, sizeof(limit), "%d", VNPU_CONFIG_MAX);
+            return fail(e, "the file is longer than %s bytes%s", limit, "");
+        }
         line[strcspn(line, "\r\n")] = '\0';
         char *start = line;
         while (*start == ' ' || *start == '\t') {
@@ -131,8 +140,12 @@ int vnpu_config_read(const char *path, struct vnpu_config *config, char *error, 
     e->error = error;
     e->error_size = error_size;
     int rc = -1;
-    FILE *file = fopen(path, "r");
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    FILE *file = fd < 0 ? NULL : fdopen(fd, "r");
     if (file == NULL) {
+        if (fd >= 0) {
+            close(fd);
+        }
         snprintf(error, (size_t)error_size, "cannot read %s: %s", path, strerror(errno));
         free(e);
         return -1;
@@ -142,16 +155,18 @@ int vnpu_config_read(const char *path, struct vnpu_config *config, char *error, 
     if (parse(file, e) != 0 || number(e, "version", UINT32_MAX, &version) != 0) {
         goto done;
     }
-    if (version != 1) {
-        char text_version[32];
-        snprintf(text_version, sizeof(text_version), "%llu", (unsigned long long)version);
-        fail(e, "unsupported version %s (this shim reads 1)%s", text_version, "");
+    if (version != VNPU_CONFIG_VERSION) {
+        char versions[64];
+        snprintf(versions, sizeof(versions), "%llu (this shim reads %d)",
+                 (unsigned long long)version, VNPU_CONFIG_VERSION);
+        fail(e, "unsupported version %s%s", versions, "");
         goto done;
     }
     if (text(e, "pod.uid", config->pod_uid, sizeof(config->pod_uid)) != 0 ||
         text(e, "pod.namespace", config->pod_namespace, sizeof(config->pod_namespace)) != 0 ||
         text(e, "pod.name", config->pod_name, sizeof(config->pod_name)) != 0 ||
         text(e, "container", config->container, sizeof(config->container)) != 0 ||
+        text(e, "books_dir", config->books_dir, sizeof(config->books_dir)) != 0 ||
         choice(e, "log.level", levels, 4, &config->log_level) != 0 ||
         number(e, "devices", VNPU_MAX_DEVICES, &devices) != 0) {
         goto done;
@@ -184,8 +199,8 @@ int vnpu_config_read(const char *path, struct vnpu_config *config, char *error, 
             goto done;
         }
         d->policy = (enum vnpu_policy)policy;
-        snprintf(key, sizeof(key), "device.%d.region_dir", i);
-        if (text(e, key, d->region_dir, sizeof(d->region_dir)) != 0) {
+        snprintf(key, sizeof(key), "device.%d.region", i);
+        if (text(e, key, d->region, sizeof(d->region)) != 0) {
             goto done;
         }
     }

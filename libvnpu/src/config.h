@@ -8,13 +8,15 @@
 
 #define VNPU_MAX_DEVICES 64
 #define VNPU_PATH_LEN 512
+#define VNPU_CONFIG_MAX 65536
+#define VNPU_CONFIG_VERSION 2
 
 struct vnpu_device_config {
     char die_id[VNPU_ID_LEN];
     uint64_t memory_bytes;
     uint32_t cores;
     enum vnpu_policy policy;
-    char region_dir[VNPU_PATH_LEN];
+    char region[VNPU_PATH_LEN]; /* the chip's region file */
 };
 
 struct vnpu_config {
@@ -22,13 +24,15 @@ struct vnpu_config {
     char pod_namespace[VNPU_ID_LEN];
     char pod_name[VNPU_PATH_LEN];
     char container[VNPU_ID_LEN];
+    char books_dir[VNPU_PATH_LEN]; /* the container's own books, one file per chip */
     int log_level;
     int device_count;
     struct vnpu_device_config devices[VNPU_MAX_DEVICES];
 };
 
 /*
- * Reads and checks the file at path. Returns 0, or -1 with a sentence naming the line, key or
+ * Reads and checks the file at path (a regular file, not through a link, at most VNPU_CONFIG_MAX
+ * bytes). Returns 0, or -1 with a sentence naming the line, key or
  * value at fault in error (the shim then refuses every device allocation).
  */
 int vnpu_config_read(const char *path, struct vnpu_config *config, char *error, int error_size);

@@ -25,6 +25,7 @@
 VNPU_SYMVER(dlsym, VNPU_GLIBC_BASE);
 VNPU_SYMVER(pthread_create, VNPU_GLIBC_BASE);
 VNPU_SYMVER(pthread_mutex_trylock, VNPU_GLIBC_BASE);
+VNPU_SYMVER(pthread_mutex_timedlock, VNPU_GLIBC_BASE);
 VNPU_SYMVER(pthread_mutexattr_init, VNPU_GLIBC_BASE);
 VNPU_SYMVER(pthread_mutexattr_destroy, VNPU_GLIBC_BASE);
 VNPU_SYMVER(pthread_mutexattr_setpshared, VNPU_GLIBC_BASE);

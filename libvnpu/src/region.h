@@ -1,40 +1,39 @@
-/* A chip's shared region (layout in vnpu_contract.h): opening it and keeping its books. */
+/*
+ * A chip's region (vnpu_contract.h): the AI Core token shared by every container on the chip.
+ * Everything read from it is untrusted; the worst a region written by a hostile container can do
+ * is cost the others their pacing, never their quota, their process or more than a bounded wait.
+ */
 #ifndef VNPU_REGION_H
 #define VNPU_REGION_H
 
 #include <stdint.h>
 
-#include "config.h"
 #include "vnpu_contract.h"
-
-/* The shim's handle on one chip's region. */
-struct vnpu_chip {
-    struct vnpu_region *region;
-    int container; /* slot index */
-    int process;   /* slot index */
-};
 
 /* CLOCK_MONOTONIC in nanoseconds; the same clock in every process of the host. */
 uint64_t vnpu_now_ns(void);
 
 /*
- * Maps the region of device (creating and initialising the file if this process is the first),
- * finds or takes the container's slot and a process slot, whose "alive" lock the calling thread
- * then holds: call it from a thread that lives as long as the process. Returns 0, or -1 with a
- * sentence in error.
+ * Maps the region file at path, which the device plugin created for chip die_id. Returns the
+ * mapping, or NULL with a sentence in error (the chip then goes unpaced, its memory still counted).
  */
-int vnpu_chip_open(const struct vnpu_config *config, int device, struct vnpu_chip *chip,
-                   char *error, int error_size);
+struct vnpu_region *vnpu_region_map(const char *path, const char *die_id, char *error,
+                                    int error_size);
 
-/* Takes the region lock, recovering it when its holder died. */
-void vnpu_region_lock(struct vnpu_region *region);
-void vnpu_region_unlock(struct vnpu_region *region);
+/* A claim (the token or the creditor notice) as the region holds it, unpacked. */
+struct vnpu_claim {
+    uint32_t owner;    /* 0: nobody */
+    uint64_t until_ns; /* rounded down to VNPU_CLAIM_TICK_NS */
+};
+
+uint64_t vnpu_claim_pack(struct vnpu_claim claim);
+struct vnpu_claim vnpu_claim_unpack(uint64_t word);
 
 /*
- * With the region locked: frees the slots of dead processes, credits their memory to their
- * containers, takes the AI Core token back from a dead holder, and frees container slots with no
- * process and no memory left. Returns how many processes were reclaimed.
+ * Whether a claim read at now binds the others: it has an owner, it lapsed no more than grace_ns
+ * ago, and it does not reach more than longest_ns beyond now (a longer claim is forged).
  */
-int vnpu_region_reclaim(struct vnpu_region *region);
+int vnpu_claim_binds(struct vnpu_claim claim, uint64_t now, uint64_t grace_ns,
+                     uint64_t longest_ns);
 
 #endif

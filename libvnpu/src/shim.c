@@ -4,9 +4,13 @@
  *
  * Every hook comes from the VNPU_RUNTIME_HOOKS table and calls the runtime's own function through
  * dlsym(RTLD_NEXT). Nothing happens until a process makes its first runtime call: then a
- * background thread (the "keeper") reads the config, joins each chip's shared region (holding the
- * process's robust "alive" lock for the process's lifetime), and from then on hands back AI Core
- * slices that ran out or went idle.
+ * background thread (the "keeper") reads the config, joins the container's books of each chip
+ * (holding the process's robust "alive" lock for the process's lifetime), maps each chip's region,
+ * and from then on hands back AI Core slices that ran out or went idle.
+ *
+ * What is trusted: the config (mounted read-only by the device plugin) and the container's own
+ * books (no other container sees them). The chip's region is written by every container on the
+ * chip; nothing read from it is used as an index, a size or a wait without a bound.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -17,7 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "books.h"
 #include "config.h"
 #include "log.h"
 #include "region.h"
@@ -31,14 +37,25 @@
 #define KEEPER_TICK_NS 500000ull
 #define RECLAIM_EVERY_NS 100000000ull
 #define WAIT_NS 100000ull
+#define QUANTUM_NS (VNPU_QUANTUM_US * 1000ull)
+#define TOKEN_GRACE_NS 1000000000ull /* a holder a second past its slice's end is gone */
+/* No honest token claims more than a quantum (and a tick of rounding) from now. */
+#define LONGEST_CLAIM_NS (QUANTUM_NS + VNPU_CLAIM_TICK_NS)
+/* The longest a container with credit waits for the token, whatever the region says. */
+#define LONGEST_WAIT_NS (2ull * VNPU_PERIOD_US * 1000ull)
+#define CREDITOR_FRESH_NS 5000000ull /* a waiting creditor renews its notice within this */
 
 int vnpu_log_threshold = VNPU_LOG_WARN;
 
 struct device_state {
-    struct vnpu_chip chip;
-    pthread_mutex_t gate; /* serialises this process's launches with hand-backs */
-    int holding;          /* this process holds the chip's AI Core token */
-    int borrowed;         /* the slice is lent idle time, not paid from credit */
+    const struct vnpu_device_config *config;
+    struct vnpu_account account;
+    struct vnpu_region *region; /* NULL: the chip could not be mapped and goes unpaced */
+    pthread_mutex_t gate;       /* serialises this process's launches with hand-backs */
+    int holding;                /* this process holds the chip's AI Core token */
+    int borrowed;               /* the slice is lent idle time, not paid from credit */
+    uint64_t token;             /* the token word this process wrote when it took the token */
+    uint64_t token_since;
     uint64_t slice_end;
     uint64_t last_launch; /* or the end of the last synchronisation */
     int synchronising;    /* threads waiting in rtStreamSynchronize: its kernels still run */
@@ -61,6 +78,7 @@ static int init_state = UNINITIALISED;
 static int init_running;
 static struct vnpu_config config;
 static struct device_state devices[VNPU_MAX_DEVICES];
+static uint32_t owner; /* this process's token owner ID, never 0 */
 static __thread int current_device;
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -94,24 +112,56 @@ static int fail_closed(const char *reason) {
     return FAILED;
 }
 
+/* The config's path: fixed in a container; VNPU_CONFIG only where nothing is at that path. */
+static const char *config_path(void) {
+    const char *chosen = getenv(VNPU_CONFIG_ENV);
+    if (chosen == NULL || access(VNPU_CONFIG_PATH, F_OK) == 0 || errno != ENOENT) {
+        return VNPU_CONFIG_PATH;
+    }
+    return chosen;
+}
+
+/* A token owner ID for this process, random so that containers' PID namespaces do not collide. */
+static uint32_t new_owner(void) {
+    uint64_t seed = vnpu_now_ns() ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)&seed;
+    FILE *random = fopen("/dev/urandom", "re");
+    if (random != NULL) {
+        uint64_t bytes = 0;
+        if (fread(&bytes, sizeof(bytes), 1, random) == 1) {
+            seed ^= bytes;
+        }
+        fclose(random);
+    }
+    seed = (seed ^ (seed >> 30)) * 0xbf58476d1ce4e5b9ull;
+    seed = (seed ^ (seed >> 27)) * 0x94d049bb133111ebull;
+    uint32_t id = (uint32_t)((seed ^ (seed >> 31)) & ((1u << VNPU_CLAIM_OWNER_BITS) - 1));
+    return id == 0 ? 1 : id;
+}
+
 /* Runs on the keeper thread, whose life is the process's; returns READY or FAILED. */
 static int set_up(void) {
-    const char *path = getenv(VNPU_CONFIG_ENV);
+    const char *path = config_path();
     char error[512];
-    if (path == NULL) {
-        path = VNPU_DEFAULT_CONFIG;
-    }
     if (vnpu_config_read(path, &config, error, sizeof(error)) != 0) {
         char reason[700];
         snprintf(reason, sizeof(reason), "invalid config %s: %s", path, error);
         return fail_closed(reason);
     }
     vnpu_log_threshold = config.log_level;
+    owner = new_owner();
     for (int i = 0; i < config.device_count; i++) {
-        if (vnpu_chip_open(&config, i, &devices[i].chip, error, sizeof(error)) != 0) {
+        struct device_state *d = &devices[i];
+        d->config = &config.devices[i];
+        if (vnpu_books_open(config.books_dir, d->config->die_id, &d->account, error,
+                            sizeof(error)) != 0) {
             return fail_closed(error);
         }
-        pthread_mutex_init(&devices[i].gate, NULL);
+        d->region = vnpu_region_map(d->config->region, d->config->die_id, error, sizeof(error));
+        if (d->region == NULL) {
+            VNPU_LOG(VNPU_LOG_ERROR, "AI Core launches on chip %s go unpaced: %s",
+                     d->config->die_id, error);
+        }
+        pthread_mutex_init(&d->gate, NULL);
     }
     VNPU_LOG(VNPU_LOG_INFO, "pod %s/%s container %s: %d device(s), device 0 quota %llu bytes, %u%% %s",
              config.pod_namespace, config.pod_name, config.container, config.device_count,
@@ -135,6 +185,20 @@ static void forget_parent(void) {
 
 __attribute__((constructor)) static void register_fork_handler(void) {
     pthread_atfork(NULL, NULL, forget_parent);
+}
+
+/* A process that exits holding a chip's token frees it (one killed leaves it until it lapses). */
+__attribute__((destructor)) static void release_tokens(void) {
+    if (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != READY) {
+        return;
+    }
+    for (int i = 0; i < config.device_count; i++) {
+        uint64_t taken = __atomic_load_n(&devices[i].token, __ATOMIC_ACQUIRE);
+        if (devices[i].region != NULL && taken != 0) {
+            __atomic_compare_exchange_n(&devices[i].region->token, &taken, 0, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE);
+        }
+    }
 }
 
 /* READY or FAILED, after starting up on first use. */
@@ -225,20 +289,21 @@ static int within_quota(uint64_t used, uint64_t size, uint64_t quota) {
 }
 
 static int reserve(struct device_state *d, uint64_t size) {
-    struct vnpu_region *region = d->chip.region;
-    vnpu_region_lock(region);
-    struct vnpu_container_slot *container = &region->containers[d->chip.container];
-    int fits = within_quota(container->memory_used, size, container->memory_quota);
-    if (!fits && vnpu_region_reclaim(region) > 0) {
-        fits = within_quota(container->memory_used, size, container->memory_quota);
+    struct vnpu_books *books = d->account.books;
+    uint64_t quota = d->config->memory_bytes;
+    if (vnpu_books_lock(books) != 0) {
+        return -1;
+    }
+    int fits = within_quota(books->header.memory_used, size, quota);
+    if (!fits && vnpu_books_reclaim(books) > 0) {
+        fits = within_quota(books->header.memory_used, size, quota);
     }
     if (fits) {
-        container->memory_used += size;
-        region->processes[d->chip.process].memory_used += size;
+        books->header.memory_used += size;
+        books->processes[d->account.process].memory_used += size;
     }
-    uint64_t used = container->memory_used;
-    uint64_t quota = container->memory_quota;
-    vnpu_region_unlock(region);
+    uint64_t used = books->header.memory_used;
+    vnpu_books_unlock(books);
     if (!fits) {
         VNPU_LOG(VNPU_LOG_INFO, "device memory quota reached: %llu of %llu bytes used, %llu asked",
                  (unsigned long long)used, (unsigned long long)quota, (unsigned long long)size);
@@ -247,13 +312,15 @@ static int reserve(struct device_state *d, uint64_t size) {
 }
 
 static void credit(struct device_state *d, uint64_t size) {
-    struct vnpu_region *region = d->chip.region;
-    vnpu_region_lock(region);
-    struct vnpu_container_slot *container = &region->containers[d->chip.container];
-    struct vnpu_process_slot *process = &region->processes[d->chip.process];
-    container->memory_used -= size < container->memory_used ? size : container->memory_used;
+    struct vnpu_books *books = d->account.books;
+    if (vnpu_books_lock(books) != 0) {
+        return; /* the container's own stuck process costs it these bytes of its quota */
+    }
+    struct vnpu_process_slot *process = &books->processes[d->account.process];
+    books->header.memory_used -=
+        size < books->header.memory_used ? size : books->header.memory_used;
     process->memory_used -= size < process->memory_used ? size : process->memory_used;
-    vnpu_region_unlock(region);
+    vnpu_books_unlock(books);
 }
 
 static rtError_t allocated(struct device_state *d, rtError_t rc, void *key, uint64_t size) {
@@ -275,12 +342,10 @@ static void freed(rtError_t rc, struct allocation *found) {
 }
 
 static void report(struct device_state *d, size_t *free_size, size_t *total_size) {
-    struct vnpu_region *region = d->chip.region;
-    vnpu_region_lock(region);
-    struct vnpu_container_slot *container = &region->containers[d->chip.container];
-    uint64_t quota = container->memory_quota;
-    uint64_t left = container->memory_used < quota ? quota - container->memory_used : 0;
-    vnpu_region_unlock(region);
+    struct vnpu_books *books = d->account.books;
+    uint64_t quota = d->config->memory_bytes;
+    uint64_t used = __atomic_load_n(&books->header.memory_used, __ATOMIC_ACQUIRE);
+    uint64_t left = used < quota ? quota - used : 0;
     if (*free_size > left) {
         *free_size = (size_t)left;
     }
@@ -289,37 +354,32 @@ static void report(struct device_state *d, size_t *free_size, size_t *total_size
 
 /* ---- AI Core time slices ---- */
 
-static int has_credit(const struct vnpu_container_slot *c) {
-    return c->policy != VNPU_BEST_EFFORT && c->cores > 0 && c->credit_ns >= (int64_t)MIN_SLICE_NS;
+static int has_credit(const struct device_state *d, const struct vnpu_books *books) {
+    return d->config->policy != VNPU_BEST_EFFORT && d->config->cores > 0 &&
+           books->header.credit_ns >= (int64_t)MIN_SLICE_NS;
 }
 
-/* Credits every guaranteed container with its share of the time since the last update. */
-static void accrue(struct vnpu_region *region, uint64_t now) {
-    for (int i = 0; i < VNPU_MAX_CONTAINERS; i++) {
-        struct vnpu_container_slot *c = &region->containers[i];
-        if (!c->in_use || c->policy == VNPU_BEST_EFFORT) {
-            continue;
-        }
-        int64_t cap = (int64_t)c->cores * region->header.period_us * 10;
-        if (now > c->credit_updated_ns) {
-            c->credit_ns += (int64_t)((now - c->credit_updated_ns) * c->cores / 100);
-            if (c->credit_ns > cap) {
-                c->credit_ns = cap;
-            }
-        }
-        c->credit_updated_ns = now;
+/* With the books locked: credits the container with its share of the time since the last update. */
+static void accrue(const struct device_state *d, struct vnpu_books *books, uint64_t now) {
+    if (d->config->policy == VNPU_BEST_EFFORT) {
+        return;
     }
+    int64_t cap = (int64_t)d->config->cores * VNPU_PERIOD_US * 10;
+    if (now > books->header.credit_updated_ns) {
+        books->header.credit_ns +=
+            (int64_t)((now - books->header.credit_updated_ns) * d->config->cores / 100);
+    }
+    if (books->header.credit_ns > cap) {
+        books->header.credit_ns = cap;
+    }
+    books->header.credit_updated_ns = now;
 }
 
-/* Whether a container other than mine waits with credit: it goes before borrowed time. */
-static int creditor_waiting(const struct vnpu_region *region, int mine) {
-    for (int i = 0; i < VNPU_MAX_CONTAINERS; i++) {
-        const struct vnpu_container_slot *c = &region->containers[i];
-        if (i != mine && c->in_use && c->waiting > 0 && has_credit(c)) {
-            return 1;
-        }
-    }
-    return 0;
+/* Whether another process with credit says it waits: it goes first (a notice too far out is forged). */
+static int other_creditor_waits(const struct vnpu_region *region, uint64_t now) {
+    struct vnpu_claim notice =
+        vnpu_claim_unpack(__atomic_load_n(&region->creditor_notice, __ATOMIC_ACQUIRE));
+    return notice.owner != owner && vnpu_claim_binds(notice, now, 0, CREDITOR_FRESH_NS);
 }
 
 /* A turn with the chip's AI Core token. */
@@ -328,56 +388,83 @@ struct turn {
     int borrowed; /* lent idle time, not paid from credit */
 };
 
-/* Waits until this process holds the chip's token (another thread of it may already). */
+/* What this container may take now, from its own books: a slice with credit, borrowed or none. */
+static struct turn entitlement(struct device_state *d, uint64_t now, int creditor) {
+    struct turn turn = {0, 0};
+    struct vnpu_books *books = d->account.books;
+    if (vnpu_books_lock(books) != 0) {
+        return turn;
+    }
+    accrue(d, books, now);
+    if (has_credit(d, books)) {
+        uint64_t slice = (uint64_t)books->header.credit_ns;
+        turn.slice_end = now + (slice < QUANTUM_NS ? slice : QUANTUM_NS);
+    } else if (d->config->policy != VNPU_FIXED_SHARE && !creditor) {
+        turn.slice_end = now + BORROWED_SLICE_NS;
+        turn.borrowed = 1;
+    }
+    vnpu_books_unlock(books);
+    return turn;
+}
+
+static void count_waiting(struct device_state *d, int change) {
+    __atomic_add_fetch(&d->account.books->header.waiting, (uint32_t)change, __ATOMIC_ACQ_REL);
+}
+
+/*
+ * Waits until this process holds the chip's token (another thread of it may already). A token
+ * held by another process binds until its slice ends (plus a grace for its queued kernels), but a
+ * container with credit waits at most LONGEST_WAIT_NS for it, so a holder that never lets go
+ * delays the others by that much per turn and no more. Among processes with credit, one that
+ * already waits goes before one that just arrived (or just handed back): they take turns.
+ */
 static struct turn acquire(struct device_state *d) {
-    struct vnpu_region *region = d->chip.region;
-    struct vnpu_container_slot *mine = &region->containers[d->chip.container];
-    int waiting = 0;
+    struct vnpu_region *region = d->region;
+    uint64_t waiting_since = 0;
     for (;;) {
-        vnpu_region_lock(region);
         uint64_t now = vnpu_now_ns();
-        accrue(region, now);
-        int holder = region->header.token_process;
-        if (holder >= 0 && holder != d->chip.process &&
-            now > region->header.slice_end_ns + 1000000000ull) {
-            vnpu_region_reclaim(region); /* a holder a second late may be dead */
-            holder = region->header.token_process;
-        }
-        struct turn turn = {0, 0};
-        int granted = holder == d->chip.process;
-        if (granted) {
-            turn.slice_end = region->header.slice_end_ns;
-            turn.borrowed = d->borrowed;
-        } else if (holder < 0) {
-            if (has_credit(mine)) {
-                uint64_t slice = (uint64_t)mine->credit_ns;
-                uint64_t quantum = region->header.quantum_us * 1000ull;
-                turn.slice_end = now + (slice < quantum ? slice : quantum);
-                granted = 1;
-            } else if (mine->policy != VNPU_FIXED_SHARE &&
-                       !creditor_waiting(region, d->chip.container)) {
-                turn.slice_end = now + BORROWED_SLICE_NS;
-                turn.borrowed = 1;
-                granted = 1;
+        uint64_t word = __atomic_load_n(&region->token, __ATOMIC_ACQUIRE);
+        struct vnpu_claim token = vnpu_claim_unpack(word);
+        if (token.owner == owner) {
+            struct turn turn = {token.until_ns, d->borrowed};
+            if (waiting_since != 0) {
+                count_waiting(d, -1);
             }
-            if (granted) {
-                region->header.token_process = d->chip.process;
-                region->header.token_since_ns = now;
-                region->header.slice_end_ns = turn.slice_end;
-            }
-        }
-        if (granted) {
-            if (waiting) {
-                mine->waiting--;
-            }
-            vnpu_region_unlock(region);
             return turn;
         }
-        if (!waiting) {
-            mine->waiting++;
-            waiting = 1;
+        int other_waits = other_creditor_waits(region, now);
+        struct turn turn = entitlement(d, now, other_waits);
+        int held = vnpu_claim_binds(token, now, TOKEN_GRACE_NS, LONGEST_CLAIM_NS);
+        int overdue = waiting_since != 0 && now - waiting_since > LONGEST_WAIT_NS;
+        int defer = other_waits && waiting_since == 0;
+        if (turn.slice_end != 0 && !defer && (!held || (overdue && !turn.borrowed))) {
+            struct vnpu_claim mine = {owner, turn.slice_end};
+            uint64_t taken = vnpu_claim_pack(mine);
+            if (__atomic_compare_exchange_n(&region->token, &word, taken, 0, __ATOMIC_ACQ_REL,
+                                            __ATOMIC_ACQUIRE)) {
+                if (held) {
+                    VNPU_LOG(VNPU_LOG_WARN,
+                             "chip %s: owner %u kept the AI Core token past %llu ms; taking it",
+                             d->config->die_id, token.owner,
+                             (unsigned long long)(LONGEST_WAIT_NS / 1000000));
+                }
+                __atomic_store_n(&d->token, taken, __ATOMIC_RELEASE);
+                __atomic_store_n(&d->token_since, now, __ATOMIC_RELEASE);
+                if (waiting_since != 0) {
+                    count_waiting(d, -1);
+                }
+                return turn;
+            }
+            continue;
         }
-        vnpu_region_unlock(region);
+        if (turn.slice_end != 0 && !turn.borrowed) {
+            struct vnpu_claim notice = {owner, now + CREDITOR_FRESH_NS};
+            __atomic_store_n(&region->creditor_notice, vnpu_claim_pack(notice), __ATOMIC_RELEASE);
+        }
+        if (waiting_since == 0) {
+            waiting_since = now;
+            count_waiting(d, 1);
+        }
         struct timespec pause = {0, (long)WAIT_NS};
         nanosleep(&pause, NULL);
     }
@@ -390,21 +477,21 @@ static void hand_back(struct device_state *d) {
         synchronize(d->streams[i]);
     }
     d->stream_count = 0;
-    struct vnpu_region *region = d->chip.region;
-    vnpu_region_lock(region);
     uint64_t now = vnpu_now_ns();
-    if (region->header.token_process == d->chip.process) {
-        struct vnpu_container_slot *mine = &region->containers[d->chip.container];
-        uint64_t used = now - region->header.token_since_ns;
-        accrue(region, now);
+    uint64_t taken = __atomic_load_n(&d->token, __ATOMIC_ACQUIRE);
+    uint64_t used = now - __atomic_load_n(&d->token_since, __ATOMIC_ACQUIRE);
+    struct vnpu_books *books = d->account.books;
+    if (vnpu_books_lock(books) == 0) {
+        accrue(d, books, now);
         if (!d->borrowed) {
-            mine->credit_ns -= (int64_t)used;
+            books->header.credit_ns -= (int64_t)used;
         }
-        mine->busy_ns += used;
-        mine->launches += d->launches;
-        region->header.token_process = -1;
+        books->header.busy_ns += used;
+        books->header.launches += d->launches;
+        vnpu_books_unlock(books);
     }
-    vnpu_region_unlock(region);
+    __atomic_compare_exchange_n(&d->region->token, &taken, 0, 0, __ATOMIC_ACQ_REL,
+                                __ATOMIC_ACQUIRE); /* unless another took it meanwhile */
     d->launches = 0;
     d->holding = 0;
 }
@@ -412,6 +499,9 @@ static void hand_back(struct device_state *d) {
 static int gate_enter(struct device_state *d, rtStream_t stream) {
     pthread_mutex_lock(&d->gate);
     uint64_t now = vnpu_now_ns();
+    if (d->region == NULL) {
+        return 0; /* unpaced */
+    }
     while (!d->holding || now >= d->slice_end) {
         if (d->holding) {
             hand_back(d);
@@ -446,7 +536,7 @@ static void *keeper(void *unused) {
     pthread_cond_broadcast(&init_done);
     pthread_mutex_unlock(&init_lock);
     if (outcome != READY) {
-        return NULL; /* its "alive" locks are not held: the region sees no process of ours */
+        return NULL; /* its "alive" locks are not held: the books see no process of ours */
     }
     uint64_t last_reclaim = vnpu_now_ns();
     for (;;) {
@@ -467,9 +557,11 @@ static void *keeper(void *unused) {
         }
         if (now - last_reclaim >= RECLAIM_EVERY_NS) {
             for (int i = 0; i < config.device_count; i++) {
-                vnpu_region_lock(devices[i].chip.region);
-                vnpu_region_reclaim(devices[i].chip.region);
-                vnpu_region_unlock(devices[i].chip.region);
+                struct vnpu_books *books = devices[i].account.books;
+                if (vnpu_books_lock(books) == 0) {
+                    vnpu_books_reclaim(books);
+                    vnpu_books_unlock(books);
+                }
             }
             last_reclaim = now;
         }

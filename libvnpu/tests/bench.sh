@@ -13,7 +13,7 @@ export VNPU_FAKE_RT_DIR="$WORK/fake-rt"
 
 measure() { # label specs... ; prints the first container's share
     rm -rf "$WORK/share"
-    mkdir -p "$WORK/share/chip"
+    mkdir -p "$WORK/share"
     local label=$1
     shift
     local line
@@ -40,23 +40,10 @@ measure "best-effort alone" a:best-effort:0
 
 echo
 echo "hook overhead (ns per call, uncontended; three runs each):"
-mkdir -p "$WORK/overhead/chip"
-cat > "$WORK/overhead/vnpu.conf" <<CONF
-version=1
-pod.uid=overhead
-pod.namespace=bench
-pod.name=overhead
-container=main
-log.level=warn
-devices=1
-device.0.die_id=OVERHEAD
-device.0.memory_bytes=1073741824
-device.0.cores=100
-device.0.policy=elastic
-device.0.region_dir=$WORK/overhead/chip
-CONF
+. "$(dirname "$0")/conf.sh"
+OVERHEAD_CONF=$(vnpu_conf "$WORK/overhead" OVERHEAD 1073741824 100 elastic)
 for run in 1 2 3; do
     printf 'fake runtime alone: %s\n' "$("$BUILD/tests/bench_overhead")"
     printf 'through the shim:   %s\n' \
-        "$(VNPU_CONFIG="$WORK/overhead/vnpu.conf" LD_PRELOAD="$SHIM" "$BUILD/tests/bench_overhead")"
+        "$(VNPU_CONFIG="$OVERHEAD_CONF" LD_PRELOAD="$SHIM" "$BUILD/tests/bench_overhead")"
 done

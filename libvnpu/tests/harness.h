@@ -1,5 +1,5 @@
-/* Helpers of the C tests: checks that count failures, and vnpu.conf files written like the device
- * plugin writes them. */
+/* Helpers of the C tests: checks that count failures, and chip regions and vnpu.conf files written
+ * like the device plugin writes them. */
 #ifndef VNPU_TEST_HARNESS_H
 #define VNPU_TEST_HARNESS_H
 
@@ -8,6 +8,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+
+#include "vnpu_contract.h"
 
 static int failures;
 
@@ -30,10 +33,27 @@ static inline int finish(const char *name) {
     return 1;
 }
 
-/* Writes a one-device vnpu.conf; region_dir must exist. */
+/* Creates the region of chip die_id at path, as the device plugin does once per chip. */
+static inline void write_region(const char *path, const char *die_id) {
+    unsigned char bytes[VNPU_REGION_SIZE] = {0};
+    struct vnpu_region *region = (struct vnpu_region *)bytes;
+    region->magic = VNPU_REGION_MAGIC;
+    region->version = VNPU_REGION_VERSION;
+    region->size = VNPU_REGION_SIZE;
+    snprintf(region->die_id, sizeof(region->die_id), "%s", die_id);
+    FILE *file = fopen(path, "w");
+    if (file == NULL || fwrite(bytes, sizeof(bytes), 1, file) != 1) {
+        perror(path);
+        exit(2);
+    }
+    fclose(file);
+}
+
+/* Writes a one-device vnpu.conf; region must exist, books_dir is created. */
 static inline void write_config(const char *path, const char *pod_uid, const char *container,
                                 uint64_t memory_bytes, int cores, const char *policy,
-                                const char *die_id, const char *region_dir) {
+                                const char *die_id, const char *region, const char *books_dir) {
+    mkdir(books_dir, 0700);
     FILE *file = fopen(path, "w");
     if (file == NULL) {
         perror(path);
@@ -41,11 +61,12 @@ static inline void write_config(const char *path, const char *pod_uid, const cha
     }
     fprintf(file,
             "# vNPU runtime shim configuration, written by the device plugin; do not edit.\n"
-            "version=1\npod.uid=%s\npod.namespace=test\npod.name=%s-pod\ncontainer=%s\n"
-            "log.level=warn\ndevices=1\ndevice.0.die_id=%s\ndevice.0.memory_bytes=%llu\n"
-            "device.0.cores=%d\ndevice.0.policy=%s\ndevice.0.region_dir=%s\n",
-            pod_uid, container, container, die_id, (unsigned long long)memory_bytes, cores,
-            policy, region_dir);
+            "version=2\npod.uid=%s\npod.namespace=test\npod.name=%s-pod\ncontainer=%s\n"
+            "books_dir=%s\nlog.level=warn\ndevices=1\ndevice.0.die_id=%s\n"
+            "device.0.memory_bytes=%llu\ndevice.0.cores=%d\ndevice.0.policy=%s\n"
+            "device.0.region=%s\n",
+            pod_uid, container, container, books_dir, die_id, (unsigned long long)memory_bytes,
+            cores, policy, region);
     fclose(file);
 }
 

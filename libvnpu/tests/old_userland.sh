@@ -13,22 +13,23 @@ HERE=$(cd "$(dirname "$0")/.." && pwd)
 QUOTA=268435456
 
 rm -rf "$ROOT/vnpu"
-mkdir -p "$ROOT/vnpu/work/chip" "$ROOT/vnpu/bin"
+mkdir -p "$ROOT/vnpu/work/books" "$ROOT/vnpu/bin"
 cp -r "$HERE/fakes" "$HERE/include" "$HERE/tests" "$ROOT/vnpu/"
 cp "$SHIM" "$ROOT/vnpu/libvnpu.so"
 cat > "$ROOT/vnpu/work/vnpu.conf" <<CONF
-version=1
+version=2
 pod.uid=old-userland
 pod.namespace=test
 pod.name=old-userland
 container=main
+books_dir=/vnpu/work/books
 log.level=warn
 devices=1
 device.0.die_id=DIE-OLD
 device.0.memory_bytes=$QUOTA
 device.0.cores=30
 device.0.policy=elastic
-device.0.region_dir=/vnpu/work/chip
+device.0.region=/vnpu/work/region
 CONF
 
 echo "userland: $(chroot "$ROOT" ldd --version | head -1)"
@@ -38,7 +39,9 @@ chroot "$ROOT" sh -ec '
   gcc $F -shared -o bin/libruntime.so fakes/runtime/fake_runtime.c
   gcc $F -shared -o bin/libascendcl.so fakes/runtime/fake_ascendcl.c -Lbin -lruntime -Wl,-rpath,/vnpu/bin
   gcc $F -o bin/test_memory tests/test_memory.c -Lbin -lascendcl -lruntime -ldl -Wl,-rpath,/vnpu/bin
-  gcc $F -o bin/vnpu-workload fakes/workload/vnpu_workload.c -Lbin -lascendcl -lruntime -Wl,-rpath,/vnpu/bin'
+  gcc $F -o bin/vnpu-workload fakes/workload/vnpu_workload.c -Lbin -lascendcl -lruntime -Wl,-rpath,/vnpu/bin
+  gcc $F -o bin/make_region tests/make_region.c
+  bin/make_region /vnpu/work/region DIE-OLD'
 
 echo /vnpu/libvnpu.so > "$ROOT/etc/ld.so.preload"
 trap 'rm -f "$ROOT/etc/ld.so.preload"' EXIT

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The C tests (make test): memory quota, config errors (also under ASan/UBSan), region layout,
-# AI Core shares on the fake chip. Every test runs against the fake runtime in target/fakes.
+# The C tests (make test): memory quota, config errors (also under ASan/UBSan), region layout, a
+# hostile container writing the chip region, the fixed config path, AI Core shares on the fake
+# chip. Every test runs against the fake runtime in target/fakes.
 set -euo pipefail
 BUILD=${BUILD:-target}
 BUILD=$(cd "$BUILD" && pwd)
@@ -10,23 +11,9 @@ trap 'rm -rf "$WORK"' EXIT
 export VNPU_FAKE_RT_DIR="$WORK/fake-rt"
 failed=0
 
+. "$(dirname "$0")/conf.sh"
 config() { # name quota cores policy
-    mkdir -p "$WORK/$1/chip"
-    cat > "$WORK/$1/vnpu.conf" <<CONF
-version=1
-pod.uid=$1-uid
-pod.namespace=test
-pod.name=$1
-container=main
-log.level=warn
-devices=1
-device.0.die_id=DIE-$1
-device.0.memory_bytes=$2
-device.0.cores=$3
-device.0.policy=$4
-device.0.region_dir=$WORK/$1/chip
-CONF
-    echo "$WORK/$1/vnpu.conf"
+    vnpu_conf "$WORK/$1" "DIE-$1" "$2" "$3" "$4"
 }
 
 run() { # name command...
@@ -50,6 +37,18 @@ run memory-sanitized env QUOTA=$QUOTA VNPU_CONFIG="$(config memory-san $QUOTA 30
 run config-sanitized env REGION_DIR="$WORK/config" ASAN_OPTIONS=detect_leaks=0 \
     LD_PRELOAD="$SANITIZED" "$BUILD/tests/test_config"
 run region-layout "$BUILD/tests/test_region_layout"
+mkdir -p "$WORK/hostile"
+run hostile-region env WORK_DIR="$WORK/hostile" LD_PRELOAD="$SHIM" "$BUILD/tests/test_hostile"
+run hostile-region-sanitized env WORK_DIR="$WORK/hostile" ASAN_OPTIONS=detect_leaks=0 \
+    LD_PRELOAD="$SANITIZED" "$BUILD/tests/test_hostile"
+
+# In a container the config is at its fixed path and VNPU_CONFIG cannot move it. The sanitized
+# build's fixed path is $BUILD/san/fixed.conf (the Makefile), which only this check creates.
+FIXED="$BUILD/san/fixed.conf"
+cp "$(config fixed $QUOTA 30 elastic)" "$FIXED"
+run fixed-config-path env QUOTA=$QUOTA VNPU_CONFIG="$(config bigger $((QUOTA * 2)) 30 elastic)" \
+    ASAN_OPTIONS=detect_leaks=0 LD_PRELOAD="$SANITIZED" "$BUILD/tests/test_memory"
+rm -f "$FIXED"
 
 # The sandbox's workload: its model fits the quota, or it stops with the out-of-memory exit code 3;
 # device 0 of a container that sees chip 5 is the fake's chip5.
@@ -75,7 +74,7 @@ share() { # expected-min expected-max container specs...
     local min=$1 max=$2
     shift 2
     rm -rf "$WORK/share"
-    mkdir -p "$WORK/share/chip"
+    mkdir -p "$WORK/share"
     local line
     line=$(WORK_DIR="$WORK/share" LD_PRELOAD="$SHIM" timeout 60 "$BUILD/tests/test_share" 2 "$@" | head -1)
     local measured=${line##* }

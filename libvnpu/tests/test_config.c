@@ -1,7 +1,8 @@
 /*
  * A config the shim cannot use makes it refuse every device allocation and kernel launch, with a
  * message on stderr that names the problem. Each case runs in a child process that points
- * VNPU_CONFIG at a broken file (run.sh preloads the shim; REGION_DIR is a writable directory).
+ * VNPU_CONFIG at a broken file (run.sh preloads the shim; REGION_DIR is a writable directory where
+ * the test puts a good chip region).
  */
 #include "harness.h" /* first: it sets _GNU_SOURCE */
 
@@ -54,11 +55,11 @@ static void expect_refusal(const char *name, const char *config_text, const char
            "%s: stderr does not say what is refused: %s", name, output);
 }
 
-/* good, with its last line (the region directory) naming another directory. */
-static void with_region_dir(char *text, size_t size, const char *good, const char *region_dir) {
-    snprintf(text, size, "%s", good);
-    char *line = strstr(text, "device.0.region_dir=");
-    snprintf(line, size - (size_t)(line - text), "device.0.region_dir=%s\n", region_dir);
+/* good, with its books directory replaced. */
+static void with_books_dir(char *text, size_t size, const char *good, const char *books_dir) {
+    char *books = strstr(good, "books_dir=");
+    char *rest = strchr(books, '\n');
+    snprintf(text, size, "%.*sbooks_dir=%s%s", (int)(books - good), good, books_dir, rest);
 }
 
 int main(void) {
@@ -67,18 +68,20 @@ int main(void) {
         fprintf(stderr, "set REGION_DIR\n");
         return 2;
     }
-    char good[2048];
+    char region[1024], good[2048];
+    snprintf(region, sizeof(region), "%s/region", directory);
+    write_region(region, "D");
     snprintf(good, sizeof(good),
-             "version=1\npod.uid=u\npod.namespace=n\npod.name=p\ncontainer=c\nlog.level=info\n"
-             "devices=1\ndevice.0.die_id=D\ndevice.0.memory_bytes=1024\ndevice.0.cores=10\n"
-             "device.0.policy=elastic\ndevice.0.region_dir=%s\n",
-             directory);
-    char text[2200];
+             "version=2\npod.uid=u\npod.namespace=n\npod.name=p\ncontainer=c\nbooks_dir=%s\n"
+             "log.level=info\ndevices=1\ndevice.0.die_id=D\ndevice.0.memory_bytes=1024\n"
+             "device.0.cores=10\ndevice.0.policy=elastic\ndevice.0.region=%s\n",
+             directory, region);
+    char text[70000];
 
     expect_refusal("missing", NULL, "cannot read");
     snprintf(text, sizeof(text), "%s", good);
-    memcpy(strstr(text, "version=1"), "version=2", 9);
-    expect_refusal("version", text, "unsupported version 2");
+    memcpy(strstr(text, "version=2"), "version=1", 9);
+    expect_refusal("version", text, "unsupported version 1 (this shim reads 2)");
     snprintf(text, sizeof(text), "%scolour=blue\n", good);
     expect_refusal("unknown", text, "unknown key colour");
     snprintf(text, sizeof(text), "%scontainer=again\n", good);
@@ -92,27 +95,42 @@ int main(void) {
     snprintf(text, sizeof(text), "%s", good);
     *strstr(text, "devices=1") = '#';
     expect_refusal("devices", text, "missing key devices");
-    snprintf(text, sizeof(text), "%s", good);
-    strcpy(strstr(text, "device.0.region_dir="), "device.0.region_dir=/nonexistent/vnpu\n");
-    expect_refusal("region", text, "cannot open the shared region /nonexistent/vnpu/region");
+    size_t length = (size_t)snprintf(text, sizeof(text), "%s", good);
+    while (length < 66000) {
+        length += (size_t)snprintf(text + length, sizeof(text) - length, "# padding\n");
+    }
+    expect_refusal("long", text, "longer than 65536 bytes");
+    with_books_dir(text, sizeof(text), good, "/nonexistent/vnpu");
+    expect_refusal("books", text, "cannot open the container's books /nonexistent/vnpu/D");
 
-    /* A link or a FIFO planted where the region goes (a container can write the chip directory). */
-    char linked[1024], target[1100], link[1100], fifo[1024], fifo_region[1100];
+    /* A link or a FIFO where the container's books go. */
+    char linked[1024], target[1100], link[1100], fifo[1024], fifo_books[1100];
     snprintf(linked, sizeof(linked), "%s/linked", directory);
     snprintf(target, sizeof(target), "%s/target", directory);
-    snprintf(link, sizeof(link), "%s/region", linked);
+    snprintf(link, sizeof(link), "%s/D", linked);
     mkdir(linked, 0755);
     close(open(target, O_CREAT | O_WRONLY, 0644));
     unlink(link); /* the sanitized run reuses the directory */
     EXPECT(symlink(target, link) == 0, "symlink %s", link);
-    with_region_dir(text, sizeof(text), good, linked);
-    expect_refusal("linked region", text, "cannot open the shared region");
+    with_books_dir(text, sizeof(text), good, linked);
+    expect_refusal("linked books", text, "cannot open the container's books");
     snprintf(fifo, sizeof(fifo), "%s/fifo", directory);
-    snprintf(fifo_region, sizeof(fifo_region), "%s/region", fifo);
+    snprintf(fifo_books, sizeof(fifo_books), "%s/D", fifo);
     mkdir(fifo, 0755);
-    unlink(fifo_region);
-    EXPECT(mkfifo(fifo_region, 0666) == 0, "mkfifo %s", fifo_region);
-    with_region_dir(text, sizeof(text), good, fifo);
-    expect_refusal("fifo region", text, "cannot size up");
+    unlink(fifo_books);
+    EXPECT(mkfifo(fifo_books, 0666) == 0, "mkfifo %s", fifo_books);
+    with_books_dir(text, sizeof(text), good, fifo);
+    expect_refusal("fifo books", text, "cannot size up");
+
+    /* A config that is a link is not read. */
+    char config_link[1100], config_target[1100];
+    snprintf(config_target, sizeof(config_target), "%s/good.conf", directory);
+    snprintf(config_link, sizeof(config_link), "%s/linked.conf", directory);
+    FILE *file = fopen(config_target, "w");
+    fputs(good, file);
+    fclose(file);
+    unlink(config_link);
+    EXPECT(symlink(config_target, config_link) == 0, "symlink %s", config_link);
+    expect_refusal("linked", NULL, "cannot read");
     return finish("test_config");
 }

@@ -1,8 +1,9 @@
 /*
  * Measures AI Core shares on one fake chip. Usage:
  *   test_share SECONDS NAME:POLICY:CORES [NAME:POLICY:CORES ...]
- * Each NAME becomes a container (its own vnpu.conf in $WORK_DIR, one process) that launches 1 ms
- * kernels four at a time, synchronising its stream after each four, like a framework's op queue.
+ * Each NAME becomes a container (its own vnpu.conf and books in $WORK_DIR, one process, all on the
+ * chip region $WORK_DIR/region) that launches 1 ms kernels four at a time, synchronising its
+ * stream after each four, like a framework's op queue.
  * All start together; each prints the share of wall time its kernels held the chip:
  *   NAME POLICY CORES SHARE
  * Run with the shim preloaded (run.sh, bench.sh); without it the kernels simply contend.
@@ -54,7 +55,7 @@ static void run(double seconds, int start_fd, int result_fd) {
     if (write(result_fd, &share, sizeof(share)) != sizeof(share)) {
         _exit(2);
     }
-    _exit(0);
+    exit(0); /* as a program ends: the shim hands back a token it holds */
 }
 
 int main(int argc, char **argv) {
@@ -73,17 +74,19 @@ int main(int argc, char **argv) {
     int results[MAX_CONTAINERS];
     char names[MAX_CONTAINERS][64], policies[MAX_CONTAINERS][32];
     int cores[MAX_CONTAINERS];
-    char region_dir[512];
-    snprintf(region_dir, sizeof(region_dir), "%s/chip", work);
+    char region[512];
+    snprintf(region, sizeof(region), "%s/region", work);
+    write_region(region, "SHARE-CHIP");
     for (int i = 0; i < count; i++) {
         if (sscanf(argv[i + 2], "%63[^:]:%31[^:]:%d", names[i], policies[i], &cores[i]) != 3) {
             fprintf(stderr, "bad container %s\n", argv[i + 2]);
             return 2;
         }
-        char config[600];
+        char config[600], books[600];
         snprintf(config, sizeof(config), "%s/%s.conf", work, names[i]);
+        snprintf(books, sizeof(books), "%s/%s.books", work, names[i]);
         write_config(config, names[i], names[i], 1ull << 30, cores[i], policies[i], "SHARE-CHIP",
-                     region_dir);
+                     region, books);
         int result[2];
         if (pipe(result) != 0) {
             return 2;

@@ -1,5 +1,8 @@
 package org.vnpu.api;
 
+import java.nio.file.Path;
+import java.util.regex.Pattern;
+
 /**
  * Where the runtime shim finds its files inside a container, and how the device plugin names them
  * on the host. The C side reads the same names from {@code libvnpu/include/vnpu_contract.h}.
@@ -18,22 +21,62 @@ public final class ShimContract {
    */
   public static final String CONTAINER_CONFIG = "/etc/vnpu/vnpu.conf";
 
-  /** Environment variable that points the shim at {@link #CONTAINER_CONFIG}. */
+  /**
+   * Environment variable that points the shim at another config, honoured only where nothing is at
+   * {@link #CONTAINER_CONFIG} (outside a vNPU container: the sandbox and the C tests).
+   */
   public static final String CONFIG_ENV = "VNPU_CONFIG";
 
-  /**
-   * Parent of the per-chip shared-region directories, the same path on the host (under the device
-   * plugin's state directory) and in the container: {@code <this>/<dieId>/}.
-   */
+  /** Where a chip's region is mounted in a container: {@code <this>/<dieId>/region}. */
   public static final String CONTAINER_CHIPS = "/var/run/vnpu/chips";
 
-  /** The shared-region file in a chip's directory. */
+  /** The region file in a chip's directory. */
   public static final String REGION_FILE = "region";
+
+  /** The container's own books directory, one file per chip named by its die ID. */
+  public static final String CONTAINER_BOOKS = "/var/run/vnpu/books";
+
+  private static final Pattern SAFE_NAME = Pattern.compile("[A-Za-z0-9._-]{1,253}");
 
   private ShimContract() {}
 
-  /** The shared-region directory of the chip with {@code dieId}, inside a container. */
-  public static String chipDirectory(String dieId) {
-    return CONTAINER_CHIPS + "/" + dieId;
+  /** The region of the chip with {@code dieId}, inside a container. */
+  public static String chipRegion(String dieId) {
+    return CONTAINER_CHIPS + "/" + dieId + "/" + REGION_FILE;
+  }
+
+  /**
+   * The region of the chip with {@code dieId} on the host, under the device plugin's state
+   * directory.
+   *
+   * @throws IllegalArgumentException when the die ID could name another path
+   */
+  public static Path hostRegion(Path state, String dieId) {
+    return state.resolve("chips").resolve(safe(dieId, "die ID")).resolve(REGION_FILE);
+  }
+
+  /**
+   * A container's books directory on the host, under the device plugin's state directory: {@code
+   * pods/<podUid>/<container>.books}.
+   *
+   * @throws IllegalArgumentException when the UID or the container name could name another path
+   */
+  public static Path hostBooksDirectory(Path state, String podUid, String container) {
+    return state
+        .resolve("pods")
+        .resolve(safe(podUid, "pod UID"))
+        .resolve(safe(container, "container name") + ".books");
+  }
+
+  /** A container's books of the chip with {@code dieId} on the host. */
+  public static Path hostBooks(Path state, String podUid, String container, String dieId) {
+    return hostBooksDirectory(state, podUid, container).resolve(safe(dieId, "die ID"));
+  }
+
+  private static String safe(String name, String what) {
+    if (!SAFE_NAME.matcher(name).matches() || name.equals(".") || name.equals("..")) {
+      throw new IllegalArgumentException(what + " '" + name + "' cannot name a file on the node");
+    }
+    return name;
   }
 }

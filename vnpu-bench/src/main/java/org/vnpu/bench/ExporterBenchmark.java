@@ -19,16 +19,17 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
+import org.vnpu.api.ShimContract;
 import org.vnpu.api.payload.NodeRegistration;
-import org.vnpu.api.region.RegionFixture;
+import org.vnpu.api.region.BooksFixture;
 import org.vnpu.exporter.ChipPoller;
 import org.vnpu.exporter.ExporterFixtures;
 import org.vnpu.exporter.PodAllocations;
 import org.vnpu.exporter.VnpuCollector;
 
 /**
- * One scrape of a node with 16 chips × 64 containers: collect every metric (reading 16 shared
- * regions) and write the Prometheus text exposition.
+ * One scrape of a node with 16 chips × 64 containers: collect every metric (reading the 1,024
+ * containers' books) and write the Prometheus text exposition.
  */
 @State(Scope.Benchmark)
 @Fork(1)
@@ -61,7 +62,6 @@ public class ExporterBenchmark {
     List<PodAllocations.PodVnpus> pods = new ArrayList<>();
     for (int chip = 0; chip < CHIPS; chip++) {
       String die = ExporterFixtures.die(NODE, chip);
-      RegionFixture region = new RegionFixture(die);
       for (int c = 0; c < CONTAINERS; c++) {
         String uid = "uid-" + chip + "-" + c;
         pods.add(
@@ -72,10 +72,11 @@ public class ExporterBenchmark {
                 NODE,
                 "main",
                 ExporterFixtures.soft(chip, die, 1, 1024)));
-        region.container(c, uid, "main", 1, 1, 1L << 30, 1L << 20, 1_000_000L * c, c);
-        region.process(c, 1000 + c, c, 1L << 20);
+        new BooksFixture(die)
+            .totals(1L << 20, 1_000_000L * c, c, 0)
+            .process(0, 1000 + c, 1L << 20)
+            .write(ShimContract.hostBooks(directory.resolve("state"), uid, "main", die));
       }
-      region.write(directory.resolve("state/chips").resolve(die).resolve("region"));
     }
     collector =
         new VnpuCollector(NODE, chips, () -> pods, directory.resolve("state"), System::nanoTime);

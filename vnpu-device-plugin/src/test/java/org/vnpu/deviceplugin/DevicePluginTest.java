@@ -38,6 +38,7 @@ import org.vnpu.api.payload.NodeRegistration;
 import org.vnpu.api.payload.RegisteredChip;
 import org.vnpu.api.payload.ShimConfig;
 import org.vnpu.api.payload.ShimDevice;
+import org.vnpu.api.region.ChipRegion;
 import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.deviceplugin.kubelet.ChipOwnership;
 import org.vnpu.kubelet.KubeletEmulator;
@@ -282,7 +283,7 @@ class DevicePluginTest {
 
     assertThat(response.getEnvsMap())
         .containsEntry("ASCEND_VISIBLE_DEVICES", "0")
-        .containsEntry(ShimContract.CONFIG_ENV, ShimContract.CONTAINER_CONFIG)
+        .doesNotContainKey(ShimContract.CONFIG_ENV)
         .doesNotContainKey("ASCEND_VNPU_SPECS");
     assertThat(devicePaths(response))
         .containsExactlyInAnyOrder(
@@ -293,9 +294,17 @@ class DevicePluginTest {
     assertThat(mounts.get(ShimContract.CONTAINER_LIBRARY).getReadOnly()).isTrue();
     assertThat(Files.readString(Path.of(mounts.get(ShimContract.CONTAINER_PRELOAD).getHostPath())))
         .isEqualTo(ShimContract.CONTAINER_LIBRARY + "\n");
-    Mount region = mounts.get(ShimContract.chipDirectory(die0));
+    // The chip's region file alone, not its directory: containers cannot plant files beside it.
+    Mount region = mounts.get(ShimContract.chipRegion(die0));
     assertThat(region.getReadOnly()).isFalse();
-    assertThat(Path.of(region.getHostPath())).isDirectory();
+    assertThat(Path.of(region.getHostPath())).isRegularFile().hasSize(ChipRegion.SIZE);
+    assertThat(mounts).doesNotContainKey(ShimContract.CONTAINER_CHIPS + "/" + die0);
+    // The container's books are its own: a directory under its pod's, mounted into it alone.
+    Mount books = mounts.get(ShimContract.CONTAINER_BOOKS);
+    assertThat(books.getReadOnly()).isFalse();
+    assertThat(Path.of(books.getHostPath()))
+        .isEqualTo(ShimContract.hostBooksDirectory(directory.resolve("state"), uid, "model"))
+        .isDirectory();
     assertThat(mounts.get(directory.toString()).getReadOnly()).isTrue();
 
     Path config = Path.of(mounts.get(ShimContract.CONTAINER_CONFIG).getHostPath());
@@ -309,6 +318,7 @@ class DevicePluginTest {
                 ScheduledPods.NAMESPACE,
                 "bert",
                 "model",
+                ShimContract.CONTAINER_BOOKS,
                 LogLevel.INFO,
                 List.of(
                     new ShimDevice(
@@ -316,7 +326,7 @@ class DevicePluginTest {
                         8192L << 20,
                         30,
                         AiCorePolicy.ELASTIC,
-                        ShimContract.chipDirectory(die0)))));
+                        ShimContract.chipRegion(die0)))));
 
     assertThat(pods.podAnnotation("bert", AnnotationKeys.BIND_PHASE)).isEqualTo("success");
     assertThat(
@@ -343,7 +353,7 @@ class DevicePluginTest {
     ContainerAllocateResponse model =
         allocate(1, List.of(kubelet.devices(RESOURCE).get(7).getID()));
     assertThat(model.getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "0");
-    assertThat(mounts(model)).containsKey(ShimContract.chipDirectory(die0));
+    assertThat(mounts(model)).containsKey(ShimContract.chipRegion(die0));
     assertThat(pods.podAnnotation("pipeline", AnnotationKeys.BIND_PHASE)).isEqualTo("success");
     assertThat(pods.nodeAnnotation(AnnotationKeys.NODE_LOCK)).isNull();
   }

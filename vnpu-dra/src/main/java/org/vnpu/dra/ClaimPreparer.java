@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.function.Supplier;
 import org.vnpu.api.AiCorePolicy;
 import org.vnpu.api.LogLevel;
+import org.vnpu.api.ShimContract;
 import org.vnpu.api.SplitMode;
 import org.vnpu.api.codec.ShimConfigFormat;
 import org.vnpu.api.payload.ContainerAllocation;
@@ -202,11 +203,12 @@ final class ClaimPreparer {
             ref.namespace(),
             ref.name(),
             request,
+            ShimContract.CONTAINER_BOOKS,
             shimLogLevel,
             List.of(ShimDevice.of(vnpu)));
     return handouts.of(
         container,
-        files.writeConfig(
+        files.writeShimFiles(
             new NodeFiles.PodRecord(ref.uid(), ref.namespace(), ref.name()),
             device,
             configs.write(config)));

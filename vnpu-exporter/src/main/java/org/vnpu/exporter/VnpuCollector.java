@@ -29,13 +29,13 @@ import org.vnpu.api.payload.ContainerAllocation;
 import org.vnpu.api.payload.NodeRegistration;
 import org.vnpu.api.payload.RegisteredChip;
 import org.vnpu.api.payload.VnpuAssignment;
-import org.vnpu.api.region.SharedRegion;
+import org.vnpu.api.region.ContainerBooks;
 import org.vnpu.driver.ChipUsage;
 
 /**
  * Builds every vNPU metric at scrape time from the latest chip readings, the pods' allocations and
- * the chips' shared regions (read now; a region that cannot be read counts an error and leaves its
- * containers' usage at zero). Container series exist exactly while an allocation does. The metric
+ * the containers' books (read now; books that cannot be read count an error and leave the
+ * container's usage at zero). Container series exist exactly while an allocation does. The metric
  * names and labels are listed in docs/metrics.md.
  */
 public final class VnpuCollector implements MultiCollector {
@@ -51,11 +51,11 @@ public final class VnpuCollector implements MultiCollector {
   private final LongSupplier nanoTime;
   private final Map<String, long[]> lastBusy = new HashMap<>();
   private final Map<Path, Mapping> mappings = new HashMap<>();
-  private long regionErrors;
+  private long booksErrors;
   private double lastCollectSeconds;
 
   /**
-   * @param stateDirectory the device plugin's state directory; regions are under {@code chips/}
+   * @param stateDirectory the device plugin's state directory, where the containers' books are
    * @param nanoTime the clock measured shares are computed with
    */
   public VnpuCollector(
@@ -137,7 +137,6 @@ public final class VnpuCollector implements MultiCollector {
               usage.powerWatts());
         }
       }
-      Optional<SharedRegion> region = region(chip.dieId());
       int vnpus = 0;
       Set<String> podsOnChip = new HashSet<>();
       for (PodAllocations.PodVnpus pod : allocated) {
@@ -146,7 +145,7 @@ public final class VnpuCollector implements MultiCollector {
             if (vnpu.dieId().equals(chip.dieId())) {
               vnpus++;
               podsOnChip.add(pod.uid());
-              container(f, pod, container, vnpu, chip, region, now, seen);
+              container(f, pod, container, vnpu, chip, now, seen);
             }
           }
         }
@@ -178,10 +177,10 @@ public final class VnpuCollector implements MultiCollector {
         nodeLabels,
         chips.driverErrors());
     f.counter(
-        "vnpu_exporter_region_errors",
-        "Shared-region reads that failed (corrupt, torn or another layout version).",
+        "vnpu_exporter_books_errors",
+        "Reads of containers' books that failed (corrupt, not a file, another layout version).",
         nodeLabels,
-        regionErrors);
+        booksErrors);
     f.gauge(
         "vnpu_exporter_collect_duration_seconds",
         "How long the previous scrape took to collect.",
@@ -197,7 +196,6 @@ public final class VnpuCollector implements MultiCollector {
       ContainerAllocation container,
       VnpuAssignment vnpu,
       RegisteredChip chip,
-      Optional<SharedRegion> region,
       long now,
       Set<String> seen) {
     Labels labels =
@@ -211,14 +209,8 @@ public final class VnpuCollector implements MultiCollector {
             "mode", vnpu.wholeCard() ? "whole-card" : vnpu.mode().wireName(),
             "policy", vnpu.policy() == null ? NONE : vnpu.policy().wireName(),
             "template", vnpu.template() == null ? NONE : vnpu.template());
-    Optional<SharedRegion.ContainerSlot> slot =
-        region.flatMap(
-            r ->
-                r.containers().stream()
-                    .filter(
-                        c -> c.podUid().equals(pod.uid()) && c.container().equals(container.name()))
-                    .findFirst());
-    long busy = slot.map(SharedRegion.ContainerSlot::busyNanos).orElse(0L);
+    Optional<ContainerBooks> books = books(pod.uid(), container.name(), chip.dieId());
+    long busy = books.map(ContainerBooks::busyNanos).orElse(0L);
     String key = pod.uid() + "/" + container.name() + "/" + chip.dieId();
     seen.add(key);
     long[] previous = lastBusy.put(key, new long[] {busy, now});
@@ -226,17 +218,7 @@ public final class VnpuCollector implements MultiCollector {
         previous == null || now <= previous[1] || busy < previous[0]
             ? 0
             : (double) (busy - previous[0]) / (now - previous[1]);
-    long processes =
-        region
-            .map(
-                r ->
-                    slot.map(
-                            s ->
-                                r.processes().stream()
-                                    .filter(p -> p.container() == s.slot())
-                                    .count())
-                        .orElse(0L))
-            .orElse(0L);
+    long processes = books.map(b -> b.processes().size()).orElse(0);
     f.gauge(
         "vnpu_container_memory_limit_bytes",
         "Device-memory quota of the container on the chip.",
@@ -244,9 +226,9 @@ public final class VnpuCollector implements MultiCollector {
         vnpu.memoryMiB() * MIB);
     f.gauge(
         "vnpu_container_memory_used_bytes",
-        "Device memory the container's processes hold (from the shim's shared region).",
+        "Device memory the container's processes hold (from the shim's books).",
         labels,
-        slot.map(SharedRegion.ContainerSlot::memoryUsedBytes).orElse(0L));
+        books.map(ContainerBooks::memoryUsedBytes).orElse(0L));
     f.gauge(
         "vnpu_container_aicore_quota_ratio",
         "AI Core share granted, 0..1 (0: best-effort).",
@@ -270,11 +252,18 @@ public final class VnpuCollector implements MultiCollector {
   }
 
   /**
-   * The region of chip {@code dieId}, parsed from a mapping kept across scrapes (mapped again when
-   * the file is replaced).
+   * A container's books of chip {@code dieId}, parsed from a mapping kept across scrapes (mapped
+   * again when the file is replaced).
    */
-  private Optional<SharedRegion> region(String dieId) {
-    Path file = stateDirectory.resolve("chips").resolve(dieId).resolve(ShimContract.REGION_FILE);
+  private Optional<ContainerBooks> books(String podUid, String container, String dieId) {
+    Path file;
+    try {
+      file = ShimContract.hostBooks(stateDirectory, podUid, container, dieId);
+    } catch (IllegalArgumentException e) {
+      booksErrors++;
+      LOG.warn("no books for {}/{} on chip {}: {}", podUid, container, dieId, e.getMessage());
+      return Optional.empty();
+    }
     try {
       if (!Files.exists(file)) {
         mappings.remove(file);
@@ -283,14 +272,14 @@ public final class VnpuCollector implements MultiCollector {
       Object identity = Files.readAttributes(file, BasicFileAttributes.class).fileKey();
       Mapping mapping = mappings.get(file);
       if (mapping == null || !mapping.identity().equals(identity)) {
-        mapping = new Mapping(identity, SharedRegion.map(file));
+        mapping = new Mapping(identity, ContainerBooks.map(file));
         mappings.put(file, mapping);
       }
-      return Optional.of(SharedRegion.parse(file.toString(), mapping.bytes()));
+      return Optional.of(ContainerBooks.parse(file.toString(), mapping.bytes()));
     } catch (IOException | IllegalArgumentException e) {
-      regionErrors++;
+      booksErrors++;
       mappings.remove(file);
-      LOG.warn("cannot read the shared region {}: {}", file, e.getMessage());
+      LOG.warn("cannot read the container's books {}: {}", file, e.getMessage());
       return Optional.empty();
     }
   }

@@ -26,9 +26,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.vnpu.api.ShimContract;
 import org.vnpu.api.SplitMode;
 import org.vnpu.api.payload.VnpuAssignment;
-import org.vnpu.api.region.RegionFixture;
+import org.vnpu.api.region.BooksFixture;
 import org.vnpu.testkit.GoldenFile;
 
 @EnableKubernetesMockClient(crud = true)
@@ -48,8 +49,8 @@ class VnpuCollectorTest {
     return new VnpuCollector(node, poller, () -> pods, directory.resolve("state"), nanos::get);
   }
 
-  private Path region(String node, int chip) {
-    return directory.resolve("state/chips").resolve(die(node, chip)).resolve("region");
+  private Path books(String node, String podUid, int chip) {
+    return ShimContract.hostBooks(directory.resolve("state"), podUid, "main", die(node, chip));
   }
 
   @Test
@@ -75,15 +76,16 @@ class VnpuCollectorTest {
                     null,
                     "vir05_1c_16g")));
     VnpuCollector collector = collector(node, 2, pods);
-    new RegionFixture(die(node, 0))
-        .container(0, "uid-a", "model", 1, 30, 8L << 30, 1L << 30, 1_000_000_000L, 120)
-        .process(0, 4242, 0, 1L << 30)
-        .write(region(node, 0));
+    Path books = ShimContract.hostBooks(directory.resolve("state"), "uid-a", "model", die(node, 0));
+    new BooksFixture(die(node, 0))
+        .totals(1L << 30, 1_000_000_000L, 120, 0)
+        .process(0, 4242, 1L << 30)
+        .write(books);
     collector.collect();
-    new RegionFixture(die(node, 0))
-        .container(0, "uid-a", "model", 1, 30, 8L << 30, 1L << 30, 4_000_000_000L, 480)
-        .process(0, 4242, 0, 1L << 30)
-        .write(region(node, 0));
+    new BooksFixture(die(node, 0))
+        .totals(1L << 30, 4_000_000_000L, 480, 0)
+        .process(0, 4242, 1L << 30)
+        .write(books);
     nanos.set(10_000_000_000L);
 
     String exposition = text(collector.collect());
@@ -111,26 +113,26 @@ class VnpuCollectorTest {
   }
 
   @Test
-  void aCorruptedRegionCountsAnErrorAndTheScrapeGoesOn() throws IOException {
+  void corruptedBooksCountAnErrorAndTheScrapeGoesOn() throws IOException {
     String node = "corrupt";
     VnpuCollector collector =
         collector(
             node,
             1,
             List.of(pod("uid-c", "default", "c", node, "main", soft(0, die(node, 0), 10, 1024))));
-    Files.createDirectories(region(node, 0).getParent());
-    Files.write(region(node, 0), "not a region".getBytes(StandardCharsets.UTF_8));
+    Files.createDirectories(books(node, "uid-c", 0).getParent());
+    Files.write(books(node, "uid-c", 0), "not books".getBytes(StandardCharsets.UTF_8));
 
     String exposition = text(collector.collect());
 
-    assertThat(exposition).contains("vnpu_exporter_region_errors_total{node=\"corrupt\"} 1.0");
+    assertThat(exposition).contains("vnpu_exporter_books_errors_total{node=\"corrupt\"} 1.0");
     assertThat(exposition)
         .contains("vnpu_container_memory_used_bytes{chip=\"0\",container=\"main\"");
     assertThat(exposition).contains("vnpu_chip_healthy{");
   }
 
   @Test
-  void aFifoOrALinkPutWhereTheRegionIsCountsAnErrorInsteadOfHangingTheScrape() throws Exception {
+  void aFifoOrALinkPutWhereTheBooksAreCountsAnErrorInsteadOfHangingTheScrape() throws Exception {
     String node = "hostile";
     VnpuCollector collector =
         collector(
@@ -139,16 +141,18 @@ class VnpuCollectorTest {
             List.of(
                 pod("uid-h", "default", "h", node, "main", soft(0, die(node, 0), 10, 1024)),
                 pod("uid-i", "default", "i", node, "main", soft(1, die(node, 1), 10, 1024))));
-    Files.createDirectories(region(node, 0).getParent());
-    Files.createDirectories(region(node, 1).getParent());
-    // A container shares the chip directory: it can put a FIFO or a link where the region goes.
-    assertThat(new ProcessBuilder("mkfifo", region(node, 0).toString()).start().waitFor()).isZero();
-    Files.createSymbolicLink(region(node, 1), Path.of("/etc/hostname"));
+    Path fifo = books(node, "uid-h", 0);
+    Path link = books(node, "uid-i", 1);
+    Files.createDirectories(fifo.getParent());
+    Files.createDirectories(link.getParent());
+    // A container writes its books directory: it can put a FIFO or a link where its books go.
+    assertThat(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor()).isZero();
+    Files.createSymbolicLink(link, Path.of("/etc/hostname"));
 
     String exposition =
         assertTimeoutPreemptively(Duration.ofSeconds(5), () -> text(collector.collect()));
 
-    assertThat(exposition).contains("vnpu_exporter_region_errors_total{node=\"hostile\"} 2.0");
+    assertThat(exposition).contains("vnpu_exporter_books_errors_total{node=\"hostile\"} 2.0");
   }
 
   @Test

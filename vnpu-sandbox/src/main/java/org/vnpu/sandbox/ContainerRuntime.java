@@ -65,7 +65,9 @@ final class ContainerRuntime {
     }
     Map<String, String> environment = new LinkedHashMap<>(specEnvironment);
     handout.getEnvsMap().forEach((key, value) -> environment.put(key, resolve(value, mounts)));
-    String config = environment.get(ShimContract.CONFIG_ENV);
+    // In a container the shim reads its config at the fixed path; with no mount namespace, the
+    // sandbox points it at a resolved copy through the variable the shim honours only here.
+    String config = mounts.get(ShimContract.CONTAINER_CONFIG);
     if (config != null) {
       environment.put(
           ShimContract.CONFIG_ENV, resolvedConfig(Path.of(config), mounts, directory).toString());
@@ -98,7 +100,7 @@ final class ContainerRuntime {
                         device.memoryBytes(),
                         device.cores(),
                         device.policy(),
-                        resolve(device.regionDirectory(), mounts)))
+                        resolve(device.region(), mounts)))
             .toList();
     Path resolved = directory.resolve(ShimConfigFormat.FILE_NAME);
     Files.writeString(
@@ -109,6 +111,7 @@ final class ContainerRuntime {
                 written.podNamespace(),
                 written.podName(),
                 written.container(),
+                resolve(written.booksDirectory(), mounts),
                 written.logLevel(),
                 devices)));
     return resolved;

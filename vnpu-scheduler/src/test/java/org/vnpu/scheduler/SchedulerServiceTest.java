@@ -32,6 +32,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.ResourceNames;
+import org.vnpu.api.ShimContract;
 import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.core.request.PodManifests;
@@ -135,7 +136,8 @@ class SchedulerServiceTest {
 
     bound(pod);
     ContainerAllocateResponse handout = node.allocate(1);
-    assertThat(handout.getEnvsMap()).containsKey("VNPU_CONFIG");
+    assertThat(handout.getMountsList())
+        .anyMatch(mount -> mount.getContainerPath().equals(ShimContract.CONTAINER_CONFIG));
     assertThat(node.pods.podAnnotation("bert", AnnotationKeys.BIND_PHASE)).isEqualTo("success");
     await().until(() -> node.pods.nodeAnnotation(AnnotationKeys.NODE_LOCK) == null);
   }

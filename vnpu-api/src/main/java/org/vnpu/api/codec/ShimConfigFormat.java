@@ -20,7 +20,7 @@ import org.vnpu.api.payload.ShimDevice;
 public final class ShimConfigFormat {
 
   /** The version this build writes and reads. */
-  public static final int VERSION = 1;
+  public static final int VERSION = 2;
 
   /** The name errors carry, as in {@code vnpu.conf: missing key container}. */
   public static final String FILE_NAME = "vnpu.conf";
@@ -36,6 +36,7 @@ public final class ShimConfigFormat {
     entries.put("pod.namespace", config.podNamespace());
     entries.put("pod.name", config.podName());
     entries.put("container", config.container());
+    entries.put("books_dir", config.booksDirectory());
     entries.put("log.level", config.logLevel().wireName());
     entries.put("devices", Integer.toString(config.devices().size()));
     for (int i = 0; i < config.devices().size(); i++) {
@@ -45,7 +46,7 @@ public final class ShimConfigFormat {
       entries.put(prefix + "memory_bytes", Long.toString(device.memoryBytes()));
       entries.put(prefix + "cores", Integer.toString(device.cores()));
       entries.put(prefix + "policy", device.policy().wireName());
-      entries.put(prefix + "region_dir", device.regionDirectory());
+      entries.put(prefix + "region", device.region());
     }
     StringBuilder text = new StringBuilder(HEADER);
     entries.forEach(
@@ -84,7 +85,7 @@ public final class ShimConfigFormat {
                       entries.longValue(prefix + "memory_bytes"),
                       entries.integer(prefix + "cores"),
                       entries.wire(prefix + "policy", AiCorePolicy.class),
-                      entries.text(prefix + "region_dir"))));
+                      entries.text(prefix + "region"))));
     }
     ShimConfig config =
         entries.build(
@@ -94,6 +95,7 @@ public final class ShimConfigFormat {
                     entries.text("pod.namespace"),
                     entries.text("pod.name"),
                     entries.text("container"),
+                    entries.text("books_dir"),
                     entries.wire("log.level", LogLevel.class),
                     devices));
     entries.requireAllUsed();

@@ -7,10 +7,11 @@ import org.vnpu.api.LogLevel;
  * What the runtime shim of one container enforces, written by the device plugin into a read-only
  * file (see {@link org.vnpu.api.codec.ShimConfigFormat}).
  *
- * @param podUid UID of the pod, for the shim's shared-region slot and logs
+ * @param podUid UID of the pod, for logs
  * @param podNamespace namespace of the pod, for logs
  * @param podName name of the pod, for logs
  * @param container container name
+ * @param booksDirectory the container's own books directory inside the container
  * @param logLevel how much the shim logs
  * @param devices the container's visible devices in order; device {@code i} is the runtime's device
  *     {@code i}
@@ -20,6 +21,7 @@ public record ShimConfig(
     String podNamespace,
     String podName,
     String container,
+    String booksDirectory,
     LogLevel logLevel,
     List<ShimDevice> devices) {
 
@@ -28,6 +30,7 @@ public record ShimConfig(
     Checks.text(podNamespace, "podNamespace");
     Checks.text(podName, "podName");
     Checks.text(container, "container");
+    Checks.text(booksDirectory, "booksDirectory");
     Checks.present(logLevel, "logLevel");
     devices = Checks.list(devices, "devices");
     if (devices.isEmpty()) {

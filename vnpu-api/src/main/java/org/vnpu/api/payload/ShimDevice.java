@@ -10,19 +10,19 @@ import org.vnpu.api.ShimContract;
  * @param memoryBytes device-memory quota of the container on this chip, exact
  * @param cores AI Core percent guaranteed (0 for best-effort)
  * @param policy how the AI Core share is enforced
- * @param regionDirectory the chip's shared-region directory inside the container
+ * @param region the chip's region file inside the container
  */
 public record ShimDevice(
-    String dieId, long memoryBytes, int cores, AiCorePolicy policy, String regionDirectory) {
+    String dieId, long memoryBytes, int cores, AiCorePolicy policy, String region) {
 
-  /** The shim's view of a soft share the scheduler assigned; its region directory is the chip's. */
+  /** The shim's view of a soft share the scheduler assigned; its region is the chip's. */
   public static ShimDevice of(VnpuAssignment vnpu) {
     return new ShimDevice(
         vnpu.dieId(),
         vnpu.memoryMiB() << 20,
         vnpu.cores(),
         vnpu.policy(),
-        ShimContract.chipDirectory(vnpu.dieId()));
+        ShimContract.chipRegion(vnpu.dieId()));
   }
 
   public ShimDevice {
@@ -30,6 +30,6 @@ public record ShimDevice(
     Checks.range(memoryBytes, 1, Long.MAX_VALUE, "memoryBytes");
     Checks.range(cores, 0, 100, "cores");
     Checks.present(policy, "policy");
-    Checks.text(regionDirectory, "regionDirectory");
+    Checks.text(region, "region");
   }
 }

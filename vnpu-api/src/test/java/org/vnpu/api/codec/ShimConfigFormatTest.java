@@ -25,10 +25,10 @@ class ShimConfigFormatTest {
         "serving",
         "bert-0",
         "model",
+        ShimContract.CONTAINER_BOOKS,
         LogLevel.INFO,
         List.of(
-            new ShimDevice(
-                DIE, 8L << 30, 30, AiCorePolicy.ELASTIC, ShimContract.chipDirectory(DIE))));
+            new ShimDevice(DIE, 8L << 30, 30, AiCorePolicy.ELASTIC, ShimContract.chipRegion(DIE))));
   }
 
   @Test
@@ -51,7 +51,7 @@ class ShimConfigFormatTest {
   @Test
   void refusesWhatTheShimCouldMisread() {
     String good = format.write(config());
-    assertProblem(good.replace("version=1", "version=2"), "unsupported version 2");
+    assertProblem(good.replace("version=2", "version=1"), "unsupported version 1");
     assertProblem(good.replace("container=model\n", ""), "missing key container");
     assertProblem(good + "container=other\n", "repeats key container");
     assertProblem(good + "device.1.cores=5\n", "unknown key device.1.cores");

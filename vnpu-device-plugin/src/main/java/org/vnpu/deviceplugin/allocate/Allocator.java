@@ -5,7 +5,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.util.HashMap;
 import java.util.List;
@@ -19,6 +18,7 @@ import org.slf4j.LoggerFactory;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.BindPhase;
 import org.vnpu.api.LogLevel;
+import org.vnpu.api.ShimContract;
 import org.vnpu.api.SplitMode;
 import org.vnpu.api.codec.MalformedPayloadException;
 import org.vnpu.api.codec.PayloadCodec;
@@ -145,13 +145,13 @@ public final class Allocator {
   private Handout handOut(AllocationGate.Admission admission) throws AllocationRefusedException {
     ContainerAllocation container = admission.container();
     try {
-      Path config = null;
+      NodeFiles.ShimFiles shim = null;
       if (container.vnpus().stream().anyMatch(Allocator::isSoftShare)) {
-        config =
-            files.writeConfig(
+        shim =
+            files.writeShimFiles(
                 admission.pod(), container.name(), shimConfigs.write(shimConfig(admission)));
       }
-      return handouts.of(container, config);
+      return handouts.of(container, shim);
     } catch (IOException | UncheckedIOException e) {
       throw new AllocationRefusedException(
           "cannot write the files of container "
@@ -173,6 +173,7 @@ public final class Allocator {
         admission.pod().namespace(),
         admission.pod().name(),
         admission.container().name(),
+        ShimContract.CONTAINER_BOOKS,
         shimLogLevel,
         devices);
   }

@@ -23,8 +23,9 @@ import org.vnpu.api.payload.VnpuAssignment;
  *       ASCEND_VISIBLE_DEVICES} with the chip indexes, and {@code ASCEND_RUNTIME_OPTIONS=NODRV} so
  *       that Ascend Docker Runtime, where installed, does not mount the driver a second time.
  *   <li>Whole cards and soft shares: {@code /dev/davinciN} of each chip.
- *   <li>Soft shares: the shim, {@code /etc/ld.so.preload}, the container's config (read-only) and
- *       the chip's shared-region directory; {@code VNPU_CONFIG}.
+ *   <li>Soft shares: the shim, {@code /etc/ld.so.preload} and the container's config (read-only),
+ *       the container's own books directory, and each chip's region file (read-write; not the
+ *       chip's directory, so that a container cannot replace the file or plant others beside it).
  *   <li>Hard shares: no {@code /dev/davinciN}; {@code ASCEND_VNPU_SPECS=<template>} makes Ascend
  *       Docker Runtime create the vNPU on the chip and mount it.
  * </ul>
@@ -71,9 +72,9 @@ public final class Handouts {
   /**
    * What {@code container} receives.
    *
-   * @param config the container's shim config on the host; required for a soft share, else null
+   * @param shim the container's shim files on the host; required for a soft share, else null
    */
-  public Handout of(ContainerAllocation container, Path config) throws IOException {
+  public Handout of(ContainerAllocation container, NodeFiles.ShimFiles shim) throws IOException {
     Map<String, String> environment = new LinkedHashMap<>();
     List<Handout.MountPoint> mounts = new ArrayList<>();
     List<Handout.DeviceNode> devices = new ArrayList<>();
@@ -99,19 +100,21 @@ public final class Handouts {
       if (!vnpu.wholeCard()) {
         mounts.add(
             new Handout.MountPoint(
-                ShimContract.chipDirectory(vnpu.dieId()),
-                files.chipDirectory(vnpu.dieId()).toString(),
+                ShimContract.chipRegion(vnpu.dieId()),
+                files.chipRegion(vnpu.dieId()).toString(),
                 false));
       }
     }
-    if (config != null) {
-      environment.put(ShimContract.CONFIG_ENV, ShimContract.CONTAINER_CONFIG);
+    if (shim != null) {
       mounts.add(
           new Handout.MountPoint(ShimContract.CONTAINER_LIBRARY, shimLibrary.toString(), true));
       mounts.add(
           new Handout.MountPoint(
               ShimContract.CONTAINER_PRELOAD, files.preloadFile().toString(), true));
-      mounts.add(new Handout.MountPoint(ShimContract.CONTAINER_CONFIG, config.toString(), true));
+      mounts.add(
+          new Handout.MountPoint(ShimContract.CONTAINER_CONFIG, shim.config().toString(), true));
+      mounts.add(
+          new Handout.MountPoint(ShimContract.CONTAINER_BOOKS, shim.books().toString(), false));
     }
     return new Handout(environment, mounts, devices);
   }

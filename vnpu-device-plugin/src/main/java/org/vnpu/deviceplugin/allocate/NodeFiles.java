@@ -5,31 +5,42 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Pattern;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.vnpu.api.ShimContract;
+import org.vnpu.api.region.ChipRegion;
 
 /**
  * The device plugin's files on the node, under its state directory:
  *
  * <pre>
  * &lt;state&gt;/ld.so.preload                      names the shim; mounted as /etc/ld.so.preload
- * &lt;state&gt;/chips/&lt;dieId&gt;/                    a chip's shared-region directory (mode 0777)
+ * &lt;state&gt;/chips/&lt;dieId&gt;/region              a chip's region (mode 0666, mounted alone)
  * &lt;state&gt;/pods/&lt;podUid&gt;/pod                 namespace and name of the pod, one per line
  * &lt;state&gt;/pods/&lt;podUid&gt;/&lt;container&gt;.conf    a container's shim config (mode 0444)
+ * &lt;state&gt;/pods/&lt;podUid&gt;/&lt;container&gt;.books/  its books, one file per chip (mode 0777)
  * </pre>
+ *
+ * <p>Host paths come from {@link ShimContract}, which the exporter reads them by.
  */
 public final class NodeFiles {
 
   /** A pod the node has files for. */
   public record PodRecord(String uid, String namespace, String name) {}
 
-  private static final Pattern SAFE_NAME = Pattern.compile("[A-Za-z0-9._-]+");
+  /**
+   * A container's shim files on the host.
+   *
+   * @param config its shim config, mounted read-only
+   * @param books its books directory, mounted read-write into it alone
+   */
+  public record ShimFiles(Path config, Path books) {}
 
   private final Path state;
 
@@ -56,34 +67,47 @@ public final class NodeFiles {
   }
 
   /**
-   * The chip's shared-region directory on the host, created writable for every container user.
+   * The chip's region on the host, created (or its header written again) as the device plugin owns
+   * it.
    *
    * @throws IOException also when the die ID could name another path ({@code ..}, {@code /})
    */
-  public Path chipDirectory(String dieId) throws IOException {
-    if (!SAFE_NAME.matcher(dieId).matches() || dieId.equals(".") || dieId.equals("..")) {
-      throw new IOException("die ID '" + dieId + "' cannot name a directory");
-    }
-    Path directory = state.resolve("chips").resolve(dieId);
-    if (!Files.isDirectory(directory)) {
-      Files.createDirectories(directory);
-      Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwxrwxrwx"));
-    }
-    return directory;
+  public Path chipRegion(String dieId) throws IOException {
+    Path region = hostPath(() -> ShimContract.hostRegion(state, dieId));
+    Files.createDirectories(region.getParent());
+    ChipRegion.prepare(region, dieId);
+    return region;
   }
 
-  /** Writes a container's shim config, read-only, and returns its host path. */
-  public Path writeConfig(PodRecord pod, String container, String text) throws IOException {
-    Path directory = state.resolve("pods").resolve(pod.uid());
+  /**
+   * Writes a container's shim config, read-only, and creates its books directory, writable for
+   * whichever user the container runs as.
+   */
+  public ShimFiles writeShimFiles(PodRecord pod, String container, String config)
+      throws IOException {
+    Path books = hostPath(() -> ShimContract.hostBooksDirectory(state, pod.uid(), container));
+    Path directory = books.getParent();
     Files.createDirectories(directory);
     Path record = directory.resolve("pod");
     if (!Files.exists(record)) {
       writeAtomically(record, pod.namespace() + "\n" + pod.name() + "\n");
     }
-    Path config = directory.resolve(container + ".conf");
-    writeAtomically(config, text);
-    Files.setPosixFilePermissions(config, PosixFilePermissions.fromString("r--r--r--"));
-    return config;
+    Path file = directory.resolve(container + ".conf");
+    writeAtomically(file, config);
+    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("r--r--r--"));
+    if (!Files.isDirectory(books, LinkOption.NOFOLLOW_LINKS)) {
+      Files.createDirectory(books);
+      Files.setPosixFilePermissions(books, PosixFilePermissions.fromString("rwxrwxrwx"));
+    }
+    return new ShimFiles(file, books);
+  }
+
+  private static Path hostPath(Supplier<Path> path) throws IOException {
+    try {
+      return path.get();
+    } catch (IllegalArgumentException e) {
+      throw new IOException(e.getMessage(), e);
+    }
   }
 
   /** The pods that have files here; directories without a readable record are skipped. */

@@ -9,25 +9,29 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.vnpu.api.region.ChipRegion;
 
 class NodeFilesTest {
 
   @TempDir Path state;
 
   @Test
-  void chipDirectoriesAreWritableForEveryContainerUserAndStayInsideTheStateDirectory()
+  void chipRegionsAreWritableForEveryContainerUserAndStayInsideTheStateDirectory()
       throws IOException {
     NodeFiles files = new NodeFiles(state).prepare();
 
-    Path chip = files.chipDirectory("0A1B2C3D-00000000-00000000-00000000-00000001");
+    Path region = files.chipRegion("0A1B2C3D-00000000-00000000-00000000-00000001");
 
-    assertThat(chip.getParent()).isEqualTo(state.resolve("chips"));
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(chip)))
-        .isEqualTo("rwxrwxrwx");
+    assertThat(region.getParent().getParent()).isEqualTo(state.resolve("chips"));
+    assertThat(region).hasSize(ChipRegion.SIZE);
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(region)))
+        .isEqualTo("rw-rw-rw-");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(region.getParent())))
+        .isEqualTo("rwxr-xr-x");
     for (String bad : new String[] {"..", ".", "../etc", "a/b", ""}) {
-      assertThatThrownBy(() -> files.chipDirectory(bad))
+      assertThatThrownBy(() -> files.chipRegion(bad))
           .isInstanceOf(IOException.class)
-          .hasMessageContaining("cannot name a directory");
+          .hasMessageContaining("cannot name a file on the node");
     }
   }
 
@@ -36,10 +40,13 @@ class NodeFilesTest {
     NodeFiles files = new NodeFiles(state).prepare();
     NodeFiles.PodRecord pod = new NodeFiles.PodRecord("uid-1", "serving", "bert");
 
-    Path config = files.writeConfig(pod, "model", "version=1\n");
-    files.writeConfig(pod, "model", "version=1\n# rewritten\n");
+    NodeFiles.ShimFiles shim = files.writeShimFiles(pod, "model", "version=2\n");
+    files.writeShimFiles(pod, "model", "version=2\n# rewritten\n");
 
-    assertThat(config).hasContent("version=1\n# rewritten");
+    assertThat(shim.config()).hasContent("version=2\n# rewritten");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(shim.books())))
+        .isEqualTo("rwxrwxrwx");
+    assertThat(shim.books()).isEqualTo(state.resolve("pods/uid-1/model.books"));
     assertThat(files.pods()).containsExactly(pod);
     files.remove("uid-1");
     assertThat(files.pods()).isEmpty();

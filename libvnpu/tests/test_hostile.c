@@ -1,0 +1,158 @@
+/*
+ * A hostile container on the same chip writes the chip region (every container can): the victim
+ * container's quota, process and progress must not depend on what it writes. Run with the shim
+ * preloaded (run.sh) and WORK_DIR a writable directory. The victim runs in a child process with
+ * its own config and books; this process plays the hostile container through a mapping of the
+ * region it makes itself, without the shim.
+ */
+#include "harness.h" /* first: it sets _GNU_SOURCE */
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rt_api.h"
+
+#define QUOTA (64ull << 20)
+#define TICK_NS VNPU_CLAIM_TICK_NS
+
+static char region_path[600], config_path[600];
+static struct vnpu_region *region;
+
+static uint64_t now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static uint64_t claim(uint32_t owner, uint64_t until_ns) {
+    return (until_ns / TICK_NS) << VNPU_CLAIM_OWNER_BITS | owner;
+}
+
+static void victim(const char *name, const char *policy) {
+    char books[600];
+    snprintf(config_path, sizeof(config_path), "%s/%s.conf", getenv("WORK_DIR"), name);
+    snprintf(books, sizeof(books), "%s/%s.books", getenv("WORK_DIR"), name);
+    write_config(config_path, name, "main", QUOTA, strcmp(policy, "best-effort") == 0 ? 0 : 50,
+                 policy, "HOSTILE-CHIP", region_path, books);
+}
+
+/*
+ * Runs the victim in a child: the whole quota fits and a byte more does not, then kernels 1 ms
+ * each, synchronised in fours. Returns the seconds the kernels took, or -1 when the child failed.
+ */
+static double run_victim(int kernels) {
+    int result[2];
+    if (pipe(result) != 0) {
+        exit(2);
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("VNPU_CONFIG", config_path, 1);
+        void *all = NULL, *more = NULL;
+        if (rtMalloc(&all, QUOTA, 0, 0) != 0 ||
+            rtMalloc(&more, 1, 0, 0) != ACL_ERROR_RT_MEMORY_ALLOCATION || rtFree(all) != 0) {
+            _exit(4);
+        }
+        rtStream_t stream;
+        if (rtStreamCreate(&stream, 0) != 0) {
+            _exit(2);
+        }
+        uint64_t start = now_ns();
+        for (int i = 0; i < kernels; i++) {
+            if (rtKernelLaunch(NULL, 1000, NULL, 0, NULL, stream) != 0) {
+                _exit(3);
+            }
+            if (i % 4 == 3) {
+                rtStreamSynchronize(stream);
+            }
+        }
+        rtStreamSynchronize(stream);
+        double seconds = (double)(now_ns() - start) / 1e9;
+        if (write(result[1], &seconds, sizeof(seconds)) != sizeof(seconds)) {
+            _exit(2);
+        }
+        _exit(0);
+    }
+    close(result[1]);
+    double seconds = -1;
+    if (read(result[0], &seconds, sizeof(seconds)) != sizeof(seconds)) {
+        seconds = -1;
+    }
+    close(result[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+           "the victim failed (exit %d: 4 = its quota was not exact)", WEXITSTATUS(status));
+    return seconds;
+}
+
+static volatile int renewing;
+
+/* A holder that never lets go: renews a plausible token every millisecond. */
+static void *hold_forever(void *unused) {
+    (void)unused;
+    while (renewing) {
+        __atomic_store_n(&region->token, claim(777, now_ns() + 9000000ull), __ATOMIC_RELEASE);
+        usleep(1000);
+    }
+    return NULL;
+}
+
+static void reset_region(void) {
+    write_region(region_path, "HOSTILE-CHIP");
+}
+
+int main(void) {
+    const char *work = getenv("WORK_DIR");
+    if (work == NULL) {
+        fprintf(stderr, "set WORK_DIR\n");
+        return 2;
+    }
+    snprintf(region_path, sizeof(region_path), "%s/region", work);
+    reset_region();
+    int fd = open(region_path, O_RDWR);
+    region = mmap(NULL, VNPU_REGION_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (region == MAP_FAILED) {
+        perror(region_path);
+        return 2;
+    }
+
+    /* A token claiming the chip for ten seconds is forged: no honest slice is that long. */
+    victim("forged", "fixed-share");
+    region->token = claim(777, now_ns() + 10000000000ull);
+    double seconds = run_victim(40);
+    EXPECT(seconds >= 0 && seconds < 2, "a forged 10 s token held the victim %.2f s", seconds);
+
+    /* A holder renewing a plausible token forever delays each turn by at most 200 ms. */
+    victim("stalled", "fixed-share");
+    renewing = 1;
+    pthread_t holder;
+    pthread_create(&holder, NULL, hold_forever, NULL);
+    seconds = run_victim(40);
+    renewing = 0;
+    pthread_join(holder, NULL);
+    EXPECT(seconds >= 0 && seconds < 5, "a holder that never lets go stalled the victim %.2f s",
+           seconds);
+
+    /* A forged notice that a creditor waits, far in the future, does not starve borrowers. */
+    victim("borrower", "best-effort");
+    region->token = 0;
+    region->creditor_notice = claim(778, now_ns() + 10000000000ull);
+    seconds = run_victim(40);
+    EXPECT(seconds >= 0 && seconds < 2, "a forged creditor notice held a borrower %.2f s", seconds);
+
+    /* A region full of garbage: the victim keeps its exact quota and runs unpaced. */
+    memset(region, 0xff, VNPU_REGION_SIZE);
+    victim("garbage", "fixed-share");
+    seconds = run_victim(40);
+    EXPECT(seconds >= 0 && seconds < 2, "a garbage region held the victim %.2f s", seconds);
+    memset(region, 0, VNPU_REGION_SIZE);
+    reset_region();
+    return finish("test_hostile");
+}
