@@ -1,6 +1,7 @@
 /*
  * The Ascend runtime (libruntime.so) calls libvnpu intercepts, with their documented signatures
- * (reference: CANN runtime headers mem.h, rts_mem.h, kernel.h, rts_kernel.h, rt_external_kernel.h).
+ * (reference: CANN runtime headers mem.h, rts_mem.h, kernel.h, rts_kernel.h, rt_external_kernel.h,
+ * context.h).
  * Structures the shim never looks into are incomplete types: only their pointers cross the call.
  *
  * VNPU_RUNTIME_HOOKS is the one table of intercepted calls. Each row is
@@ -58,7 +59,17 @@ typedef struct rtFftsPlusTaskInfo rtFftsPlusTaskInfo_t;
       (void **devPtr, uint64_t size, rtMallocPolicy policy, rtMallocAdvise advise,                 \
        rtMallocConfig_t *cfg),                                                                     \
       (devPtr, size, policy, advise, cfg), devPtr, size)                                           \
+    X(ALLOC, rtDvppMalloc, (void **devPtr, uint64_t size, uint16_t moduleId),                      \
+      (devPtr, size, moduleId), devPtr, size)                                                      \
+    X(ALLOC, rtDvppMallocWithFlag,                                                                 \
+      (void **devPtr, uint64_t size, uint32_t flag, uint16_t moduleId),                            \
+      (devPtr, size, flag, moduleId), devPtr, size)                                                \
+    X(ALLOC, rtMemAllocManaged, (void **ptr, uint64_t size, uint32_t flag, uint16_t moduleId),     \
+      (ptr, size, flag, moduleId), ptr, size)                                                      \
     X(FREE, rtFree, (void *devPtr), (devPtr), devPtr)                                              \
+    X(FREE, rtFreeWithDevSync, (void *devPtr), (devPtr), devPtr)                                   \
+    X(FREE, rtDvppFree, (void *devPtr), (devPtr), devPtr)                                          \
+    X(FREE, rtMemFreeManaged, (void *ptr), (ptr), ptr)                                             \
     X(FREE, rtFreePhysical, (rtDrvMemHandle handle), (handle), handle)                             \
     X(FREE, rtsFree, (void *devPtr), (devPtr), devPtr)                                             \
     X(QUERY, rtMemGetInfo, (size_t *freeSize, size_t *totalSize), (freeSize, totalSize),           \
@@ -132,9 +143,14 @@ typedef struct rtFftsPlusTaskInfo rtFftsPlusTaskInfo_t;
       (rtFftsPlusTaskInfo_t * fftsPlusTaskInfo, rtStream_t stm, uint32_t flag),                    \
       (fftsPlusTaskInfo, stm, flag), stm)
 
-/* Calls the shim uses but does not gate. */
+/* Calls the shim uses but does not gate: it asks rtGetDevice which device a call is for, so every
+ * way of switching (rtSetDevice, rtCtxCreate, rtCtxSetCurrent, ...) is covered. */
+typedef void *rtContext_t;
 rtError_t rtSetDevice(int32_t devId);
 rtError_t rtGetDevice(int32_t *devId);
+rtError_t rtCtxCreate(rtContext_t *createCtx, uint32_t flags, int32_t devId);
+rtError_t rtCtxSetCurrent(rtContext_t currentCtx);
+rtError_t rtCtxDestroy(rtContext_t destroyCtx);
 rtError_t rtStreamCreate(rtStream_t *stm, int32_t priority);
 rtError_t rtStreamDestroy(rtStream_t stm);
 rtError_t rtStreamSynchronize(rtStream_t stm);

@@ -79,7 +79,6 @@ static int init_running;
 static struct vnpu_config config;
 static struct device_state devices[VNPU_MAX_DEVICES];
 static uint32_t owner; /* this process's token owner ID, never 0 */
-static __thread int current_device;
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct allocation table[TABLE_SIZE];
@@ -98,7 +97,7 @@ static char tombstone;
     }
 #define DECLARE_REAL(KIND, name, ...) REAL(name)
 VNPU_RUNTIME_HOOKS(DECLARE_REAL)
-REAL(rtSetDevice)
+REAL(rtGetDevice)
 REAL(rtStreamDestroy)
 REAL(rtStreamSynchronize)
 
@@ -227,12 +226,26 @@ static int state(void) {
     return now;
 }
 
+/*
+ * The device the runtime says the calling thread is on, however it got there (rtSetDevice, a
+ * context made or made current), or -1 when it has none.
+ */
+static int32_t runtime_device(void) {
+    rtError_t (*get)(int32_t *) = original_rtGetDevice();
+    int32_t device = -1;
+    if (get == NULL || get(&device) != RT_ERROR_NONE) {
+        return -1;
+    }
+    return device;
+}
+
 /* The calling thread's device when the shim is ready and the container sees it, else NULL. */
 static struct device_state *current(void) {
-    if (state() != READY || current_device < 0 || current_device >= config.device_count) {
+    if (state() != READY) {
         return NULL;
     }
-    return &devices[current_device];
+    int32_t device = runtime_device();
+    return device < 0 || device >= config.device_count ? NULL : &devices[device];
 }
 
 /* The calling thread's device, or NULL (logged) when the shim refuses it. */
@@ -240,7 +253,7 @@ static struct device_state *device(void) {
     struct device_state *d = current();
     if (d == NULL && init_state == READY) {
         VNPU_LOG(VNPU_LOG_ERROR, "device %d is not visible to this container (it has %d)",
-                 current_device, config.device_count);
+                 runtime_device(), config.device_count);
     }
     return d;
 }
@@ -625,18 +638,6 @@ static void *keeper(void *unused) {
 
 #define HOOK(KIND, name, params, args, ...) HOOK_##KIND(name, params, args, __VA_ARGS__)
 VNPU_RUNTIME_HOOKS(HOOK)
-
-rtError_t rtSetDevice(int32_t devId) {
-    __typeof__(&rtSetDevice) real = original_rtSetDevice();
-    if (real == NULL) {
-        return ACL_ERROR_RT_INTERNAL_ERROR;
-    }
-    rtError_t rc = real(devId);
-    if (rc == RT_ERROR_NONE) {
-        current_device = devId;
-    }
-    return rc;
-}
 
 /* Waiting for its own kernels does not make a holder idle: it keeps its slice until the end. */
 rtError_t rtStreamSynchronize(rtStream_t stm) {

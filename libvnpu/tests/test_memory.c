@@ -47,6 +47,19 @@ static void exact_boundary(void) {
     EXPECT(rtsMemGetInfo(1, &free_size, &total) == 0 && free_size == 0, "rtsMemGetInfo full");
     EXPECT(rtsFree(rest) == 0 && rtFree(most) == 0, "frees");
 
+    /* DVPP, managed and device-synchronised frees count like any other device memory. */
+    void *dvpp = NULL, *flagged = NULL, *managed = NULL;
+    EXPECT(rtDvppMalloc(&dvpp, quota / 2, 0) == 0, "DVPP half");
+    EXPECT(rtDvppMallocWithFlag(&flagged, quota / 4, 0, 0) == 0, "DVPP with flag, a quarter");
+    EXPECT(rtMemAllocManaged(&managed, quota - quota / 2 - quota / 4, 0, 0) == 0, "managed rest");
+    EXPECT(rtMalloc(&one, 1, 0, 0) == ACL_ERROR_RT_MEMORY_ALLOCATION, "full of DVPP and managed");
+    EXPECT(rtDvppMalloc(&one, 1, 0) == ACL_ERROR_RT_MEMORY_ALLOCATION, "DVPP past it");
+    EXPECT(rtMemAllocManaged(&one, 1, 0, 0) == ACL_ERROR_RT_MEMORY_ALLOCATION, "managed past it");
+    EXPECT(rtDvppFree(dvpp) == 0 && rtDvppFree(flagged) == 0 && rtMemFreeManaged(managed) == 0,
+           "DVPP and managed frees");
+    EXPECT(rtMalloc(&most, quota, 0, 0) == 0 && rtFreeWithDevSync(most) == 0,
+           "all credited; a free with device synchronisation credits too");
+
     EXPECT(rtMallocPhysical(&handle, quota / 2, NULL, 0) == 0, "physical half");
     EXPECT(rtMemGetInfoEx(1, &free_size, &total) == 0 && free_size == quota - quota / 2,
            "after a physical half: %zu free", free_size);
@@ -162,6 +175,26 @@ static void sizes_that_wrap_the_count_are_refused(void) {
     EXPECT(rtFree(held) == 0, "frees");
 }
 
+/*
+ * The runtime says which device a call is for: a context created on, or made current for, a
+ * device the container does not have is refused, not charged to the device the thread had before.
+ */
+static void a_context_on_another_device_is_followed(void) {
+    rtContext_t mine = NULL, other = NULL;
+    void *p = NULL;
+    EXPECT(rtCtxCreate(&mine, 0, 0) == 0, "context on device 0");
+    EXPECT(rtCtxCreate(&other, 0, 1) == 0, "context on device 1");
+    EXPECT(rtMalloc(&p, 1, 0, 0) == ACL_ERROR_RT_MEMORY_ALLOCATION,
+           "device 1 is not the container's: refused");
+    EXPECT(rtCtxSetCurrent(mine) == 0 && rtMalloc(&p, quota, 0, 0) == 0,
+           "back on device 0 through its context, the whole quota fits");
+    EXPECT(rtCtxSetCurrent(other) == 0 && rtMalloc(&p, 1, 0, 0) == ACL_ERROR_RT_MEMORY_ALLOCATION,
+           "device 1 again through its context: refused");
+    EXPECT(rtCtxSetCurrent(mine) == 0 && rtFree(p) == 0, "frees");
+    rtCtxDestroy(other);
+    rtCtxDestroy(mine);
+}
+
 /* Not intercepted: a library opened privately and called through its own handle. */
 static void private_handles_escape(void) {
     void *runtime = dlopen("libruntime.so", RTLD_NOW | RTLD_LOCAL);
@@ -189,6 +222,7 @@ int main(void) {
     threads_share_the_quota();
     processes_share_the_quota_and_the_dead_give_back();
     sizes_that_wrap_the_count_are_refused();
+    a_context_on_another_device_is_followed();
     private_handles_escape();
     return finish("test_memory");
 }

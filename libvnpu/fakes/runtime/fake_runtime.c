@@ -284,6 +284,28 @@ rtError_t rtGetDevice(int32_t *devId) {
     return RT_ERROR_NONE;
 }
 
+/* A context is its device: creating one or making it current switches the thread's device. */
+rtError_t rtCtxCreate(rtContext_t *createCtx, uint32_t flags, int32_t devId) {
+    (void)flags;
+    int *context = malloc(sizeof(*context));
+    if (context == NULL || rtSetDevice(devId) != RT_ERROR_NONE) {
+        free(context);
+        return ACL_ERROR_RT_PARAM_INVALID;
+    }
+    *context = devId;
+    *createCtx = context;
+    return RT_ERROR_NONE;
+}
+
+rtError_t rtCtxSetCurrent(rtContext_t currentCtx) {
+    return currentCtx == NULL ? ACL_ERROR_RT_PARAM_INVALID : rtSetDevice(*(int *)currentCtx);
+}
+
+rtError_t rtCtxDestroy(rtContext_t destroyCtx) {
+    free(destroyCtx);
+    return RT_ERROR_NONE;
+}
+
 rtError_t rtStreamCreate(rtStream_t *stm, int32_t priority) {
     (void)priority;
     struct stream *s = stream_new(current_device);
