@@ -80,7 +80,10 @@ public final class DevicePlugin implements AutoCloseable {
                 settings.maxSharesPerChip(),
                 codec,
                 clock),
-            services::publish,
+            chips -> {
+              allocator.inventory(chips);
+              services.publish(chips);
+            },
             settings.heartbeatInterval(),
             clock);
     PodFileJanitor janitor = new PodFileJanitor(client, files, allocator::forget);

@@ -445,6 +445,22 @@ class DevicePluginTest {
   }
 
   @Test
+  void anAllocationOnAChipThatIsNoLongerThereOrHealthyIsRefused() {
+    pods.bind(
+        "replaced",
+        List.of(
+            new ContainerAllocation("model", false, List.of(soft(0, "REPLACED-DIE", 1024, 10)))));
+    assertRefused(1, "was allocated a vNPU on chip 0 (REPLACED-DIE), but chip 0 is die " + die0);
+
+    harness.setSecondChipHealthy(false);
+    await().until(() -> healthy(RESOURCE) == 4);
+    pods.bind(
+        "failed",
+        List.of(new ContainerAllocation("model", false, List.of(soft(1, die1, 1024, 10)))));
+    assertRefused(1, "but chip 1 is unhealthy now");
+  }
+
+  @Test
   void anAllocationSignedWithAnotherKeyIsRefused() {
     AllocationSigner stranger =
         new AllocationSigner(

@@ -14,6 +14,8 @@ import org.vnpu.api.payload.ContainerAllocation;
 import org.vnpu.api.payload.NodeLock;
 import org.vnpu.api.payload.PendingContainers;
 import org.vnpu.api.payload.PodAllocation;
+import org.vnpu.api.payload.RegisteredChip;
+import org.vnpu.api.payload.VnpuAssignment;
 import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.api.signing.SignedAllocation;
 
@@ -22,7 +24,9 @@ import org.vnpu.api.signing.SignedAllocation;
  * the caller reads the node and the pod, the gate checks them in order and names the first thing
  * wrong. The pod must be the one the node lock names (by UID), bound to this node, in bind phase
  * {@code allocating}, with an allocation signed by the scheduler for this pod and this node, and a
- * next pending container with as many vNPUs as the kubelet sent device IDs.
+ * next pending container with as many vNPUs as the kubelet sent device IDs, each on a chip the node
+ * has now: the same index and die ID, healthy (a card replaced or failed since the scheduler
+ * decided is refused, not handed out).
  */
 public final class AllocationGate {
 
@@ -78,10 +82,10 @@ public final class AllocationGate {
   }
 
   /**
-   * Checks {@code pod} (null when it does not exist) against {@code lock} and returns what its next
-   * container receives.
+   * Checks {@code pod} (null when it does not exist) against {@code lock} and the node's current
+   * {@code chips}, and returns what its next container receives.
    */
-  public Admission admit(NodeLock lock, Pod pod, int deviceCount)
+  public Admission admit(NodeLock lock, Pod pod, int deviceCount, List<RegisteredChip> chips)
       throws AllocationRefusedException {
     String named = lock.podNamespace() + "/" + lock.podName();
     if (pod == null) {
@@ -163,7 +167,46 @@ public final class AllocationGate {
               + " vNPU(s)",
           record);
     }
+    for (VnpuAssignment vnpu : container.get().vnpus()) {
+      onCurrentChip(named, next, vnpu, chips, record);
+    }
     return new Admission(record, allocation, container.get(), pending.subList(1, pending.size()));
+  }
+
+  private static void onCurrentChip(
+      String named,
+      String container,
+      VnpuAssignment vnpu,
+      List<RegisteredChip> chips,
+      NodeFiles.PodRecord record)
+      throws AllocationRefusedException {
+    Optional<RegisteredChip> chip =
+        chips.stream().filter(c -> c.index() == vnpu.chipIndex()).findFirst();
+    String problem =
+        chip.isEmpty()
+            ? "the node has no chip " + vnpu.chipIndex() + " now"
+            : !chip.get().dieId().equals(vnpu.dieId())
+                ? "chip "
+                    + vnpu.chipIndex()
+                    + " is die "
+                    + chip.get().dieId()
+                    + " now, not "
+                    + vnpu.dieId()
+                : !chip.get().healthy() ? "chip " + vnpu.chipIndex() + " is unhealthy now" : null;
+    if (problem != null) {
+      throw new AllocationRefusedException(
+          "pod "
+              + named
+              + ": container "
+              + container
+              + " was allocated a vNPU on chip "
+              + vnpu.chipIndex()
+              + " ("
+              + vnpu.dieId()
+              + "), but "
+              + problem,
+          record);
+    }
   }
 
   private PodAllocation verified(

@@ -26,6 +26,7 @@ import org.vnpu.api.codec.ShimConfigFormat;
 import org.vnpu.api.payload.ContainerAllocation;
 import org.vnpu.api.payload.NodeLock;
 import org.vnpu.api.payload.PendingContainers;
+import org.vnpu.api.payload.RegisteredChip;
 import org.vnpu.api.payload.ShimConfig;
 import org.vnpu.api.payload.ShimDevice;
 import org.vnpu.api.payload.VnpuAssignment;
@@ -54,6 +55,7 @@ public final class Allocator {
   private final AnnotationPatches patches;
   private final ShimConfigFormat shimConfigs = new ShimConfigFormat();
   private final Map<Set<String>, Answer> answers = new ConcurrentHashMap<>();
+  private volatile List<RegisteredChip> chips = List.of();
 
   private record Answer(NodeFiles.PodRecord pod, Handout handout) {}
 
@@ -95,7 +97,7 @@ public final class Allocator {
     NodeLock lock = gate.lock(self.getMetadata().getAnnotations(), clock.instant());
     try {
       Pod pod = client.pods().inNamespace(lock.podNamespace()).withName(lock.podName()).get();
-      AllocationGate.Admission admission = gate.admit(lock, pod, deviceIds.size());
+      AllocationGate.Admission admission = gate.admit(lock, pod, deviceIds.size(), chips);
       Handout handout = handOut(admission);
       record(admission, lock);
       answers.put(key, new Answer(admission.pod(), handout));
@@ -105,6 +107,11 @@ public final class Allocator {
       releaseLock(lock);
       throw e;
     }
+  }
+
+  /** The node's chips as the driver reports them now; Allocate checks allocations against them. */
+  public void inventory(List<RegisteredChip> chips) {
+    this.chips = List.copyOf(chips);
   }
 
   /** Forgets the answers given to the pod {@code uid}; its files are gone. */
