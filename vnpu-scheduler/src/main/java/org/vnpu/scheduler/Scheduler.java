@@ -54,17 +54,21 @@ import org.vnpu.core.request.PodRequest;
 import org.vnpu.core.request.RequestParser;
 import org.vnpu.core.validation.Validated;
 import org.vnpu.kube.AnnotationPatches;
+import org.vnpu.kube.NodeLocks;
 
 /**
  * The scheduler's view of the cluster and its decisions. The ledger is fed from the API server
  * (nodes' registrations, heartbeats and locks; pods' signed allocations), so it can be rebuilt at
- * any time; decisions are the engine's. Reserving a pod on a node charges the ledger, writes the
- * signed allocation and the pending containers on the pod and takes the node's lock, before the pod
- * is bound. Every method is serialised on this object: two pods racing for the last slot see one
- * ledger. Host CPU and memory are followed as kube-scheduler counts them (nodes' allocatable, the
- * requests of every pod bound or reserved there) and shape the scores; filters and reservations
- * leave them to the schedulers, which check them themselves and see pods the informers have not yet
- * delivered.
+ * any time; decisions are the engine's. Reserving a pod on a node charges the ledger, takes the
+ * node's lock and writes the signed allocation and the pending containers on the pod, before the
+ * pod is bound. Decisions are serialised on this object, so two pods racing for the last slot see
+ * one ledger; calls to the API server are made outside that lock, so a slow API server delays the
+ * pod that waits for it, not every decision. A reservation whose pod is never bound expires, also
+ * one found on the API server after a restart or a change of leader; its lock is released then,
+ * when its pod is deleted, and when anything after taking the lock fails. Host CPU and memory are
+ * followed as kube-scheduler counts them (nodes' allocatable, the requests of every pod bound or
+ * reserved there) and shape the scores; filters and reservations leave them to the schedulers,
+ * which check them themselves and see pods the informers have not yet delivered.
  */
 public final class Scheduler {
 
@@ -90,11 +94,12 @@ public final class Scheduler {
   private final SchedulerSettings settings;
   private final Clock clock;
   private final AnnotationPatches patches;
+  private final NodeLocks locks;
   private final PodEvents events;
   private final Ledger ledger = new Ledger();
   private final HostUsage hosts = new HostUsage();
   private final Map<String, AllocationPlan> allocations = new HashMap<>();
-  private final Map<String, Instant> reservations = new HashMap<>();
+  private final Map<String, Reservation> reservations = new HashMap<>();
   private final Deque<WorkloadShape> shapes = new ArrayDeque<>();
   private FragmentationMeter meter = new FragmentationMeter(WorkloadMix.EMPTY);
   private final Map<RejectKind, Long> rejected = new EnumMap<>(RejectKind.class);
@@ -113,8 +118,12 @@ public final class Scheduler {
     this.settings = settings;
     this.clock = clock;
     this.patches = new AnnotationPatches(client);
+    this.locks = new NodeLocks(client, codec);
     this.events = new PodEvents(client, clock);
   }
+
+  /** A pod reserved on a node and not yet bound, until it expires. */
+  private record Reservation(String namespace, String name, String node, Instant expiresAt) {}
 
   // ---- the cluster, as the API server tells it ----
 
@@ -174,9 +183,11 @@ public final class Scheduler {
     if (pod.getSpec() != null && pod.getSpec().getNodeName() != null) {
       chargeHost(Fabric8Views.manifest(pod), pod.getSpec().getNodeName());
     }
-    String value = annotations(pod.getMetadata().getAnnotations()).get(AnnotationKeys.ALLOCATION);
+    boolean bound = pod.getSpec() != null && pod.getSpec().getNodeName() != null;
+    Map<String, String> annotations = annotations(pod.getMetadata().getAnnotations());
+    String value = annotations.get(AnnotationKeys.ALLOCATION);
     if (value == null || allocations.containsKey(uid)) {
-      if (pod.getSpec() != null && pod.getSpec().getNodeName() != null) {
+      if (bound) {
         reservations.remove(uid);
       }
       return;
@@ -193,6 +204,17 @@ public final class Scheduler {
       AllocationPlan plan = new AllocationPlan(signed.allocation(), HostResources.NONE);
       allocations.put(uid, plan);
       charge(plan);
+      if (!bound) {
+        // Reserved by an earlier leader (or before a restart) and not bound yet: it expires as
+        // if this scheduler had made it.
+        reservations.put(
+            uid,
+            new Reservation(
+                pod.getMetadata().getNamespace(),
+                pod.getMetadata().getName(),
+                plan.node(),
+                reservedAt(annotations).plus(settings.reservationTimeout())));
+      }
     } catch (MalformedPayloadException e) {
       LOG.warn(
           "pod {}/{}: {}",
@@ -202,22 +224,48 @@ public final class Scheduler {
     }
   }
 
-  public synchronized void podRemoved(String uid) {
-    forget(uid);
+  /** A pod is gone: its vNPUs and, if it still held its node's lock, the lock. */
+  public void podRemoved(String uid) {
+    String locked;
+    synchronized (this) {
+      AllocationPlan plan = allocations.get(uid);
+      locked =
+          plan == null
+                  || ledger
+                      .node(plan.node())
+                      .map(NodeState::lock)
+                      .filter(lock -> lock.podUid().equals(uid))
+                      .isEmpty()
+              ? null
+              : plan.node();
+      forget(uid);
+    }
+    if (locked != null) {
+      locks.release(locked, uid);
+    }
   }
 
-  /** Releases reservations whose pods were never bound. */
-  public synchronized void expireReservations() {
+  /** Undoes the reservations whose pods were not bound in time: annotations, ledger and lock. */
+  public void expireReservations() {
     Instant now = clock.instant();
-    reservations.entrySet().stream()
-        .filter(entry -> now.isAfter(entry.getValue()))
-        .map(Map.Entry::getKey)
-        .toList()
-        .forEach(
-            uid -> {
-              LOG.info("reservation of pod {} expired unbound; released", uid);
-              forget(uid);
-            });
+    Map<String, Reservation> expired = new LinkedHashMap<>();
+    synchronized (this) {
+      reservations.forEach(
+          (uid, reservation) -> {
+            if (now.isAfter(reservation.expiresAt())) {
+              expired.put(uid, reservation);
+            }
+          });
+    }
+    expired.forEach(
+        (uid, reservation) -> {
+          LOG.info(
+              "reservation of pod {}/{} on node {} expired unbound; released",
+              reservation.namespace(),
+              reservation.name(),
+              reservation.node());
+          unreserve(reservation.namespace(), reservation.name(), uid);
+        });
   }
 
   // ---- decisions ----
@@ -226,15 +274,27 @@ public final class Scheduler {
    * For each node, whether the pod fits and, if not, why. When no node fits, the pod gets an event
    * with the reasons summed up.
    */
-  public synchronized Map<String, Verdict> filter(PodManifest pod, Collection<String> nodes)
+  public Map<String, Verdict> filter(PodManifest pod, Collection<String> nodes)
       throws SchedulingException {
-    PodRequest request;
+    Judgement judgement;
     try {
-      request = request(pod);
+      judgement = judge(pod, nodes);
     } catch (SchedulingException e) {
       events.unschedulable(pod, e.getMessage());
       throw e;
     }
+    if (judgement.unschedulable() != null) {
+      events.unschedulable(pod, judgement.unschedulable());
+    }
+    return judgement.verdicts();
+  }
+
+  /** Verdicts, and why the pod fits nowhere (null when it fits somewhere or no node was asked). */
+  private record Judgement(Map<String, Verdict> verdicts, String unschedulable) {}
+
+  private synchronized Judgement judge(PodManifest pod, Collection<String> nodes)
+      throws SchedulingException {
+    PodRequest request = request(pod);
     Function<NodeState, NodeFit> feasible =
         PlacementEngine.feasibility(request, HostResources.NONE, context());
     Map<String, Verdict> verdicts = new LinkedHashMap<>();
@@ -261,13 +321,12 @@ public final class Scheduler {
         verdicts.put(name, Verdict.FITS);
       }
     }
-    if (!verdicts.isEmpty() && verdicts.values().stream().noneMatch(Verdict::fits)) {
-      events.unschedulable(
-          pod,
-          RejectionSummary.of(nodes.size() - unknown, rejections)
-              + (unknown > 0 ? "; " + unknown + " node(s) without a vNPU inventory" : ""));
-    }
-    return verdicts;
+    String unschedulable =
+        !verdicts.isEmpty() && verdicts.values().stream().noneMatch(Verdict::fits)
+            ? RejectionSummary.of(nodes.size() - unknown, rejections)
+                + (unknown > 0 ? "; " + unknown + " node(s) without a vNPU inventory" : "")
+            : null;
+    return new Judgement(verdicts, unschedulable);
   }
 
   /** Scores 0..100 of the nodes the pod fits on (others are left out). */
@@ -289,13 +348,58 @@ public final class Scheduler {
   /**
    * Places the pod on {@code node}: charges the ledger, takes the node's lock, writes the signed
    * allocation on the pod. A pod that already has its allocation on this node is left as it is.
+   * When the lock or the annotations cannot be written, the ledger and the lock are undone.
    */
-  public synchronized AllocationPlan reserve(PodManifest pod, String node)
-      throws SchedulingException {
+  public AllocationPlan reserve(PodManifest pod, String node) throws SchedulingException {
+    Claim claim = claim(pod, node);
+    if (claim.lock() == null) {
+      return claim.plan();
+    }
+    try {
+      locks.take(node, claim.lock(), clock.instant());
+    } catch (NodeLocks.RefusedException e) {
+      synchronized (this) {
+        if (e.heldByAnother()) {
+          lockRefusals++;
+        }
+        forget(pod.uid());
+        ledger.unlock(node, pod.uid());
+      }
+      throw new SchedulingException(e.getMessage());
+    }
+    try {
+      patches.pod(pod.namespace(), pod.name(), allocationAnnotations(claim.plan()));
+    } catch (RuntimeException e) {
+      synchronized (this) {
+        forget(pod.uid());
+        ledger.unlock(node, pod.uid());
+      }
+      locks.release(node, pod.uid());
+      throw new SchedulingException(
+          "cannot annotate pod " + pod.namespace() + "/" + pod.name() + ": " + e.getMessage());
+    }
+    LOG.info(
+        "reserved {} for pod {}/{} on node {}",
+        describe(claim.plan()),
+        pod.namespace(),
+        pod.name(),
+        node);
+    events.allocated(pod, "vNPUs on node " + node + ": " + describe(claim.plan()));
+    return claim.plan();
+  }
+
+  /** A placement decided and charged; lock null when the pod already had it. */
+  private record Claim(AllocationPlan plan, NodeLock lock) {}
+
+  /**
+   * Decides the pod's placement on {@code node} and charges it to the ledger, with the node locked
+   * there for the pod, so that no other decision takes the same node before the lock is written.
+   */
+  private synchronized Claim claim(PodManifest pod, String node) throws SchedulingException {
     AllocationPlan existing = allocations.get(pod.uid());
     if (existing != null) {
       if (existing.node().equals(node)) {
-        return existing;
+        return new Claim(existing, null);
       }
       throw new SchedulingException(
           "pod "
@@ -327,33 +431,30 @@ public final class Scheduler {
               + rejected.rejection().phrase());
     }
     AllocationPlan plan = ((NodeFit.Fits) fit).plan().toAllocationPlan(request);
-    NodeLock lock = takeLock(pod, node);
     if (!ledger.apply(plan)) {
       throw new SchedulingException(
           "node " + node + " changed; pod " + pod.name() + " no longer fits");
     }
+    Instant now = clock.instant();
+    NodeLock lock =
+        new NodeLock(pod.uid(), pod.namespace(), pod.name(), now, now.plus(settings.lockTimeout()));
+    ledger.lock(node, lock);
     allocations.put(pod.uid(), plan);
-    reservations.put(pod.uid(), clock.instant().plus(settings.reservationTimeout()));
-    HostResources host = chargeHost(pod, node);
-    observe(request, host);
-    try {
-      patches.pod(pod.namespace(), pod.name(), allocationAnnotations(plan));
-    } catch (RuntimeException e) {
-      forget(pod.uid());
-      releaseLock(node, lock.podUid());
-      throw new SchedulingException(
-          "cannot annotate pod " + pod.namespace() + "/" + pod.name() + ": " + e.getMessage());
-    }
-    LOG.info(
-        "reserved {} for pod {}/{} on node {}", describe(plan), pod.namespace(), pod.name(), node);
-    events.allocated(pod, "vNPUs on node " + node + ": " + describe(plan));
-    return plan;
+    reservations.put(
+        pod.uid(),
+        new Reservation(
+            pod.namespace(), pod.name(), node, now.plus(settings.reservationTimeout())));
+    observe(request, chargeHost(pod, node));
+    return new Claim(plan, lock);
   }
 
   /** Undoes a reservation: the ledger, the pod's annotations, the node's lock if it is ours. */
-  public synchronized void unreserve(String namespace, String name, String uid) {
-    AllocationPlan plan = allocations.get(uid);
-    forget(uid);
+  public void unreserve(String namespace, String name, String uid) {
+    AllocationPlan plan;
+    synchronized (this) {
+      plan = allocations.get(uid);
+      forget(uid);
+    }
     if (plan == null) {
       return;
     }
@@ -372,7 +473,11 @@ public final class Scheduler {
     } catch (RuntimeException e) {
       LOG.warn("cannot clear pod {}/{}: {}", namespace, name, e.getMessage());
     }
-    releaseLock(plan.node(), uid);
+    if (locks.release(plan.node(), uid)) {
+      synchronized (this) {
+        ledger.unlock(plan.node(), uid);
+      }
+    }
   }
 
   /** Reserves and binds (kube-scheduler's bind verb). */
@@ -529,61 +634,12 @@ public final class Scheduler {
     return values;
   }
 
-  /** Takes the node's lock for the pod, unless another pod holds an unexpired one. */
-  private NodeLock takeLock(PodManifest pod, String name) throws SchedulingException {
-    Instant now = clock.instant();
-    NodeLock lock =
-        new NodeLock(pod.uid(), pod.namespace(), pod.name(), now, now.plus(settings.lockTimeout()));
-    for (int attempt = 0; attempt < 5; attempt++) {
-      Node node = client.nodes().withName(name).get();
-      if (node == null) {
-        throw new SchedulingException("node " + name + " does not exist");
-      }
-      String current =
-          annotations(node.getMetadata().getAnnotations()).get(AnnotationKeys.NODE_LOCK);
-      if (current != null) {
-        try {
-          NodeLock held = codec.decodeLock(current);
-          if (!held.isExpiredAt(now) && !held.podUid().equals(pod.uid())) {
-            lockRefusals++;
-            throw new SchedulingException(
-                "node "
-                    + name
-                    + " is locked by pod "
-                    + held.podNamespace()
-                    + "/"
-                    + held.podName()
-                    + " until "
-                    + held.expiresAt());
-          }
-        } catch (MalformedPayloadException e) {
-          LOG.warn("node {}: replacing a malformed lock: {}", name, e.getMessage());
-        }
-      }
-      if (patches.nodeIfUnchanged(node, Map.of(AnnotationKeys.NODE_LOCK, codec.encodeLock(lock)))) {
-        ledger.lock(name, lock);
-        return lock;
-      }
-    }
-    throw new SchedulingException("node " + name + " kept changing; could not take its lock");
-  }
-
-  private void releaseLock(String name, String podUid) {
-    for (int attempt = 0; attempt < 5; attempt++) {
-      Node node = client.nodes().withName(name).get();
-      String current =
-          node == null
-              ? null
-              : annotations(node.getMetadata().getAnnotations()).get(AnnotationKeys.NODE_LOCK);
-      if (current == null || !current.contains(podUid)) {
-        return;
-      }
-      Map<String, String> removal = new HashMap<>();
-      removal.put(AnnotationKeys.NODE_LOCK, null);
-      if (patches.nodeIfUnchanged(node, removal)) {
-        ledger.lock(name, null);
-        return;
-      }
+  /** When the pod was reserved, by its bind-time annotation; now when it has none readable. */
+  private Instant reservedAt(Map<String, String> annotations) {
+    try {
+      return Instant.parse(annotations.get(AnnotationKeys.BIND_TIME));
+    } catch (RuntimeException e) {
+      return clock.instant();
     }
   }
 

@@ -1,33 +1,21 @@
 package org.vnpu.scheduler;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.vnpu.scheduler.ClusterFixture.plainPod;
+import static org.vnpu.scheduler.ClusterFixture.sharePod;
+import static org.vnpu.scheduler.ClusterFixture.wholeCardPod;
 
-import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.vnpu.api.AnnotationKeys;
-import org.vnpu.api.HandshakeState;
-import org.vnpu.api.SplitMode;
-import org.vnpu.api.codec.PayloadCodec;
-import org.vnpu.api.payload.NodeHandshake;
-import org.vnpu.api.payload.NodeRegistration;
-import org.vnpu.api.payload.RegisteredChip;
-import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.core.request.PodManifest;
 
@@ -38,11 +26,6 @@ import org.vnpu.core.request.PodManifest;
 @EnableKubernetesMockClient(crud = true)
 class SchedulerHostTest {
 
-  private static final PayloadCodec CODEC = new PayloadCodec();
-  private static final AllocationSigner SIGNER =
-      new AllocationSigner(
-          "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII), CODEC);
-
   KubernetesClient client;
 
   private Scheduler scheduler;
@@ -51,7 +34,11 @@ class SchedulerHostTest {
   void start() {
     scheduler =
         new Scheduler(
-            client, ChipCatalog.builtIn(), SIGNER, SchedulerSettings.defaults(), Clock.systemUTC());
+            client,
+            ChipCatalog.builtIn(),
+            ClusterFixture.SIGNER,
+            SchedulerSettings.defaults(),
+            Clock.systemUTC());
   }
 
   @Test
@@ -143,75 +130,10 @@ class SchedulerHostTest {
   }
 
   private void node(String name, int chips, String cpu) {
-    List<RegisteredChip> registered = new ArrayList<>();
-    for (int i = 0; i < chips; i++) {
-      registered.add(
-          new RegisteredChip(i, name + "-die-" + i, "910B3", 65_536, 20, 7, true, -1, ""));
-    }
-    NodeBuilder node =
-        new NodeBuilder()
-            .withNewMetadata()
-            .withName(name)
-            .addToAnnotations(
-                AnnotationKeys.NODE_REGISTER,
-                CODEC.encodeRegistration(new NodeRegistration(SplitMode.SOFT, 20, registered)))
-            .addToAnnotations(
-                AnnotationKeys.NODE_HANDSHAKE,
-                CODEC.encodeHandshake(new NodeHandshake(HandshakeState.REPORTED, Instant.now())))
-            .endMetadata();
-    if (cpu != null) {
-      node.withNewStatus()
-          .addToAllocatable("cpu", new Quantity(cpu))
-          .addToAllocatable("memory", new Quantity("512Gi"))
-          .endStatus();
-    }
-    Node built = node.build();
-    client.nodes().resource(built).create();
+    ClusterFixture.create(client, ClusterFixture.node(name, chips, cpu));
   }
 
   private Pod create(PodBuilder pod, String node) {
-    if (node != null) {
-      pod.editSpec().withNodeName(node).endSpec();
-    }
-    return client.pods().inNamespace("default").resource(pod.build()).create();
-  }
-
-  private static PodBuilder plainPod(String name, String cpu) {
-    return pod(name, cpu, Map.of());
-  }
-
-  private static PodBuilder sharePod(String name, String cpu) {
-    return pod(
-        name,
-        cpu,
-        Map.of(
-            "huawei.com/vnpu-number", "1",
-            "huawei.com/vnpu-cores", "10",
-            "huawei.com/vnpu-memory.1Gi", "4"));
-  }
-
-  private static PodBuilder wholeCardPod(String name, String cpu) {
-    return pod(name, cpu, Map.of("huawei.com/vnpu-number", "1"));
-  }
-
-  private static PodBuilder pod(String name, String cpu, Map<String, String> vnpus) {
-    Map<String, Quantity> limits = new LinkedHashMap<>();
-    vnpus.forEach((key, value) -> limits.put(key, new Quantity(value)));
-    return new PodBuilder()
-        .withNewMetadata()
-        .withName(name)
-        .withNamespace("default")
-        .withUid(UUID.randomUUID().toString())
-        .endMetadata()
-        .withNewSpec()
-        .addNewContainer()
-        .withName("main")
-        .withNewResources()
-        .withLimits(limits)
-        .addToRequests("cpu", new Quantity(cpu))
-        .addToRequests("memory", new Quantity("1Gi"))
-        .endResources()
-        .endContainer()
-        .endSpec();
+    return ClusterFixture.create(client, pod, node);
   }
 }

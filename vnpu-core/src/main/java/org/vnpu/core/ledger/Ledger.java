@@ -74,6 +74,16 @@ public final class Ledger {
     nodes.computeIfPresent(node, (name, state) -> state.withLock(lock));
   }
 
+  /** Clears the node's lock if it is the pod {@code podUid}'s; another pod's lock stays. */
+  public void unlock(String node, String podUid) {
+    nodes.computeIfPresent(
+        node,
+        (name, state) ->
+            state.lock() != null && state.lock().podUid().equals(podUid)
+                ? state.withLock(null)
+                : state);
+  }
+
   /**
    * Charges {@code plan} to its node. Returns false and changes nothing when the node is unknown,
    * the pod already has an allocation, a chip is missing, or anything does not fit.

@@ -20,7 +20,6 @@ import org.vnpu.api.BindPhase;
 import org.vnpu.api.LogLevel;
 import org.vnpu.api.ShimContract;
 import org.vnpu.api.SplitMode;
-import org.vnpu.api.codec.MalformedPayloadException;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.codec.ShimConfigFormat;
 import org.vnpu.api.payload.ContainerAllocation;
@@ -31,6 +30,7 @@ import org.vnpu.api.payload.ShimConfig;
 import org.vnpu.api.payload.ShimDevice;
 import org.vnpu.api.payload.VnpuAssignment;
 import org.vnpu.kube.AnnotationPatches;
+import org.vnpu.kube.NodeLocks;
 
 /**
  * Answers the kubelet's Allocate calls, one container at a time: reads the node lock and the pod it
@@ -53,6 +53,7 @@ public final class Allocator {
   private final LogLevel shimLogLevel;
   private final Clock clock;
   private final AnnotationPatches patches;
+  private final NodeLocks locks;
   private final ShimConfigFormat shimConfigs = new ShimConfigFormat();
   private final Map<Set<String>, Answer> answers = new ConcurrentHashMap<>();
   private volatile List<RegisteredChip> chips = List.of();
@@ -77,6 +78,7 @@ public final class Allocator {
     this.shimLogLevel = shimLogLevel;
     this.clock = clock;
     this.patches = new AnnotationPatches(client);
+    this.locks = new NodeLocks(client, codec);
   }
 
   /**
@@ -104,7 +106,7 @@ public final class Allocator {
       return handout;
     } catch (AllocationRefusedException e) {
       e.pod().ifPresent(this::markFailed);
-      releaseLock(lock);
+      locks.release(node, lock.podUid());
       throw e;
     }
   }
@@ -206,7 +208,7 @@ public final class Allocator {
         pod.name(),
         admission.remaining().size());
     if (admission.remaining().isEmpty()) {
-      releaseLock(lock);
+      locks.release(node, lock.podUid());
     }
   }
 
@@ -218,35 +220,6 @@ public final class Allocator {
           Map.of(AnnotationKeys.BIND_PHASE, BindPhase.FAILED.wireName()));
     } catch (RuntimeException e) {
       LOG.warn("cannot mark pod {}/{} failed: {}", pod.namespace(), pod.name(), e.toString());
-    }
-  }
-
-  /** Removes the lock if it still names {@code lock}'s pod; another pod's lock stays. */
-  private void releaseLock(NodeLock lock) {
-    for (int attempt = 0; attempt < 5; attempt++) {
-      Node current = client.nodes().withName(node).get();
-      String value =
-          current == null || current.getMetadata().getAnnotations() == null
-              ? null
-              : current.getMetadata().getAnnotations().get(AnnotationKeys.NODE_LOCK);
-      if (value == null || !namesPod(value, lock.podUid())) {
-        return;
-      }
-      Map<String, String> removal = new HashMap<>();
-      removal.put(AnnotationKeys.NODE_LOCK, null);
-      if (patches.nodeIfUnchanged(current, removal)) {
-        LOG.info("released the lock of node {} held for pod {}", node, lock.podName());
-        return;
-      }
-    }
-    LOG.warn("could not release the lock of node {} after 5 attempts; it will expire", node);
-  }
-
-  private boolean namesPod(String lockValue, String podUid) {
-    try {
-      return codec.decodeLock(lockValue).podUid().equals(podUid);
-    } catch (MalformedPayloadException e) {
-      return false;
     }
   }
 }

@@ -1,0 +1,85 @@
+package org.vnpu.kube;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import java.time.Instant;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.vnpu.api.AnnotationKeys;
+import org.vnpu.api.codec.PayloadCodec;
+import org.vnpu.api.payload.NodeLock;
+
+@EnableKubernetesMockClient(crud = true)
+class NodeLocksTest {
+
+  private static final Instant NOW = Instant.parse("2026-12-01T10:00:00Z");
+
+  KubernetesClient client;
+  private final PayloadCodec codec = new PayloadCodec();
+  private NodeLocks locks;
+
+  @BeforeEach
+  void node() {
+    client
+        .nodes()
+        .resource(new NodeBuilder().withNewMetadata().withName("n1").endMetadata().build())
+        .create();
+    locks = new NodeLocks(client, codec);
+  }
+
+  private static NodeLock lock(String uid, String name, Instant until) {
+    return new NodeLock(uid, "ns", name, until.minusSeconds(60), until);
+  }
+
+  private NodeLock current() {
+    return locks.held(client.nodes().withName("n1").get()).orElse(null);
+  }
+
+  @Test
+  void anotherPodsLockStandsUntilItExpiresThenItIsReplaced() throws Exception {
+    NodeLock first = lock("uid-a", "a", NOW.plusSeconds(300));
+    locks.take("n1", first, NOW);
+    locks.take("n1", first, NOW); // the same pod again: still its lock
+
+    assertThatThrownBy(() -> locks.take("n1", lock("uid-b", "b", NOW.plusSeconds(300)), NOW))
+        .isInstanceOfSatisfying(
+            NodeLocks.RefusedException.class, e -> assertThat(e.heldByAnother()).isTrue())
+        .hasMessage("node n1 is locked by pod ns/a until " + NOW.plusSeconds(300));
+
+    NodeLock second = lock("uid-b", "b", NOW.plusSeconds(900));
+    locks.take("n1", second, NOW.plusSeconds(301));
+    assertThat(current()).isEqualTo(second);
+  }
+
+  @Test
+  void aMalformedLockIsReplacedAndAMissingNodeRefuses() throws Exception {
+    new AnnotationPatches(client)
+        .node("n1", java.util.Map.of(AnnotationKeys.NODE_LOCK, "not a lock"));
+    NodeLock mine = lock("uid-a", "a", NOW.plusSeconds(300));
+    locks.take("n1", mine, NOW);
+    assertThat(current()).isEqualTo(mine);
+
+    assertThatThrownBy(() -> locks.take("gone", mine, NOW))
+        .isInstanceOfSatisfying(
+            NodeLocks.RefusedException.class, e -> assertThat(e.heldByAnother()).isFalse())
+        .hasMessage("node gone does not exist");
+  }
+
+  @Test
+  void releaseRemovesOnlyTheNamedPodsLockComparedByUidNotByText() throws Exception {
+    // A pod whose name is another pod's UID: its lock's text contains that UID.
+    NodeLock other = lock("uid-b", "uid-a", NOW.plusSeconds(300));
+    locks.take("n1", other, NOW);
+
+    assertThat(locks.release("n1", "uid-a")).isFalse();
+    assertThat(current()).isEqualTo(other);
+    assertThat(locks.release("n1", "uid-b")).isTrue();
+    assertThat(current()).isNull();
+    assertThat(locks.release("n1", "uid-b")).isFalse();
+    assertThat(locks.release("gone", "uid-b")).isFalse();
+  }
+}

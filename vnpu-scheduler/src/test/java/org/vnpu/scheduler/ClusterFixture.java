@@ -1,0 +1,115 @@
+package org.vnpu.scheduler;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.vnpu.api.AnnotationKeys;
+import org.vnpu.api.HandshakeState;
+import org.vnpu.api.SplitMode;
+import org.vnpu.api.codec.PayloadCodec;
+import org.vnpu.api.payload.NodeHandshake;
+import org.vnpu.api.payload.NodeRegistration;
+import org.vnpu.api.payload.RegisteredChip;
+import org.vnpu.api.signing.AllocationSigner;
+
+/** Nodes and pods for scheduler tests, written to an API server (fabric8's CRUD mock). */
+final class ClusterFixture {
+
+  static final PayloadCodec CODEC = new PayloadCodec();
+  static final AllocationSigner SIGNER =
+      new AllocationSigner(
+          "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII), CODEC);
+
+  private ClusterFixture() {}
+
+  /**
+   * A soft-mode node with {@code chips} 910B3 chips and a fresh heartbeat; {@code cpu} its
+   * allocatable CPU, or null when it does not say.
+   */
+  static Node node(String name, int chips, String cpu) {
+    List<RegisteredChip> registered = new ArrayList<>();
+    for (int i = 0; i < chips; i++) {
+      registered.add(
+          new RegisteredChip(i, name + "-die-" + i, "910B3", 65_536, 20, 7, true, -1, ""));
+    }
+    NodeBuilder node =
+        new NodeBuilder()
+            .withNewMetadata()
+            .withName(name)
+            .addToAnnotations(
+                AnnotationKeys.NODE_REGISTER,
+                CODEC.encodeRegistration(new NodeRegistration(SplitMode.SOFT, 20, registered)))
+            .addToAnnotations(
+                AnnotationKeys.NODE_HANDSHAKE,
+                CODEC.encodeHandshake(new NodeHandshake(HandshakeState.REPORTED, Instant.now())))
+            .endMetadata();
+    if (cpu != null) {
+      node.withNewStatus()
+          .addToAllocatable("cpu", new Quantity(cpu))
+          .addToAllocatable("memory", new Quantity("512Gi"))
+          .endStatus();
+    }
+    return node.build();
+  }
+
+  static Node create(KubernetesClient client, Node node) {
+    return client.nodes().resource(node).create();
+  }
+
+  /** Creates the pod in namespace {@code default}, bound to {@code node} unless it is null. */
+  static Pod create(KubernetesClient client, PodBuilder pod, String node) {
+    if (node != null) {
+      pod.editSpec().withNodeName(node).endSpec();
+    }
+    return client.pods().inNamespace("default").resource(pod.build()).create();
+  }
+
+  static PodBuilder plainPod(String name, String cpu) {
+    return pod(name, cpu, Map.of());
+  }
+
+  static PodBuilder sharePod(String name, String cpu) {
+    return pod(
+        name,
+        cpu,
+        Map.of(
+            "huawei.com/vnpu-number", "1",
+            "huawei.com/vnpu-cores", "10",
+            "huawei.com/vnpu-memory.1Gi", "4"));
+  }
+
+  static PodBuilder wholeCardPod(String name, String cpu) {
+    return pod(name, cpu, Map.of("huawei.com/vnpu-number", "1"));
+  }
+
+  private static PodBuilder pod(String name, String cpu, Map<String, String> vnpus) {
+    Map<String, Quantity> limits = new LinkedHashMap<>();
+    vnpus.forEach((key, value) -> limits.put(key, new Quantity(value)));
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace("default")
+        .withUid(UUID.randomUUID().toString())
+        .endMetadata()
+        .withNewSpec()
+        .addNewContainer()
+        .withName("main")
+        .withNewResources()
+        .withLimits(limits)
+        .addToRequests("cpu", new Quantity(cpu))
+        .addToRequests("memory", new Quantity("1Gi"))
+        .endResources()
+        .endContainer()
+        .endSpec();
+  }
+}

@@ -1,0 +1,239 @@
+package org.vnpu.scheduler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.vnpu.scheduler.ClusterFixture.sharePod;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.vnpu.api.AnnotationKeys;
+import org.vnpu.api.payload.NodeLock;
+import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.core.request.PodManifest;
+import org.vnpu.kube.AnnotationPatches;
+
+/**
+ * Reservations end: in time when their pods are never bound (also those an earlier leader made),
+ * when their pods are deleted, and when what follows the decision fails; each time the node's lock
+ * goes with them. Decisions do not wait for the API server.
+ */
+@EnableKubernetesMockClient(crud = true)
+class SchedulerReservationTest {
+
+  KubernetesClient client;
+
+  private final MutableClock clock = new MutableClock(Instant.now());
+
+  @BeforeEach
+  void nodes() {
+    ClusterFixture.create(client, ClusterFixture.node("a", 2, "64"));
+    ClusterFixture.create(client, ClusterFixture.node("b", 2, "64"));
+  }
+
+  private Scheduler scheduler() {
+    Scheduler scheduler =
+        new Scheduler(
+            client,
+            ChipCatalog.builtIn(),
+            ClusterFixture.SIGNER,
+            SchedulerSettings.defaults(),
+            clock);
+    scheduler.rebuild();
+    return scheduler;
+  }
+
+  private PodManifest pod(String name) {
+    return Fabric8Views.manifest(ClusterFixture.create(client, sharePod(name, "1"), null));
+  }
+
+  private Pod stored(String name) {
+    return client.pods().inNamespace("default").withName(name).get();
+  }
+
+  private String lockOf(String node) {
+    Map<String, String> annotations =
+        client.nodes().withName(node).get().getMetadata().getAnnotations();
+    return annotations == null ? null : annotations.get(AnnotationKeys.NODE_LOCK);
+  }
+
+  @Test
+  void anExpiredReservationClearsThePodAndReleasesTheLock() throws Exception {
+    Scheduler scheduler = scheduler();
+    scheduler.reserve(pod("late"), "a");
+    assertThat(lockOf("a")).isNotNull();
+
+    clock.advance(SchedulerSettings.defaults().reservationTimeout().plusSeconds(1));
+    scheduler.expireReservations();
+
+    assertThat(stored("late").getMetadata().getAnnotations())
+        .doesNotContainKeys(AnnotationKeys.ALLOCATION, AnnotationKeys.BIND_PHASE);
+    assertThat(lockOf("a")).isNull();
+    assertThat(scheduler.placements()).isEmpty();
+    scheduler.podChanged(stored("late"));
+    assertThat(scheduler.placements()).as("the expiry sticks").isEmpty();
+  }
+
+  @Test
+  void aReservationAnEarlierLeaderMadeExpiresUnderTheNextOne() throws Exception {
+    scheduler().reserve(pod("orphan"), "a");
+
+    Scheduler next = scheduler();
+    assertThat(next.placements()).hasSize(1);
+    clock.advance(Duration.ofSeconds(30));
+    next.expireReservations();
+    assertThat(next.placements()).as("not yet: reserved 30 s ago").hasSize(1);
+
+    clock.advance(SchedulerSettings.defaults().reservationTimeout());
+    next.expireReservations();
+
+    assertThat(next.placements()).isEmpty();
+    assertThat(lockOf("a")).isNull();
+    assertThat(stored("orphan").getMetadata().getAnnotations())
+        .doesNotContainKey(AnnotationKeys.ALLOCATION);
+  }
+
+  @Test
+  void aDeletedPodsLockIsReleased() throws Exception {
+    Scheduler scheduler = scheduler();
+    PodManifest pod = pod("deleted");
+    scheduler.reserve(pod, "a");
+
+    client.pods().inNamespace("default").withName("deleted").delete();
+    scheduler.podRemoved(pod.uid());
+
+    assertThat(lockOf("a")).isNull();
+    assertThat(scheduler.placements()).isEmpty();
+  }
+
+  @Test
+  void aLockTheLedgerHadNotSeenRefusesTheReservationAndChargesNothing() throws Exception {
+    Scheduler scheduler = scheduler();
+    Instant now = clock.instant();
+    new AnnotationPatches(client)
+        .node(
+            "a",
+            Map.of(
+                AnnotationKeys.NODE_LOCK,
+                ClusterFixture.CODEC.encodeLock(
+                    new NodeLock("other-uid", "default", "other", now, now.plusSeconds(60)))));
+
+    assertThatThrownBy(() -> scheduler.reserve(pod("second"), "a"))
+        .isInstanceOf(SchedulingException.class)
+        .hasMessageContaining("node a is locked by pod default/other");
+    assertThat(scheduler.placements()).isEmpty();
+    assertThat(scheduler.lockRefusals()).isEqualTo(1);
+    assertThat(scheduler.reserve(pod("elsewhere"), "b").node()).isEqualTo("b");
+  }
+
+  @Test
+  void aPodThatCannotBeAnnotatedLeavesNoLockAndNoCharge() {
+    Scheduler scheduler = scheduler();
+    PodManifest ghost =
+        Fabric8Views.manifest(sharePod("ghost", "1").build()); // never written to the API server
+
+    assertThatThrownBy(() -> scheduler.reserve(ghost, "a"))
+        .hasMessageContaining("cannot annotate pod default/ghost");
+    assertThat(lockOf("a")).isNull();
+    assertThat(scheduler.placements()).isEmpty();
+  }
+
+  @Test
+  void decisionsGoOnWhileAReservationWaitsForTheApiServer() throws Exception {
+    try (ServerSocket silent = new ServerSocket(0)) {
+      List<Socket> accepted = new ArrayList<>();
+      Thread acceptor =
+          new Thread(
+              () -> {
+                try {
+                  while (true) {
+                    accepted.add(silent.accept()); // and never answer
+                  }
+                } catch (Exception e) {
+                  // closed
+                }
+              });
+      acceptor.setDaemon(true);
+      acceptor.start();
+      Config config =
+          new ConfigBuilder()
+              .withMasterUrl("http://127.0.0.1:" + silent.getLocalPort())
+              .withRequestTimeout(60_000)
+              .withRequestRetryBackoffLimit(0)
+              .build();
+      try (KubernetesClient hanging = new KubernetesClientBuilder().withConfig(config).build()) {
+        Scheduler scheduler =
+            new Scheduler(
+                hanging,
+                ChipCatalog.builtIn(),
+                ClusterFixture.SIGNER,
+                SchedulerSettings.defaults(),
+                clock);
+        scheduler.nodeChanged(ClusterFixture.node("a", 2, "64"));
+        scheduler.nodeChanged(ClusterFixture.node("b", 2, "64"));
+        PodManifest waiting = Fabric8Views.manifest(sharePod("waiting", "1").build());
+        PodManifest next = Fabric8Views.manifest(sharePod("next", "1").build());
+        CompletableFuture.runAsync(
+            () -> {
+              try {
+                scheduler.reserve(waiting, "a"); // blocks on the API server
+              } catch (SchedulingException e) {
+                // the silent server gives up eventually
+              }
+            });
+        Thread.sleep(300);
+
+        Map<String, Scheduler.Verdict> verdicts =
+            assertTimeoutPreemptively(
+                Duration.ofSeconds(5), () -> scheduler.filter(next, List.of("a", "b")));
+
+        assertThat(verdicts.get("b").fits()).isTrue();
+        assertThat(verdicts.get("a").reason()).contains("locked");
+      }
+    }
+  }
+
+  /** A clock the test moves. */
+  private static final class MutableClock extends Clock {
+    private Instant now;
+
+    MutableClock(Instant now) {
+      this.now = now;
+    }
+
+    void advance(Duration duration) {
+      now = now.plus(duration);
+    }
+
+    @Override
+    public ZoneOffset getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(java.time.ZoneId zone) {
+      return this;
+    }
+
+    @Override
+    public Instant instant() {
+      return now;
+    }
+  }
+}
