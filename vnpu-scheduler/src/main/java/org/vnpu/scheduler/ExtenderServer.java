@@ -9,7 +9,9 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -41,23 +43,36 @@ import org.vnpu.core.request.PodManifests;
  * </ul>
  *
  * Keys are PascalCase where the protocols' Go structs have no JSON tags. A body that is not JSON,
- * lacks the pod or exceeds 10 MiB gets HTTP 400 or 413 with the reason and changes nothing.
+ * lacks the pod or exceeds its verb's limit gets HTTP 400 or 413 with the reason and changes
+ * nothing. Limits are per verb: 10 MiB where a request may carry whole Node objects (kube-scheduler
+ * without {@code nodeCacheCapable}, Volcano's prioritize), 1 MiB where it carries a pod and one
+ * node, 64 KiB for {@code /kube/bind}. Parsed requests take about 30 times their size in memory, so
+ * all requests in flight share a budget of a third of the heap; a request that cannot get its share
+ * within 5 s gets HTTP 503, as does one that runs the JVM out of memory. {@code /healthz} answers
+ * 503 when the scheduler has not been able to decide for 3 s.
  */
 public final class ExtenderServer implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(ExtenderServer.class);
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final int MAX_BODY = 10 << 20;
+  private static final int NODE_LISTS = 10 << 20;
+  private static final int ONE_NODE = 1 << 20;
+  private static final int SMALL = 64 << 10;
   private static final int KUBE_MAX_SCORE = 10;
+  private static final Duration LIVENESS = Duration.ofSeconds(3);
 
   private final Scheduler scheduler;
   private final KubernetesClient client;
   private final Leadership leadership;
   private final Map<String, Verb> verbs = new HashMap<>();
   private final ExtenderMetrics metrics;
+  private final RequestBudget budget = RequestBudget.ofHeap(3);
   private Server server;
 
-  private interface Verb {
+  /** A verb's handler, and the largest body it reads (0: it reads none and drains it). */
+  private record Verb(int maxBody, Answerer answerer) {}
+
+  private interface Answerer {
     JsonNode answer(JsonNode request) throws BadRequest;
   }
 
@@ -82,15 +97,16 @@ public final class ExtenderServer implements AutoCloseable {
     this.client = client;
     this.leadership = leadership;
     this.metrics = new ExtenderMetrics(scheduler);
-    verbs.put("/kube/filter", this::kubeFilter);
-    verbs.put("/kube/prioritize", this::kubePrioritize);
-    verbs.put("/kube/bind", this::kubeBind);
-    verbs.put("/volcano/predicate", this::volcanoPredicate);
-    verbs.put("/volcano/prioritize", this::volcanoPrioritize);
-    verbs.put("/volcano/allocateFunc", this::volcanoAllocate);
-    verbs.put("/volcano/deallocateFunc", this::volcanoDeallocate);
-    verbs.put("/volcano/onSessionOpen", request -> JSON.createObjectNode());
-    verbs.put("/volcano/onSessionClose", request -> JSON.createObjectNode());
+    verbs.put("/kube/filter", new Verb(NODE_LISTS, this::kubeFilter));
+    verbs.put("/kube/prioritize", new Verb(NODE_LISTS, this::kubePrioritize));
+    verbs.put("/kube/bind", new Verb(SMALL, this::kubeBind));
+    verbs.put("/volcano/predicate", new Verb(ONE_NODE, this::volcanoPredicate));
+    verbs.put("/volcano/prioritize", new Verb(NODE_LISTS, this::volcanoPrioritize));
+    verbs.put("/volcano/allocateFunc", new Verb(ONE_NODE, this::volcanoAllocate));
+    verbs.put("/volcano/deallocateFunc", new Verb(ONE_NODE, this::volcanoDeallocate));
+    // The whole session (every job and node), which the ledger does not need: never parsed.
+    verbs.put("/volcano/onSessionOpen", new Verb(0, request -> JSON.createObjectNode()));
+    verbs.put("/volcano/onSessionClose", new Verb(0, request -> JSON.createObjectNode()));
   }
 
   /** Serves on {@code address}; port 0 picks a free one. */
@@ -118,6 +134,7 @@ public final class ExtenderServer implements AutoCloseable {
                 extender.reply(
                     request.getMethod(),
                     request.getHttpURI().getPath(),
+                    request.getLength(),
                     Content.Source.asInputStream(request));
             response.setStatus(reply.status());
             response.getHeaders().put(HttpHeader.CONTENT_TYPE, reply.type() + "; charset=utf-8");
@@ -147,9 +164,14 @@ public final class ExtenderServer implements AutoCloseable {
     }
   }
 
-  private Reply reply(String method, String path, InputStream in) {
+  private Reply reply(String method, String path, long length, InputStream in) {
     if (path.equals("/healthz")) {
-      return new Reply(200, "ok\n", "text/plain");
+      return scheduler.responsive(LIVENESS)
+          ? new Reply(200, "ok\n", "text/plain")
+          : new Reply(
+              503,
+              "the scheduler has not been able to decide for " + LIVENESS.toSeconds() + " s\n",
+              "text/plain");
     }
     if (path.equals("/readyz")) {
       return new Reply(200, leadership.isLeader() ? "leader\n" : "follower\n", "text/plain");
@@ -165,16 +187,30 @@ public final class ExtenderServer implements AutoCloseable {
       return new Reply(405, "use POST\n", "text/plain");
     }
     long started = System.nanoTime();
-    Reply reply = call(path, verb, in);
+    Reply reply = call(path, verb, length, in);
     metrics.record(path, outcome(reply), System.nanoTime() - started);
     return reply;
   }
 
-  private Reply call(String path, Verb verb, InputStream in) {
-    try {
-      byte[] body = in.readNBytes(MAX_BODY + 1);
-      if (body.length > MAX_BODY) {
-        return new Reply(413, "request body exceeds 10 MiB\n", "text/plain");
+  private Reply call(String path, Verb verb, long length, InputStream in) {
+    if (length > verb.maxBody() && verb.maxBody() > 0) {
+      return tooLarge(path, verb);
+    }
+    long expected = length >= 0 ? length : verb.maxBody();
+    try (RequestBudget.Share share = budget.take(expected)) {
+      if (share == null) {
+        return new Reply(
+            503,
+            path + ": too many large requests in flight; " + budget.describe() + "\n",
+            "text/plain");
+      }
+      if (verb.maxBody() == 0) {
+        in.transferTo(OutputStream.nullOutputStream());
+        return answered(verb, JSON.createObjectNode());
+      }
+      byte[] body = in.readNBytes(verb.maxBody() + 1);
+      if (body.length > verb.maxBody()) {
+        return tooLarge(path, verb);
       }
       JsonNode request;
       try {
@@ -183,14 +219,30 @@ public final class ExtenderServer implements AutoCloseable {
         return new Reply(
             400, path + ": the body is not JSON: " + e.getOriginalMessage() + "\n", "text/plain");
       }
-      JsonNode answer = verb.answer(request);
-      return new Reply(200, JSON.writeValueAsString(answer), "application/json", refuses(answer));
+      return answered(verb, request);
     } catch (BadRequest e) {
       return new Reply(400, path + ": " + e.getMessage() + "\n", "text/plain");
+    } catch (OutOfMemoryError e) {
+      LOG.error("{} ran the JVM out of memory; answered 503", path);
+      return new Reply(503, path + ": out of memory serving this request\n", "text/plain");
     } catch (IOException | RuntimeException e) {
       LOG.error("{} failed", path, e);
       return new Reply(500, path + ": " + e + "\n", "text/plain");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return new Reply(503, path + ": interrupted\n", "text/plain");
     }
+  }
+
+  private static Reply answered(Verb verb, JsonNode request)
+      throws BadRequest, JsonProcessingException {
+    JsonNode answer = verb.answerer().answer(request);
+    return new Reply(200, JSON.writeValueAsString(answer), "application/json", refuses(answer));
+  }
+
+  private static Reply tooLarge(String path, Verb verb) {
+    return new Reply(
+        413, path + ": request body exceeds " + (verb.maxBody() >> 10) + " KiB\n", "text/plain");
   }
 
   private static ExtenderMetrics.Outcome outcome(Reply reply) {

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -18,6 +19,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,6 +61,7 @@ import org.vnpu.core.request.PodRequest;
 import org.vnpu.core.request.RequestParser;
 import org.vnpu.core.validation.Validated;
 import org.vnpu.kube.AnnotationPatches;
+import org.vnpu.kube.DaemonThreads;
 import org.vnpu.kube.NodeLocks;
 
 /**
@@ -104,6 +112,8 @@ public final class Scheduler {
   private FragmentationMeter meter = new FragmentationMeter(WorkloadMix.EMPTY);
   private final Map<RejectKind, Long> rejected = new EnumMap<>(RejectKind.class);
   private long lockRefusals;
+  private final Object liveness = new Object();
+  private ExecutorService livenessProbe;
 
   public Scheduler(
       KubernetesClient client,
@@ -511,6 +521,34 @@ public final class Scheduler {
               + e.getMessage());
     }
   }
+
+  /**
+   * Whether the scheduler can still decide: its lock can be had within {@code within}. A decision
+   * stuck holding it (the liveness probe's question) makes this false until it lets go.
+   */
+  public boolean responsive(Duration within) {
+    Future<?> probe;
+    synchronized (liveness) {
+      if (livenessProbe == null) {
+        livenessProbe =
+            Executors.newSingleThreadExecutor(DaemonThreads.named("vnpu-scheduler-liveness"));
+      }
+      probe = livenessProbe.submit(this::touch);
+    }
+    try {
+      probe.get(within.toMillis(), TimeUnit.MILLISECONDS);
+      return true;
+    } catch (TimeoutException e) {
+      return false;
+    } catch (ExecutionException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  private synchronized void touch() {}
 
   /** How often each reason kept a node from a pod (filters and reservations), since start. */
   public synchronized Map<RejectKind, Long> rejections() {

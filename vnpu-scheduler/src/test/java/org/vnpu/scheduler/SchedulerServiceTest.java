@@ -304,6 +304,13 @@ class SchedulerServiceTest {
     assertThat(noPod.body()).contains("missing Pod");
     assertThat(raw("/volcano/predicate", "{\"task\":{}}").body()).contains("missing task.Pod");
     assertThat(raw("/kube/filter", "x".repeat((10 << 20) + 1)).statusCode()).isEqualTo(413);
+    HttpResponse<String> bigBind = raw("/kube/bind", "x".repeat((64 << 10) + 1));
+    assertThat(bigBind.statusCode()).isEqualTo(413);
+    assertThat(bigBind.body()).contains("request body exceeds 64 KiB");
+    assertThat(raw("/volcano/allocateFunc", "x".repeat((1 << 20) + 1)).statusCode()).isEqualTo(413);
+    assertThat(raw("/volcano/onSessionOpen", "x".repeat(20 << 20)).statusCode())
+        .as("the session is drained, never parsed, whatever its size")
+        .isEqualTo(200);
 
     Pod invalid = create("bad", "30", "8");
     invalid
@@ -355,6 +362,39 @@ class SchedulerServiceTest {
                       .path("NodeNames"))
               .hasSize(1);
         });
+  }
+
+  @Test
+  void livenessFailsWhileTheSchedulerCannotDecide() throws Exception {
+    assertThat(get("/healthz")).isEqualTo("ok\n");
+    CountDownLatch held = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    Thread stuck =
+        new Thread(
+            () -> {
+              synchronized (scheduler) { // a decision that does not end
+                held.countDown();
+                try {
+                  release.await();
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              }
+            });
+    stuck.start();
+    held.await();
+
+    HttpResponse<String> probe =
+        http.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.port() + "/healthz"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(probe.statusCode()).isEqualTo(503);
+    assertThat(probe.body()).contains("has not been able to decide for 3 s");
+
+    release.countDown();
+    stuck.join();
+    await().untilAsserted(() -> assertThat(get("/healthz")).isEqualTo("ok\n"));
   }
 
   private List<io.fabric8.kubernetes.api.model.Event> events(String pod) {
