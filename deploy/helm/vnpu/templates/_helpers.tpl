@@ -32,8 +32,12 @@ app.kubernetes.io/component: {{ index . 1 }}
   value: {{ .Values.javaToolOptions | quote }}
 {{- end -}}
 
+{{/* The scheduler's signing key (a Secret it makes) and the public keys (a ConfigMap it keeps). */}}
 {{- define "vnpu.signingSecret" -}}
-{{- .Values.signingKey.existingSecret | default (printf "%s-signing" (include "vnpu.fullname" .)) -}}
+{{- printf "%s-signing" (include "vnpu.fullname" .) -}}
+{{- end -}}
+{{- define "vnpu.verifyingKeys" -}}
+{{- printf "%s-verifying-keys" (include "vnpu.fullname" .) -}}
 {{- end -}}
 
 {{/* The scheduler Service's address, for the scheduler configurations. */}}

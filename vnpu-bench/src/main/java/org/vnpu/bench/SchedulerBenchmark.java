@@ -39,6 +39,8 @@ import org.vnpu.api.payload.NodeHandshake;
 import org.vnpu.api.payload.NodeRegistration;
 import org.vnpu.api.payload.RegisteredChip;
 import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.api.signing.AllocationVerifier;
+import org.vnpu.api.signing.SigningKey;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.scheduler.Leadership;
 import org.vnpu.scheduler.Scheduler;
@@ -54,6 +56,8 @@ import org.vnpu.scheduler.SchedulerSettings;
 @State(Scope.Benchmark)
 @Fork(1)
 public class SchedulerBenchmark {
+
+  private static final SigningKey KEY = SigningKey.generate();
 
   private static final int NODES = 5_000;
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -73,7 +77,8 @@ public class SchedulerBenchmark {
         new Scheduler(
             api.client(),
             ChipCatalog.builtIn(),
-            new AllocationSigner(new byte[32], codec),
+            new AllocationSigner(KEY, codec),
+            AllocationVerifier.of(KEY, codec),
             SchedulerSettings.defaults(),
             Clock.systemUTC());
     List<String> names = new ArrayList<>();

@@ -2,6 +2,7 @@ package org.vnpu.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -9,12 +10,13 @@ import java.util.concurrent.Callable;
 import org.vnpu.api.SplitMode;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.payload.NodeRegistration;
-import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.deviceplugin.DevicePlugin;
 import org.vnpu.deviceplugin.DevicePluginSettings;
 import org.vnpu.deviceplugin.kubelet.ChipOwnership;
 import org.vnpu.deviceplugin.kubelet.KubeletRegistrar;
 import org.vnpu.driver.NpuDriver;
+import org.vnpu.kube.VerifyingKeys;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -39,13 +41,14 @@ final class DevicePluginCommand implements Callable<Integer> {
   @Mixin NodeAgentOptions agent;
 
   @Option(
-      names = "--signing-key-file",
-      paramLabel = "FILE",
-      defaultValue = "/etc/vnpu/signing/key",
+      names = "--verifying-keys",
+      paramLabel = "DIR",
+      defaultValue = "/etc/vnpu/verifying-keys",
       description =
-          "Key that verifies the scheduler's allocation signatures, at least 32 bytes, the same"
-              + " file the scheduler signs with (a mounted Secret). Default: ${DEFAULT-VALUE}.")
-  Path signingKey;
+          "Directory of the public keys the scheduler's allocation signatures are verified with,"
+              + " one file per key ID (the scheduler's ConfigMap, mounted; read again when a"
+              + " signature names a key not seen yet). Default: ${DEFAULT-VALUE}.")
+  Path verifyingKeys;
 
   @Option(
       names = "--split-mode",
@@ -103,12 +106,15 @@ final class DevicePluginCommand implements Callable<Integer> {
               + " is out of range 1.."
               + NodeRegistration.MAX_SHARES_PER_CHIP);
     }
-    AllocationSigner signer;
-    try {
-      signer = AllocationSigner.fromKeyFile(signingKey, new PayloadCodec());
-    } catch (IllegalArgumentException e) {
-      throw new InputException(e.getMessage());
+    if (!Files.isDirectory(verifyingKeys)) {
+      throw new InputException(
+          "--verifying-keys "
+              + verifyingKeys
+              + " is not a directory (mount the scheduler's verifying-keys ConfigMap there)");
     }
+    AllocationVerifier verifier =
+        new AllocationVerifier(
+            VerifyingKeys.inDirectory(verifyingKeys, Clock.systemUTC()), new PayloadCodec());
     NpuDriver npus = agent.openDriver(catalog.load());
     DevicePluginSettings settings =
         new DevicePluginSettings(
@@ -126,7 +132,7 @@ final class DevicePluginCommand implements Callable<Integer> {
     KubernetesClient client = new KubernetesClientBuilder().build();
     DevicePlugin plugin;
     try {
-      plugin = DevicePlugin.start(settings, npus, signer, client, Clock.systemUTC());
+      plugin = DevicePlugin.start(settings, npus, verifier, client, Clock.systemUTC());
     } catch (ChipOwnership.ChipsManagedElsewhereException e) {
       client.close();
       throw new InputException(e.getMessage());

@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -12,6 +11,10 @@ import org.vnpu.api.LabelKeys;
 import org.vnpu.api.PlacementPolicy;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.api.signing.AllocationVerifier;
+import org.vnpu.api.signing.SigningKey;
+import org.vnpu.kube.SigningKeys;
+import org.vnpu.kube.VerifyingKeys;
 import org.vnpu.scheduler.Leadership;
 import org.vnpu.scheduler.Scheduler;
 import org.vnpu.scheduler.SchedulerService;
@@ -45,13 +48,31 @@ final class SchedulerCommand implements Callable<Integer> {
   String listen;
 
   @Option(
-      names = "--signing-key-file",
-      paramLabel = "FILE",
-      defaultValue = "/etc/vnpu/signing/key",
+      names = "--keys-namespace",
+      paramLabel = "NAMESPACE",
+      defaultValue = "${env:POD_NAMESPACE}",
       description =
-          "Key the allocations are signed with, at least 32 bytes, the same file the device"
-              + " plugins verify with (a mounted Secret). Default: ${DEFAULT-VALUE}.")
-  Path signingKey;
+          "Namespace of the signing key's Secret and the verifying keys' ConfigMap (default:"
+              + " $POD_NAMESPACE).")
+  String keysNamespace;
+
+  @Option(
+      names = "--signing-secret",
+      paramLabel = "NAME",
+      defaultValue = "vnpu-signing",
+      description =
+          "Secret holding the Ed25519 key allocations are signed with; the first replica to start"
+              + " makes it (default: ${DEFAULT-VALUE}). Delete it and restart to rotate the key.")
+  String signingSecret;
+
+  @Option(
+      names = "--verifying-keys",
+      paramLabel = "NAME",
+      defaultValue = "vnpu-verifying-keys",
+      description =
+          "ConfigMap of the public keys nodes verify allocations with; the scheduler adds its own"
+              + " and keeps the old ones (default: ${DEFAULT-VALUE}).")
+  String verifyingKeys;
 
   @Option(
       names = "--heartbeat-tolerance",
@@ -156,18 +177,26 @@ final class SchedulerCommand implements Callable<Integer> {
   @Override
   public Integer call() throws IOException, InterruptedException {
     InetSocketAddress address = Listen.parse(listen);
-    AllocationSigner signer;
-    try {
-      signer = AllocationSigner.fromKeyFile(signingKey, new PayloadCodec());
-    } catch (IllegalArgumentException e) {
-      throw new InputException(e.getMessage());
+    if (keysNamespace == null || keysNamespace.isBlank()) {
+      throw new InputException(
+          "--keys-namespace is required (or $POD_NAMESPACE): the signing key lives in a Secret");
     }
     KubernetesClient client = new KubernetesClientBuilder().build();
+    PayloadCodec codec = new PayloadCodec();
+    SigningKey key;
+    try {
+      key = SigningKeys.bootstrap(client, keysNamespace, signingSecret, verifyingKeys);
+    } catch (IllegalStateException e) {
+      throw new InputException(e.getMessage());
+    }
     Scheduler scheduler =
         new Scheduler(
             client,
             catalog.load(),
-            signer,
+            new AllocationSigner(key, codec),
+            new AllocationVerifier(
+                VerifyingKeys.inConfigMap(client, keysNamespace, verifyingKeys, Clock.systemUTC()),
+                codec),
             new SchedulerSettings(
                 heartbeatTolerance, lockTimeout, reservationTimeout, nodePolicy, devicePolicy),
             Clock.systemUTC());

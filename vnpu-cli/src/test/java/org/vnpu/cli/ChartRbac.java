@@ -24,7 +24,10 @@ final class ChartRbac {
               "bindings", Set.of("create"),
               "events", Set.of("create")),
           "vnpu-scheduler-leader",
-          Map.of("leases", Set.of("get", "create", "update", "patch")));
+          Map.of(
+              "leases", Set.of("get", "create", "update", "patch"),
+              "secrets", Set.of("create", "get"),
+              "configmaps", Set.of("create", "get", "update")));
 
   private ChartRbac() {}
 

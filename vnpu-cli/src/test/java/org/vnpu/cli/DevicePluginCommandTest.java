@@ -28,7 +28,7 @@ class DevicePluginCommandTest {
             "--inventory",
             "--dcmi-library",
             "--npu-smi",
-            "--signing-key-file",
+            "--verifying-keys",
             "--max-shares-per-chip",
             "--kubelet-dir",
             "--state-dir",
@@ -45,24 +45,27 @@ class DevicePluginCommandTest {
 
   @Test
   void startUpProblemsAreNamedAndExitWithTwo() throws IOException {
-    Path key = Files.writeString(dir.resolve("key"), "too short");
+    Path keys = dir.resolve("verifying-keys");
     Path inventory = Files.writeString(dir.resolve("inventory.yaml"), "chips:\n  - {type: 920X}\n");
 
     assertThat(Run.of("device-plugin", "--node-name", "").err())
         .contains("--node-name is required (or set $NODE_NAME)");
-    Run shortKey =
-        Run.of("device-plugin", "--node-name", "n1", "--signing-key-file", key.toString());
-    assertThat(shortKey.exitCode()).isEqualTo(2);
-    assertThat(shortKey.err()).contains(key + ": allocation signing key has 9 bytes");
+    Run noKeys = Run.of("device-plugin", "--node-name", "n1", "--verifying-keys", keys.toString());
+    assertThat(noKeys.exitCode()).isEqualTo(2);
+    assertThat(noKeys.err())
+        .contains(
+            "--verifying-keys "
+                + keys
+                + " is not a directory (mount the scheduler's verifying-keys ConfigMap there)");
 
-    Files.writeString(key, "0123456789abcdef0123456789abcdef");
+    Files.createDirectories(keys);
     Run badChip =
         Run.of(
             "device-plugin",
             "--node-name",
             "n1",
-            "--signing-key-file",
-            key.toString(),
+            "--verifying-keys",
+            keys.toString(),
             "--inventory",
             inventory.toString());
     assertThat(badChip.exitCode()).isEqualTo(2);

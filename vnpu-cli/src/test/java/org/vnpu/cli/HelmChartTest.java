@@ -15,10 +15,10 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Secret;
-import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
@@ -36,7 +36,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -56,7 +55,7 @@ import picocli.CommandLine;
 /**
  * The Helm chart is linted and rendered (helm-java, no helm binary), and what it renders is read
  * with fabric8 and checked: probes and limits everywhere, every component's arguments accepted by
- * its `vnpu` command, the minimum RBAC, the signing Secret, the schedulers' configurations.
+ * its `vnpu` command, the minimum RBAC, no rendered key material, the schedulers' configurations.
  */
 class HelmChartTest {
 
@@ -390,59 +389,90 @@ class HelmChartTest {
   }
 
   @Test
-  void theSigningKeyIsGeneratedOnceAndKeptOrTakenFromAnExistingSecret() {
-    Secret secret =
-        render(Map.of()).stream()
-            .filter(Secret.class::isInstance)
-            .map(Secret.class::cast)
+  void noKeyMaterialIsRenderedSoEveryRenderIsTheSameAndTheNodesMountThePublicKeys() {
+    List<HasMetadata> objects = render(Map.of());
+
+    assertThat(objects).noneMatch(Secret.class::isInstance);
+    assertThat(render(Map.of())).as("helm template twice, as Argo CD does").isEqualTo(objects);
+    Deployment scheduler = named(objects, Deployment.class, "release-name-vnpu-scheduler");
+    assertThat(scheduler.getSpec().getTemplate().getSpec().getContainers().get(0).getArgs())
+        .contains(
+            "--signing-secret=release-name-vnpu-signing",
+            "--verifying-keys=release-name-vnpu-verifying-keys");
+    DaemonSet plugin =
+        objects.stream()
+            .filter(DaemonSet.class::isInstance)
+            .map(DaemonSet.class::cast)
+            .filter(d -> d.getMetadata().getName().contains("device-plugin"))
             .findFirst()
             .orElseThrow();
-    assertThat(secret.getMetadata().getAnnotations())
-        .containsEntry("helm.sh/resource-policy", "keep");
-    assertThat(Base64.getDecoder().decode(secret.getData().get("key"))).hasSize(48);
-
-    List<HasMetadata> existing = render(Map.of("signingKey.existingSecret", "my-key"));
-    assertThat(existing).noneMatch(Secret.class::isInstance);
-    assertThat(
-            existing.stream()
-                .filter(Deployment.class::isInstance)
-                .map(Deployment.class::cast)
-                .findFirst()
-                .orElseThrow()
-                .getSpec()
-                .getTemplate()
-                .getSpec()
-                .getVolumes())
-        .anySatisfy(
-            v ->
-                assertThat(v.getSecret() == null ? null : v.getSecret().getSecretName())
-                    .isEqualTo("my-key"));
+    assertThat(plugin.getSpec().getTemplate().getSpec().getVolumes())
+        .filteredOn(volume -> volume.getConfigMap() != null)
+        .singleElement()
+        .satisfies(
+            volume -> {
+              assertThat(volume.getConfigMap().getName())
+                  .isEqualTo("release-name-vnpu-verifying-keys");
+              assertThat(volume.getConfigMap().getOptional()).isTrue();
+            });
+    assertThat(verbs(objects).get("vnpu-scheduler-leader"))
+        .containsEntry("secrets", Set.of("create", "get"))
+        .containsEntry("configmaps", Set.of("create", "get", "update"));
   }
 
   @Test
-  void anUpgradeKeepsTheKeyAlreadyInTheCluster() {
-    String key = Base64.getEncoder().encodeToString("k".repeat(48).getBytes());
-    try (var client = CLUSTER.createClient()) {
-      client
-          .secrets()
-          .inNamespace("vnpu-system")
-          .resource(
-              new SecretBuilder()
-                  .withNewMetadata()
-                  .withName("release-name-vnpu-signing")
-                  .endMetadata()
-                  .addToData("key", key)
-                  .build())
-          .create();
-      Secret rendered =
-          render(Map.of()).stream()
-              .filter(Secret.class::isInstance)
-              .map(Secret.class::cast)
-              .findFirst()
-              .orElseThrow();
-      assertThat(rendered.getData()).containsEntry("key", key);
-      client.secrets().inNamespace("vnpu-system").withName("release-name-vnpu-signing").delete();
+  void everyWorkloadHasANetworkPolicyAndOnlySchedulersReachTheExtender() {
+    List<HasMetadata> objects =
+        render(Map.of("scheduler.kubeScheduler.enabled", true, "dra.enabled", false));
+    List<NetworkPolicy> policies =
+        objects.stream()
+            .filter(NetworkPolicy.class::isInstance)
+            .map(NetworkPolicy.class::cast)
+            .toList();
+    List<Map<String, String>> workloads = new ArrayList<>();
+    for (HasMetadata object : objects) {
+      if (object instanceof Deployment deployment) {
+        workloads.add(deployment.getSpec().getTemplate().getMetadata().getLabels());
+      } else if (object instanceof DaemonSet daemonSet) {
+        workloads.add(daemonSet.getSpec().getTemplate().getMetadata().getLabels());
+      }
     }
+    assertThat(workloads).isNotEmpty();
+    for (Map<String, String> labels : workloads) {
+      assertThat(policies)
+          .as("a NetworkPolicy selects pods labelled %s", labels)
+          .anyMatch(
+              policy ->
+                  labels
+                      .entrySet()
+                      .containsAll(policy.getSpec().getPodSelector().getMatchLabels().entrySet()));
+    }
+    NetworkPolicy extender =
+        policies.stream()
+            .filter(p -> p.getMetadata().getName().equals("release-name-vnpu-scheduler"))
+            .findFirst()
+            .orElseThrow();
+    var rule = extender.getSpec().getIngress().get(0);
+    assertThat(rule.getPorts())
+        .extracting(port -> port.getPort().getIntVal())
+        .containsExactly(9401);
+    assertThat(rule.getFrom())
+        .extracting(peer -> peer.getPodSelector().getMatchLabels())
+        .containsExactly(
+            Map.of(
+                "app.kubernetes.io/name", "vnpu",
+                "app.kubernetes.io/instance", "release-name",
+                "app.kubernetes.io/component", "kube-scheduler"),
+            Map.of("app", "volcano-scheduler"));
+    assertThat(
+            policies.stream()
+                .filter(p -> p.getMetadata().getName().equals("release-name-vnpu-device-plugin"))
+                .findFirst()
+                .orElseThrow()
+                .getSpec()
+                .getIngress())
+        .as("the device plugin takes no connection")
+        .isEmpty();
   }
 
   @Test

@@ -36,12 +36,16 @@ import org.vnpu.api.LogLevel;
 import org.vnpu.api.ResourceNames;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.api.signing.AllocationVerifier;
+import org.vnpu.api.signing.SigningKey;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.deviceplugin.DevicePlugin;
 import org.vnpu.deviceplugin.DevicePluginSettings;
 import org.vnpu.driver.SimulatedNpuDriver;
 import org.vnpu.exporter.Exporter;
 import org.vnpu.exporter.ExporterSettings;
+import org.vnpu.kube.SigningKeys;
+import org.vnpu.kube.VerifyingKeys;
 import org.vnpu.kubelet.KubeletEmulator;
 import org.vnpu.sandbox.ApiServer;
 import org.vnpu.scheduler.Leadership;
@@ -72,7 +76,7 @@ class RbacAuditTest {
   @Test
   @SuppressWarnings("try") // the device plugin works unseen, through the kubelet emulator
   void everyComponentAsksOnlyForWhatItsRoleGrants() throws Exception {
-    AllocationSigner signer = new AllocationSigner(new byte[32], new PayloadCodec());
+    PayloadCodec codec = new PayloadCodec();
     try (ApiServer server = ApiServer.start(0, this::record);
         KubernetesClient admin = client(server, "admin");
         KubernetesClient pluginClient = client(server, "vnpu-device-plugin");
@@ -88,11 +92,21 @@ class RbacAuditTest {
           .resource(
               new PodBuilder().withNewMetadata().withName("scheduler-0").endMetadata().build())
           .create();
+      // As the scheduler's start does, and as the chart mounts the public keys on nodes.
+      SigningKey key =
+          SigningKeys.bootstrap(schedulerClient, NAMESPACE, "vnpu-signing", "vnpu-verifying-keys");
+      Path verifying = Files.createDirectories(directory.resolve("verifying-keys"));
+      Files.writeString(verifying.resolve(key.verifying().id()), key.verifying().encoded());
       Path inventory = directory.resolve("inventory.yaml");
       Files.writeString(inventory, "chips:\n  - {type: 910B3, count: 2}\n");
       try (KubeletEmulator kubelet =
               new KubeletEmulator(directory.resolve("device-plugins")).start();
-          DevicePlugin plugin = startPlugin(pluginClient, signer, inventory);
+          DevicePlugin plugin =
+              startPlugin(
+                  pluginClient,
+                  new AllocationVerifier(
+                      VerifyingKeys.inDirectory(verifying, Clock.systemUTC()), codec),
+                  inventory);
           Exporter exporter =
               Exporter.start(
                   new ExporterSettings(
@@ -109,7 +123,11 @@ class RbacAuditTest {
                   new Scheduler(
                       schedulerClient,
                       ChipCatalog.builtIn(),
-                      signer,
+                      new AllocationSigner(key, codec),
+                      new AllocationVerifier(
+                          VerifyingKeys.inConfigMap(
+                              schedulerClient, NAMESPACE, "vnpu-verifying-keys", Clock.systemUTC()),
+                          codec),
                       SchedulerSettings.defaults(),
                       Clock.systemUTC()),
                   schedulerClient,
@@ -180,12 +198,15 @@ class RbacAuditTest {
             "vnpu-scheduler patch pods",
             "vnpu-scheduler create bindings",
             "vnpu-scheduler create events",
+            "vnpu-scheduler create secrets",
+            "vnpu-scheduler create configmaps",
+            "vnpu-scheduler get configmaps",
             "vnpu-device-plugin update nodes",
             "vnpu-exporter watch pods");
   }
 
   private DevicePlugin startPlugin(
-      KubernetesClient client, AllocationSigner signer, Path inventory) {
+      KubernetesClient client, AllocationVerifier verifier, Path inventory) {
     return DevicePlugin.start(
         new DevicePluginSettings(
             NODE,
@@ -200,7 +221,7 @@ class RbacAuditTest {
             Duration.ofSeconds(1),
             Duration.ofSeconds(1)),
         driver(inventory),
-        signer,
+        verifier,
         client,
         Clock.systemUTC());
   }

@@ -2,18 +2,12 @@ package org.vnpu.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The flags and start-up errors of {@code vnpu scheduler}; the scheduler is tested in its module.
  */
 class SchedulerCommandTest {
-
-  @TempDir Path dir;
 
   @Test
   void helpDocumentsEveryFlag() {
@@ -24,7 +18,9 @@ class SchedulerCommandTest {
         .contains(
             "--listen",
             "0.0.0.0:9401",
-            "--signing-key-file",
+            "--keys-namespace",
+            "--signing-secret",
+            "--verifying-keys",
             "--heartbeat-tolerance",
             "--lock-timeout",
             "--reservation-timeout",
@@ -36,11 +32,12 @@ class SchedulerCommandTest {
   }
 
   @Test
-  void startUpProblemsAreNamedAndExitWithTwo() throws IOException {
-    Path key = Files.writeString(dir.resolve("key"), "short");
-    Run shortKey = Run.of("scheduler", "--signing-key-file", key.toString());
-    assertThat(shortKey.exitCode()).isEqualTo(2);
-    assertThat(shortKey.err()).contains("allocation signing key has 5 bytes");
+  void startUpProblemsAreNamedAndExitWithTwo() {
+    Run noNamespace = Run.of("scheduler", "--keys-namespace", "");
+    assertThat(noNamespace.exitCode()).isEqualTo(2);
+    assertThat(noNamespace.err())
+        .contains(
+            "--keys-namespace is required (or $POD_NAMESPACE): the signing key lives in a Secret");
     assertThat(Run.of("scheduler", "--listen", "9401").err())
         .contains("--listen=9401 is not HOST:PORT");
   }

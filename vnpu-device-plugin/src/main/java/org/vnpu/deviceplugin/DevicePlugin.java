@@ -8,7 +8,7 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.api.codec.PayloadCodec;
-import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.deviceplugin.allocate.AllocationGate;
 import org.vnpu.deviceplugin.allocate.Allocator;
 import org.vnpu.deviceplugin.allocate.Handouts;
@@ -53,7 +53,7 @@ public final class DevicePlugin implements AutoCloseable {
   public static DevicePlugin start(
       DevicePluginSettings settings,
       NpuDriver driver,
-      AllocationSigner signer,
+      AllocationVerifier verifier,
       KubernetesClient client,
       Clock clock) {
     ChipOwnership.check(settings.pluginDirectory());
@@ -63,7 +63,7 @@ public final class DevicePlugin implements AutoCloseable {
         new Allocator(
             client,
             settings.node(),
-            new AllocationGate(settings.node(), codec, signer),
+            new AllocationGate(settings.node(), codec, verifier),
             codec,
             files,
             new Handouts(files, settings.shimLibrary(), settings.driverMounts()),

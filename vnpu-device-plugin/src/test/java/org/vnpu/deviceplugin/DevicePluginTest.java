@@ -7,6 +7,7 @@ import static org.vnpu.deviceplugin.ScheduledPods.hard;
 import static org.vnpu.deviceplugin.ScheduledPods.soft;
 import static org.vnpu.deviceplugin.ScheduledPods.whole;
 
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.grpc.Status;
@@ -40,6 +41,7 @@ import org.vnpu.api.payload.ShimConfig;
 import org.vnpu.api.payload.ShimDevice;
 import org.vnpu.api.region.ChipRegion;
 import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.api.signing.SigningKey;
 import org.vnpu.deviceplugin.kubelet.ChipOwnership;
 import org.vnpu.kubelet.KubeletEmulator;
 import org.vnpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
@@ -462,16 +464,28 @@ class DevicePluginTest {
 
   @Test
   void anAllocationSignedWithAnotherKeyIsRefused() {
-    AllocationSigner stranger =
-        new AllocationSigner(
-            "another key, also thirty-two bytes".getBytes(StandardCharsets.US_ASCII), pods.codec);
+    AllocationSigner stranger = new AllocationSigner(SigningKey.generate(), pods.codec);
     pods.bind(
         "bert",
         node,
         List.of(new ContainerAllocation("model", false, List.of(soft(0, die0, 8192, 30)))),
         stranger);
 
-    assertRefused(1, "does not verify (edited, forged, or signed with another key)");
+    assertRefused(1, "which this node does not know");
+  }
+
+  @Test
+  void anOlderAllocationOfTheSamePodIsNotHandedOutAgain() {
+    Pod pod =
+        pods.bind(
+            "bert",
+            List.of(new ContainerAllocation("model", false, List.of(soft(0, die0, 8192, 30)))));
+    // A later reservation of the same pod on the same node: its lock names a new nonce, while the
+    // pod's owner put back the allocation signed for the first.
+    pods.lock(
+        pod.getMetadata().getUid(), "bert", Instant.now().plusSeconds(60), "a-later-reservation");
+
+    assertRefused(1, "its allocation was signed for another reservation (nonce bert-reservation)");
   }
 
   @Test

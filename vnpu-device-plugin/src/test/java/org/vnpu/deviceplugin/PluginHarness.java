@@ -14,7 +14,7 @@ import java.util.Map;
 import org.vnpu.api.LogLevel;
 import org.vnpu.api.ResourceNames;
 import org.vnpu.api.codec.PayloadCodec;
-import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.driver.SimulatedNpuDriver;
 import org.vnpu.kubelet.KubeletEmulator;
@@ -80,7 +80,7 @@ public final class PluginHarness implements AutoCloseable {
             Duration.ofMillis(100)),
         new SimulatedNpuDriver(
             directory.resolve("inventory.yaml"), node, ChipCatalog.builtIn(), Clock.systemUTC()),
-        new AllocationSigner(ScheduledPods.KEY, new PayloadCodec()),
+        new AllocationVerifier(ScheduledPods.VERIFYING, new PayloadCodec()),
         client,
         Clock.systemUTC());
   }

@@ -5,7 +5,6 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -21,6 +20,8 @@ import org.vnpu.api.payload.PendingContainers;
 import org.vnpu.api.payload.PodAllocation;
 import org.vnpu.api.payload.VnpuAssignment;
 import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.api.signing.KeySet;
+import org.vnpu.api.signing.SigningKey;
 import org.vnpu.kube.AnnotationPatches;
 
 /**
@@ -29,8 +30,10 @@ import org.vnpu.kube.AnnotationPatches;
  */
 public final class ScheduledPods {
 
-  public static final byte[] KEY =
-      "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+  /** The scheduler's key in these tests; {@link #VERIFYING} is what nodes verify with. */
+  public static final SigningKey KEY = SigningKey.generate();
+
+  public static final KeySet VERIFYING = KeySet.of(List.of(KEY.verifying()));
   public static final String NAMESPACE = "serving";
 
   public final PayloadCodec codec = new PayloadCodec();
@@ -98,7 +101,7 @@ public final class ScheduledPods {
             name,
             Map.of(
                 AnnotationKeys.ALLOCATION,
-                codec.encodeAllocation(by.sign(allocation)),
+                codec.encodeAllocation(by.sign(allocation, nonce(name))),
                 AnnotationKeys.DEVICES_TO_ALLOCATE,
                 codec.encodePending(
                     new PendingContainers(
@@ -109,7 +112,17 @@ public final class ScheduledPods {
     return client.pods().inNamespace(NAMESPACE).withName(name).get();
   }
 
+  /** The nonce of the reservation {@link #bind} records for pod {@code name}. */
+  public static String nonce(String name) {
+    return name + "-reservation";
+  }
+
+  /** Locks the node for the pod, for the reservation {@link #bind} signed its allocation for. */
   public void lock(String uid, String podName, Instant expires) {
+    lock(uid, podName, expires, nonce(podName));
+  }
+
+  public void lock(String uid, String podName, Instant expires, String nonce) {
     new AnnotationPatches(client)
         .node(
             node,
@@ -117,7 +130,12 @@ public final class ScheduledPods {
                 AnnotationKeys.NODE_LOCK,
                 codec.encodeLock(
                     new NodeLock(
-                        uid, NAMESPACE, podName, expires.minus(Duration.ofMinutes(10)), expires))));
+                        uid,
+                        NAMESPACE,
+                        podName,
+                        expires.minus(Duration.ofMinutes(10)),
+                        expires,
+                        nonce))));
   }
 
   public String podAnnotation(String pod, String key) {

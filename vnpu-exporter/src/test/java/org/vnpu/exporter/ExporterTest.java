@@ -12,7 +12,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -24,6 +23,7 @@ import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.payload.ContainerAllocation;
 import org.vnpu.api.payload.PodAllocation;
 import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.api.signing.SigningKey;
 
 /** The exporter over HTTP, with its pod informer against fabric8's CRUD mock API server. */
 @EnableKubernetesMockClient(crud = true)
@@ -95,9 +95,7 @@ class ExporterTest {
             .create();
     String uid = pod.getMetadata().getUid();
     PayloadCodec codec = new PayloadCodec();
-    AllocationSigner signer =
-        new AllocationSigner(
-            "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII), codec);
+    AllocationSigner signer = new AllocationSigner(SigningKey.generate(), codec);
     PodAllocation allocation =
         new PodAllocation(
             uid,
@@ -117,7 +115,7 @@ class ExporterTest {
                   .setAnnotations(
                       Map.of(
                           AnnotationKeys.ALLOCATION,
-                          codec.encodeAllocation(signer.sign(allocation))));
+                          codec.encodeAllocation(signer.sign(allocation, "nonce"))));
               return p;
             });
   }

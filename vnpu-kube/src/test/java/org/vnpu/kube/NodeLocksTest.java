@@ -32,7 +32,7 @@ class NodeLocksTest {
   }
 
   private static NodeLock lock(String uid, String name, Instant until) {
-    return new NodeLock(uid, "ns", name, until.minusSeconds(60), until);
+    return new NodeLock(uid, "ns", name, until.minusSeconds(60), until, "nonce-" + uid);
   }
 
   private NodeLock current() {

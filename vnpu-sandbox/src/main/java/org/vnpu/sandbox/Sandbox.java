@@ -5,7 +5,6 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,7 +14,11 @@ import org.slf4j.LoggerFactory;
 import org.vnpu.api.SplitMode;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.api.signing.AllocationVerifier;
+import org.vnpu.api.signing.SigningKey;
 import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.kube.SigningKeys;
+import org.vnpu.kube.VerifyingKeys;
 import org.vnpu.scheduler.Leadership;
 import org.vnpu.scheduler.Scheduler;
 import org.vnpu.scheduler.SchedulerService;
@@ -82,11 +85,14 @@ public final class Sandbox implements AutoCloseable {
                   new NodeSpec.Chip("310P3", null))));
 
   private final Options options;
+  private static final String KEYS_NAMESPACE = "vnpu-system";
+  private static final String SIGNING_SECRET = "vnpu-signing";
+  private static final String VERIFYING_KEYS = "vnpu-verifying-keys";
+
   private final ApiServer api;
   private final Path kubeconfig;
   private final List<SandboxNode> nodes;
   private final ChipCatalog catalog;
-  private final AllocationSigner signer;
   private final SchedulingLoop loop;
   private SchedulerService scheduler;
   private int schedulerPort;
@@ -97,14 +103,12 @@ public final class Sandbox implements AutoCloseable {
       Path kubeconfig,
       List<SandboxNode> nodes,
       ChipCatalog catalog,
-      AllocationSigner signer,
       SchedulerService scheduler) {
     this.options = options;
     this.api = api;
     this.kubeconfig = kubeconfig;
     this.nodes = nodes;
     this.catalog = catalog;
-    this.signer = signer;
     this.scheduler = scheduler;
     this.schedulerPort = scheduler.port();
     ExtenderClient extender = new ExtenderClient(schedulerUrl());
@@ -125,22 +129,22 @@ public final class Sandbox implements AutoCloseable {
       Path kubeconfig = api.writeKubeconfig(options.directory().resolve("kubeconfig"));
       NativeFiles natives = NativeFiles.unpack(options.directory().resolve("native"));
       ChipCatalog catalog = ChipCatalog.builtIn();
-      byte[] key = new byte[32];
-      new SecureRandom().nextBytes(key);
-      AllocationSigner signer = new AllocationSigner(key, new PayloadCodec());
+      // The scheduler makes the signing key in the API server as in a cluster; nodes verify with
+      // the public keys it publishes there.
+      SchedulerService scheduler = startScheduler(api.client(), catalog, 0);
+      AllocationVerifier verifier = verifier(api.client());
       for (NodeSpec spec : options.nodes()) {
         nodes.add(
             SandboxNode.start(
                 spec,
                 options.directory().resolve("nodes").resolve(spec.name()),
                 api.client(),
-                signer,
+                verifier,
                 natives,
                 catalog));
         LOG.info("node {} ({}) is up", spec.name(), spec.description());
       }
-      SchedulerService scheduler = startScheduler(api.client(), catalog, signer, 0);
-      return new Sandbox(options, api, kubeconfig, nodes, catalog, signer, scheduler);
+      return new Sandbox(options, api, kubeconfig, nodes, catalog, scheduler);
     } catch (IOException | RuntimeException e) {
       nodes.forEach(SandboxNode::close);
       api.close();
@@ -148,11 +152,23 @@ public final class Sandbox implements AutoCloseable {
     }
   }
 
+  private static AllocationVerifier verifier(KubernetesClient client) {
+    return new AllocationVerifier(
+        VerifyingKeys.inConfigMap(client, KEYS_NAMESPACE, VERIFYING_KEYS, Clock.systemUTC()),
+        new PayloadCodec());
+  }
+
   private static SchedulerService startScheduler(
-      KubernetesClient client, ChipCatalog catalog, AllocationSigner signer, int port)
-      throws IOException {
+      KubernetesClient client, ChipCatalog catalog, int port) throws IOException {
+    SigningKey key = SigningKeys.bootstrap(client, KEYS_NAMESPACE, SIGNING_SECRET, VERIFYING_KEYS);
     Scheduler scheduler =
-        new Scheduler(client, catalog, signer, SchedulerSettings.defaults(), Clock.systemUTC());
+        new Scheduler(
+            client,
+            catalog,
+            new AllocationSigner(key, new PayloadCodec()),
+            verifier(client),
+            SchedulerSettings.defaults(),
+            Clock.systemUTC());
     return SchedulerService.start(
         new InetSocketAddress("127.0.0.1", port), scheduler, client, Leadership.alone());
   }
@@ -212,7 +228,7 @@ public final class Sandbox implements AutoCloseable {
   public synchronized void startSchedulerAgain() throws IOException {
     for (int attempt = 1; ; attempt++) {
       try {
-        scheduler = startScheduler(api.client(), catalog, signer, schedulerPort);
+        scheduler = startScheduler(api.client(), catalog, schedulerPort);
         LOG.info("scheduler restarted on {}", schedulerUrl());
         return;
       } catch (KubernetesClientException e) {

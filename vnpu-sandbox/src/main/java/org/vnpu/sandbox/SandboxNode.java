@@ -29,7 +29,7 @@ import org.vnpu.api.LabelKeys;
 import org.vnpu.api.LogLevel;
 import org.vnpu.api.ResourceNames;
 import org.vnpu.api.payload.RegisteredChip;
-import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.deviceplugin.DevicePlugin;
 import org.vnpu.deviceplugin.DevicePluginSettings;
@@ -95,7 +95,7 @@ public final class SandboxNode implements AutoCloseable {
       NodeSpec spec,
       Path directory,
       KubernetesClient client,
-      AllocationSigner signer,
+      AllocationVerifier verifier,
       NativeFiles natives,
       ChipCatalog catalog)
       throws IOException {
@@ -133,7 +133,7 @@ public final class SandboxNode implements AutoCloseable {
                 Duration.ofSeconds(10),
                 POLL),
             new SimulatedNpuDriver(inventory, spec.name(), catalog, Clock.systemUTC()),
-            signer,
+            verifier,
             client,
             Clock.systemUTC());
     SimulatedNpuDriver driver =

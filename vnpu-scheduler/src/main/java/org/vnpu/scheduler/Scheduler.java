@@ -37,6 +37,7 @@ import org.vnpu.api.payload.NodeLock;
 import org.vnpu.api.payload.NodeRegistration;
 import org.vnpu.api.payload.PendingContainers;
 import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.api.signing.SignedAllocation;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.core.engine.AllocationPlan;
@@ -98,6 +99,7 @@ public final class Scheduler {
   private final ChipCatalog catalog;
   private final RequestParser parser;
   private final AllocationSigner signer;
+  private final AllocationVerifier verifier;
   private final PayloadCodec codec = new PayloadCodec();
   private final SchedulerSettings settings;
   private final Clock clock;
@@ -119,12 +121,14 @@ public final class Scheduler {
       KubernetesClient client,
       ChipCatalog catalog,
       AllocationSigner signer,
+      AllocationVerifier verifier,
       SchedulerSettings settings,
       Clock clock) {
     this.client = client;
     this.catalog = catalog;
     this.parser = new RequestParser(catalog, settings.podDefaults());
     this.signer = signer;
+    this.verifier = verifier;
     this.settings = settings;
     this.clock = clock;
     this.patches = new AnnotationPatches(client);
@@ -204,7 +208,7 @@ public final class Scheduler {
     }
     try {
       SignedAllocation signed = codec.decodeAllocation(value);
-      if (!signer.verifies(signed) || !signed.allocation().podUid().equals(uid)) {
+      if (!verifier.verifies(signed) || !signed.allocation().podUid().equals(uid)) {
         LOG.warn(
             "pod {}/{}: ignoring an allocation whose signature does not verify",
             pod.getMetadata().getNamespace(),
@@ -378,7 +382,8 @@ public final class Scheduler {
       throw new SchedulingException(e.getMessage());
     }
     try {
-      patches.pod(pod.namespace(), pod.name(), allocationAnnotations(claim.plan()));
+      patches.pod(
+          pod.namespace(), pod.name(), allocationAnnotations(claim.plan(), claim.lock().nonce()));
     } catch (RuntimeException e) {
       synchronized (this) {
         forget(pod.uid());
@@ -447,7 +452,13 @@ public final class Scheduler {
     }
     Instant now = clock.instant();
     NodeLock lock =
-        new NodeLock(pod.uid(), pod.namespace(), pod.name(), now, now.plus(settings.lockTimeout()));
+        new NodeLock(
+            pod.uid(),
+            pod.namespace(),
+            pod.name(),
+            now,
+            now.plus(settings.lockTimeout()),
+            AllocationSigner.nonce());
     ledger.lock(node, lock);
     allocations.put(pod.uid(), plan);
     reservations.put(
@@ -657,13 +668,14 @@ public final class Scheduler {
     meter = new FragmentationMeter(WorkloadMix.typical(new ArrayList<>(shapes), 0.9, 1));
   }
 
-  private Map<String, String> allocationAnnotations(AllocationPlan plan) {
+  private Map<String, String> allocationAnnotations(AllocationPlan plan, String nonce) {
     List<String> pending = new ArrayList<>();
     for (ContainerAllocation container : plan.allocation().containers()) {
       pending.add(container.name());
     }
     Map<String, String> values = new HashMap<>();
-    values.put(AnnotationKeys.ALLOCATION, codec.encodeAllocation(signer.sign(plan.allocation())));
+    values.put(
+        AnnotationKeys.ALLOCATION, codec.encodeAllocation(signer.sign(plan.allocation(), nonce)));
     values.put(
         AnnotationKeys.DEVICES_TO_ALLOCATE, codec.encodePending(new PendingContainers(pending)));
     values.put(AnnotationKeys.ASSIGNED_NODE, plan.node());

@@ -6,7 +6,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -21,14 +20,16 @@ import org.vnpu.api.payload.NodeHandshake;
 import org.vnpu.api.payload.NodeRegistration;
 import org.vnpu.api.payload.RegisteredChip;
 import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.api.signing.AllocationVerifier;
+import org.vnpu.api.signing.SigningKey;
 
 /** Nodes and pods for scheduler tests, written to an API server (fabric8's CRUD mock). */
 final class ClusterFixture {
 
   static final PayloadCodec CODEC = new PayloadCodec();
-  static final AllocationSigner SIGNER =
-      new AllocationSigner(
-          "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII), CODEC);
+  static final SigningKey KEY = SigningKey.generate();
+  static final AllocationSigner SIGNER = new AllocationSigner(KEY, CODEC);
+  static final AllocationVerifier VERIFIER = AllocationVerifier.of(KEY, CODEC);
 
   private ClusterFixture() {}
 

@@ -21,6 +21,8 @@ import org.junit.jupiter.api.Test;
 import org.vnpu.api.LabelKeys;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.api.signing.AllocationVerifier;
+import org.vnpu.api.signing.SigningKey;
 import org.vnpu.core.chip.ChipCatalog;
 
 /**
@@ -29,6 +31,8 @@ import org.vnpu.core.chip.ChipCatalog;
  */
 @EnableKubernetesMockClient(crud = true)
 class LeadershipTest {
+
+  private static final SigningKey KEY = SigningKey.generate();
 
   private static final String NAMESPACE = "vnpu-system";
   private static final Duration LEASE = Duration.ofSeconds(3);
@@ -136,7 +140,8 @@ class LeadershipTest {
         new Scheduler(
             client,
             ChipCatalog.builtIn(),
-            new AllocationSigner(new byte[32], codec),
+            new AllocationSigner(KEY, codec),
+            AllocationVerifier.of(KEY, codec),
             SchedulerSettings.defaults(),
             Clock.systemUTC());
     return SchedulerService.start(

@@ -22,6 +22,8 @@ import org.vnpu.api.payload.NodeHandshake;
 import org.vnpu.api.payload.NodeRegistration;
 import org.vnpu.api.payload.RegisteredChip;
 import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.api.signing.AllocationVerifier;
+import org.vnpu.api.signing.SigningKey;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.testkit.GoldenFile;
 
@@ -32,6 +34,8 @@ import org.vnpu.testkit.GoldenFile;
  */
 @EnableKubernetesMockClient(crud = true)
 class ProtocolGoldenTest {
+
+  private static final SigningKey KEY = SigningKey.generate();
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -44,7 +48,8 @@ class ProtocolGoldenTest {
         new Scheduler(
             client,
             ChipCatalog.builtIn(),
-            new AllocationSigner(new byte[32], codec),
+            new AllocationSigner(KEY, codec),
+            AllocationVerifier.of(KEY, codec),
             SchedulerSettings.defaults(),
             Clock.systemUTC());
     List<RegisteredChip> chips = new ArrayList<>();

@@ -37,6 +37,7 @@ class SchedulerHostTest {
             client,
             ChipCatalog.builtIn(),
             ClusterFixture.SIGNER,
+            ClusterFixture.VERIFIER,
             SchedulerSettings.defaults(),
             Clock.systemUTC());
   }

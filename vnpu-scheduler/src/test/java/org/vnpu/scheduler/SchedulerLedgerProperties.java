@@ -6,7 +6,6 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -31,6 +30,8 @@ import org.vnpu.api.payload.PodAllocation;
 import org.vnpu.api.payload.RegisteredChip;
 import org.vnpu.api.payload.VnpuAssignment;
 import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.api.signing.AllocationVerifier;
+import org.vnpu.api.signing.SigningKey;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.core.engine.AllocationPlan;
 
@@ -44,9 +45,8 @@ class SchedulerLedgerProperties {
   private static final int MAX_SHARES = 4;
   private static final long CHIP_MIB = 65_536;
   private static final PayloadCodec CODEC = new PayloadCodec();
-  private static final AllocationSigner SIGNER =
-      new AllocationSigner(
-          "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII), CODEC);
+  private static final SigningKey KEY = SigningKey.generate();
+  private static final AllocationSigner SIGNER = new AllocationSigner(KEY, CODEC);
 
   /** One informer event. */
   sealed interface Event permits NodeUp, PodUp, PodGone {}
@@ -61,7 +61,12 @@ class SchedulerLedgerProperties {
   void noEventOrderOverCommitsAChip(@ForAll("events") List<Event> events) {
     Scheduler scheduler =
         new Scheduler(
-            null, ChipCatalog.builtIn(), SIGNER, SchedulerSettings.defaults(), Clock.systemUTC());
+            null,
+            ChipCatalog.builtIn(),
+            SIGNER,
+            AllocationVerifier.of(KEY, CODEC),
+            SchedulerSettings.defaults(),
+            Clock.systemUTC());
     for (Event event : events) {
       if (event instanceof NodeUp up) {
         scheduler.nodeChanged(node(up));
@@ -162,7 +167,7 @@ class SchedulerLedgerProperties {
         .withNamespace("default")
         .withUid(uid)
         .addToAnnotations(
-            AnnotationKeys.ALLOCATION, CODEC.encodeAllocation(SIGNER.sign(allocation)))
+            AnnotationKeys.ALLOCATION, CODEC.encodeAllocation(SIGNER.sign(allocation, "nonce")))
         .endMetadata()
         .build();
   }

@@ -13,10 +13,8 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -28,6 +26,7 @@ import org.vnpu.api.payload.NodeLock;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.core.request.PodManifest;
 import org.vnpu.kube.AnnotationPatches;
+import org.vnpu.testkit.MutableClock;
 
 /**
  * Reservations end: in time when their pods are never bound (also those an earlier leader made),
@@ -53,6 +52,7 @@ class SchedulerReservationTest {
             client,
             ChipCatalog.builtIn(),
             ClusterFixture.SIGNER,
+            ClusterFixture.VERIFIER,
             SchedulerSettings.defaults(),
             clock);
     scheduler.rebuild();
@@ -132,7 +132,13 @@ class SchedulerReservationTest {
             Map.of(
                 AnnotationKeys.NODE_LOCK,
                 ClusterFixture.CODEC.encodeLock(
-                    new NodeLock("other-uid", "default", "other", now, now.plusSeconds(60)))));
+                    new NodeLock(
+                        "other-uid",
+                        "default",
+                        "other",
+                        now,
+                        now.plusSeconds(60),
+                        "other-nonce"))));
 
     assertThatThrownBy(() -> scheduler.reserve(pod("second"), "a"))
         .isInstanceOf(SchedulingException.class)
@@ -183,6 +189,7 @@ class SchedulerReservationTest {
                 hanging,
                 ChipCatalog.builtIn(),
                 ClusterFixture.SIGNER,
+                ClusterFixture.VERIFIER,
                 SchedulerSettings.defaults(),
                 clock);
         scheduler.nodeChanged(ClusterFixture.node("a", 2, "64"));
@@ -206,34 +213,6 @@ class SchedulerReservationTest {
         assertThat(verdicts.get("b").fits()).isTrue();
         assertThat(verdicts.get("a").reason()).contains("locked");
       }
-    }
-  }
-
-  /** A clock the test moves. */
-  private static final class MutableClock extends Clock {
-    private Instant now;
-
-    MutableClock(Instant now) {
-      this.now = now;
-    }
-
-    void advance(Duration duration) {
-      now = now.plus(duration);
-    }
-
-    @Override
-    public ZoneOffset getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(java.time.ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
     }
   }
 }

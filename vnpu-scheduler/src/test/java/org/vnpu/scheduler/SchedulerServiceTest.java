@@ -34,6 +34,7 @@ import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.ResourceNames;
 import org.vnpu.api.ShimContract;
 import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.core.request.PodManifests;
 import org.vnpu.deviceplugin.PluginHarness;
@@ -79,6 +80,7 @@ class SchedulerServiceTest {
         client,
         ChipCatalog.builtIn(),
         new AllocationSigner(ScheduledPods.KEY, node.pods.codec),
+        new AllocationVerifier(ScheduledPods.VERIFYING, node.pods.codec),
         SchedulerSettings.defaults(),
         Clock.systemUTC());
   }

@@ -32,6 +32,8 @@ public final class PayloadCodec {
 
   private static final String VERSION_FIELD = "v";
   private static final String SIGNATURE_FIELD = "signature";
+  private static final String NONCE_FIELD = "nonce";
+  private static final String KEY_ID_FIELD = "keyId";
 
   private final ObjectMapper mapper =
       JsonMapper.builder()
@@ -82,6 +84,8 @@ public final class PayloadCodec {
 
   public String encodeAllocation(SignedAllocation signed) {
     ObjectNode tree = versionedTree(signed.allocation());
+    tree.put(NONCE_FIELD, signed.nonce());
+    tree.put(KEY_ID_FIELD, signed.keyId());
     tree.put(SIGNATURE_FIELD, signed.signature());
     return serialize(tree);
   }
@@ -89,11 +93,17 @@ public final class PayloadCodec {
   public SignedAllocation decodeAllocation(String value) {
     String key = AnnotationKeys.ALLOCATION;
     ObjectNode body = unversioned(key, parse(key, value));
-    JsonNode signature = body.remove(SIGNATURE_FIELD);
-    if (signature == null || !signature.isTextual()) {
-      throw new MalformedPayloadException(key, "missing field signature (a base64 string)");
+    String nonce = text(key, body.remove(NONCE_FIELD), NONCE_FIELD, "a string");
+    String keyId = text(key, body.remove(KEY_ID_FIELD), KEY_ID_FIELD, "a key ID");
+    String signature = text(key, body.remove(SIGNATURE_FIELD), SIGNATURE_FIELD, "a base64 string");
+    return new SignedAllocation(bind(key, body, PodAllocation.class), nonce, keyId, signature);
+  }
+
+  private static String text(String key, JsonNode value, String field, String what) {
+    if (value == null || !value.isTextual()) {
+      throw new MalformedPayloadException(key, "missing field " + field + " (" + what + ")");
     }
-    return new SignedAllocation(bind(key, body, PodAllocation.class), signature.asText());
+    return value.asText();
   }
 
   /**

@@ -11,12 +11,19 @@ import java.time.Instant;
  * @param podName name of that pod, for humans and logs
  * @param acquiredAt when the scheduler took the lock
  * @param expiresAt after this instant the lock is void and may be taken over
+ * @param nonce names the reservation; the pod's signed allocation must carry the same nonce
  */
 public record NodeLock(
-    String podUid, String podNamespace, String podName, Instant acquiredAt, Instant expiresAt) {
+    String podUid,
+    String podNamespace,
+    String podName,
+    Instant acquiredAt,
+    Instant expiresAt,
+    String nonce) {
 
   public NodeLock {
     Checks.text(podUid, "podUid");
+    Checks.text(nonce, "nonce");
     Checks.text(podNamespace, "podNamespace");
     Checks.text(podName, "podName");
     Checks.present(acquiredAt, "acquiredAt");

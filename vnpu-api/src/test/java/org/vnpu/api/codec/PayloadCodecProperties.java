@@ -41,7 +41,8 @@ class PayloadCodecProperties {
 
   @Property
   void lockRoundTrips(@ForAll("names") String uid, @ForAll("instants") Instant at) {
-    NodeLock lock = new NodeLock(uid, "ns-" + uid, "pod-" + uid, at, at.plusMillis(1));
+    NodeLock lock =
+        new NodeLock(uid, "ns-" + uid, "pod-" + uid, at, at.plusMillis(1), "nonce-" + uid);
     assertThat(codec.decodeLock(codec.encodeLock(lock))).isEqualTo(lock);
   }
 
@@ -54,7 +55,8 @@ class PayloadCodecProperties {
   @Property
   void allocationRoundTrips(
       @ForAll("allocations") PodAllocation allocation, @ForAll("names") String signature) {
-    SignedAllocation signed = new SignedAllocation(allocation, signature);
+    SignedAllocation signed =
+        new SignedAllocation(allocation, "nonce", "ed25519-0123456789abcdef", signature);
     assertThat(codec.decodeAllocation(codec.encodeAllocation(signed))).isEqualTo(signed);
   }
 

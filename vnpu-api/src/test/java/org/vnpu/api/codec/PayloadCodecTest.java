@@ -47,7 +47,9 @@ class PayloadCodecTest {
 
   @Test
   void signedAllocationMatchesGoldenFile() throws IOException {
-    SignedAllocation signed = new SignedAllocation(Payloads.allocation(), "c2lnbmF0dXJl");
+    SignedAllocation signed =
+        new SignedAllocation(
+            Payloads.allocation(), "bm9uY2U", "ed25519-0123456789abcdef", "c2lnbmF0dXJl");
     GoldenFile.assertMatches("vnpu-ids-new.json", codec.encodeAllocation(signed));
     assertThat(codec.decodeAllocation(GoldenFile.read("vnpu-ids-new.json"))).isEqualTo(signed);
   }
@@ -57,6 +59,7 @@ class PayloadCodecTest {
     String lock =
         "{ \"v\": 1, \"podUid\": \"u\", \"podNamespace\": \"n\", \"podName\": \"p\",\n"
             + " \"acquiredAt\": \"2026-11-29T15:00:00Z\", \"expiresAt\": \"2026-11-29T15:05:00Z\","
+            + " \"nonce\": \"bm9uY2U\","
             + " \"addedLater\": true }";
     assertThat(codec.decodeLock(lock).podUid()).isEqualTo("u");
   }
@@ -120,7 +123,7 @@ class PayloadCodecTest {
   void rejectsAllocationWithoutSignature() {
     String value =
         codec
-            .encodeAllocation(new SignedAllocation(Payloads.allocation(), "x"))
+            .encodeAllocation(new SignedAllocation(Payloads.allocation(), "n", "k", "x"))
             .replace(",\"signature\":\"x\"", "");
     assertThatThrownBy(() -> codec.decodeAllocation(value))
         .hasMessage("huawei.com/vnpu-ids-new: missing field signature (a base64 string)");
@@ -131,7 +134,9 @@ class PayloadCodecTest {
     ObjectNode tree =
         (ObjectNode)
             new ObjectMapper()
-                .readTree(codec.encodeAllocation(new SignedAllocation(Payloads.allocation(), "x")));
+                .readTree(
+                    codec.encodeAllocation(
+                        new SignedAllocation(Payloads.allocation(), "n", "k", "x")));
     ArrayNode vnpus = (ArrayNode) tree.get("containers").get(1).get("vnpus");
     vnpus.add(vnpus.get(0).deepCopy());
     String value = tree.toString();
@@ -144,7 +149,9 @@ class PayloadCodecTest {
     ObjectNode tree =
         (ObjectNode)
             new ObjectMapper()
-                .readTree(codec.encodeAllocation(new SignedAllocation(Payloads.allocation(), "x")));
+                .readTree(
+                    codec.encodeAllocation(
+                        new SignedAllocation(Payloads.allocation(), "n", "k", "x")));
     ((ObjectNode) tree.get("containers").get(1)).put("name", "../../../etc/passwd");
     String value = tree.toString();
     assertThatThrownBy(() -> codec.decodeAllocation(value))

@@ -35,7 +35,7 @@ public final class Payloads {
   }
 
   public static NodeLock lock() {
-    return new NodeLock("7c1d-uid", "team-a", "infer-0", T0, T0.plusSeconds(300));
+    return new NodeLock("7c1d-uid", "team-a", "infer-0", T0, T0.plusSeconds(300), "bm9uY2U");
   }
 
   public static PendingContainers pending() {

@@ -1,6 +1,5 @@
 package org.vnpu.api.signing;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -12,73 +11,100 @@ import org.vnpu.api.payload.ContainerAllocation;
 import org.vnpu.api.payload.PodAllocation;
 import org.vnpu.api.payload.VnpuAssignment;
 
+/**
+ * Ed25519 allocation signatures: what the scheduler signs verifies with its public key alone, and
+ * nothing else does — another pod, node, quota, nonce or key.
+ */
 class AllocationSignerTest {
 
-  private static final byte[] KEY = "0123456789abcdef0123456789abcdef".getBytes(UTF_8);
+  private static final SigningKey KEY = SigningKey.generate();
 
   private final PayloadCodec codec = new PayloadCodec();
   private final AllocationSigner signer = new AllocationSigner(KEY, codec);
+  private final AllocationVerifier verifier =
+      new AllocationVerifier(KeySet.of(List.of(KEY.verifying())), codec);
+
+  private SignedAllocation signed() {
+    return signer.sign(Payloads.allocation(), "bm9uY2U");
+  }
 
   @Test
-  void verifiesWhatItSigned() {
-    assertThat(signer.verifies(signer.sign(Payloads.allocation()))).isTrue();
+  void verifiesWhatItSignedAndNamesTheKey() {
+    assertThat(verifier.verifies(signed())).isTrue();
+    assertThat(signed().keyId()).isEqualTo(KEY.verifying().id()).matches("ed25519-[0-9a-f]{16}");
   }
 
   @Test
   void signatureSurvivesTheAnnotationRoundTrip() {
-    String annotation = codec.encodeAllocation(signer.sign(Payloads.allocation()));
-    assertThat(signer.verifies(codec.decodeAllocation(annotation))).isTrue();
+    String annotation = codec.encodeAllocation(signed());
+    assertThat(verifier.verifies(codec.decodeAllocation(annotation))).isTrue();
   }
 
   @Test
-  void signatureIsDeterministicForOneKeyAndAllocation() {
-    assertThat(signer.sign(Payloads.allocation()).signature())
-        .isEqualTo(new AllocationSigner(KEY, codec).sign(Payloads.allocation()).signature());
+  void aStoredKeyDecodesToTheSameKey() {
+    SigningKey stored = SigningKey.decode(KEY.pkcs8(), KEY.verifying().encoded());
+    assertThat(stored.verifying().id()).isEqualTo(KEY.verifying().id());
+    assertThat(
+            verifier.verifies(new AllocationSigner(stored, codec).sign(Payloads.allocation(), "n")))
+        .isTrue();
+    assertThatThrownBy(() -> SigningKey.decode(new byte[] {1, 2, 3}, KEY.verifying().encoded()))
+        .hasMessageStartingWith("not an Ed25519 private key");
   }
 
   @Test
   void rejectsRaisedMemoryQuota() {
-    SignedAllocation signed = signer.sign(Payloads.allocation());
-    assertThat(signer.verifies(new SignedAllocation(withServerMemory(1 << 16), signed.signature())))
+    SignedAllocation signed = signed();
+    assertThat(verifier.verifies(with(signed, withServerMemory(1 << 16), signed.nonce())))
         .isFalse();
   }
 
   @Test
-  void rejectsSignatureCopiedToAnotherPod() {
-    SignedAllocation signed = signer.sign(Payloads.allocation());
-    PodAllocation other =
+  void rejectsSignatureCopiedToAnotherPodOrNode() {
+    SignedAllocation signed = signed();
+    PodAllocation otherPod =
         new PodAllocation(
             "other-uid", signed.allocation().node(), signed.allocation().containers());
-    assertThat(signer.verifies(new SignedAllocation(other, signed.signature()))).isFalse();
-  }
-
-  @Test
-  void rejectsSignatureCopiedToAnotherNode() {
-    SignedAllocation signed = signer.sign(Payloads.allocation());
-    PodAllocation other =
+    PodAllocation otherNode =
         new PodAllocation(signed.allocation().podUid(), "node-2", signed.allocation().containers());
-    assertThat(signer.verifies(new SignedAllocation(other, signed.signature()))).isFalse();
+    assertThat(verifier.verifies(with(signed, otherPod, signed.nonce()))).isFalse();
+    assertThat(verifier.verifies(with(signed, otherNode, signed.nonce()))).isFalse();
   }
 
   @Test
-  void rejectsSignatureMadeWithAnotherKey() {
-    AllocationSigner forger =
-        new AllocationSigner("fedcba9876543210fedcba9876543210".getBytes(UTF_8), codec);
-    assertThat(signer.verifies(forger.sign(Payloads.allocation()))).isFalse();
+  void rejectsAnotherNonce() {
+    SignedAllocation signed = signed();
+    assertThat(verifier.verifies(with(signed, signed.allocation(), "another-reservation")))
+        .isFalse();
+  }
+
+  @Test
+  void rejectsSignatureMadeWithAnotherKeyEvenUnderThisKeysId() {
+    AllocationSigner forger = new AllocationSigner(SigningKey.generate(), codec);
+    SignedAllocation forged = forger.sign(Payloads.allocation(), "n");
+    assertThat(verifier.verifies(forged)).as("unknown key").isFalse();
+    assertThat(
+            verifier.verifies(
+                new SignedAllocation(
+                    forged.allocation(), forged.nonce(), KEY.verifying().id(), forged.signature())))
+        .as("a forged signature claiming the real key's ID")
+        .isFalse();
+    assertThat(verifier.knows(forged.keyId())).isFalse();
   }
 
   @Test
   void rejectsSignatureThatIsNotBase64OrEmpty() {
-    assertThat(signer.verifies(new SignedAllocation(Payloads.allocation(), "%%%"))).isFalse();
-    assertThat(signer.verifies(new SignedAllocation(Payloads.allocation(), ""))).isFalse();
+    SignedAllocation signed = signed();
+    for (String bad : List.of("%%%", "")) {
+      assertThat(
+              verifier.verifies(
+                  new SignedAllocation(signed.allocation(), signed.nonce(), signed.keyId(), bad)))
+          .isFalse();
+    }
   }
 
-  @Test
-  void rejectsShortKeyWithAdvice() {
-    assertThatThrownBy(() -> new AllocationSigner(new byte[16], codec))
-        .hasMessage(
-            "allocation signing key has 16 bytes: at least 32 are needed;"
-                + " generate one with `head -c 32 /dev/urandom`");
+  private static SignedAllocation with(
+      SignedAllocation signed, PodAllocation allocation, String nonce) {
+    return new SignedAllocation(allocation, nonce, signed.keyId(), signed.signature());
   }
 
   private static PodAllocation withServerMemory(long memoryMiB) {

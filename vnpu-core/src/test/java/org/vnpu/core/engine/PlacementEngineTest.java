@@ -518,7 +518,8 @@ class PlacementEngineTest {
         ledger(node("stale", "910B3", 1), node("locked", "910B3", 1), node("ok", "910B3", 1));
     ledger.heartbeat("stale", Fixtures.NOW.minusSeconds(61));
     ledger.lock(
-        "locked", new NodeLock("other", "ns", "p", Fixtures.NOW, Fixtures.NOW.plusSeconds(300)));
+        "locked",
+        new NodeLock("other", "ns", "p", Fixtures.NOW, Fixtures.NOW.plusSeconds(300), "n1"));
 
     Decision.Placed placed =
         (Decision.Placed) placeAndApply(ledger, pod("p", Map.of(), "number=1"), context());
@@ -537,7 +538,7 @@ class PlacementEngineTest {
     ledger.lock(
         "n",
         new NodeLock(
-            "mine", "ns", "p", Fixtures.NOW.minusSeconds(10), Fixtures.NOW.plusSeconds(300)));
+            "mine", "ns", "p", Fixtures.NOW.minusSeconds(10), Fixtures.NOW.plusSeconds(300), "n2"));
     assertThat(placeAndApply(ledger, pod("mine", Map.of(), "number=1"), context()))
         .isInstanceOf(Decision.Placed.class);
 
@@ -545,7 +546,12 @@ class PlacementEngineTest {
     expired.lock(
         "n",
         new NodeLock(
-            "other", "ns", "p", Fixtures.NOW.minusSeconds(400), Fixtures.NOW.minusSeconds(100)));
+            "other",
+            "ns",
+            "p",
+            Fixtures.NOW.minusSeconds(400),
+            Fixtures.NOW.minusSeconds(100),
+            "n3"));
     assertThat(placeAndApply(expired, pod("p", Map.of(), "number=1"), context()))
         .isInstanceOf(Decision.Placed.class);
   }

@@ -16,7 +16,7 @@ import org.vnpu.api.payload.PendingContainers;
 import org.vnpu.api.payload.PodAllocation;
 import org.vnpu.api.payload.RegisteredChip;
 import org.vnpu.api.payload.VnpuAssignment;
-import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.api.signing.SignedAllocation;
 
 /**
@@ -39,12 +39,12 @@ public final class AllocationGate {
 
   private final String node;
   private final PayloadCodec codec;
-  private final AllocationSigner signer;
+  private final AllocationVerifier verifier;
 
-  public AllocationGate(String node, PayloadCodec codec, AllocationSigner signer) {
+  public AllocationGate(String node, PayloadCodec codec, AllocationVerifier verifier) {
     this.node = node;
     this.codec = codec;
-    this.signer = signer;
+    this.verifier = verifier;
   }
 
   /** The node's lock, valid at {@code now}. */
@@ -130,7 +130,7 @@ public final class AllocationGate {
               + BindPhase.ALLOCATING.wireName(),
           record);
     }
-    PodAllocation allocation = verified(named, annotations, record);
+    PodAllocation allocation = verified(named, annotations, lock, record);
     if (!allocation.podUid().equals(lock.podUid()) || !allocation.node().equals(node)) {
       throw new AllocationRefusedException(
           "the allocation of pod "
@@ -210,17 +210,32 @@ public final class AllocationGate {
   }
 
   private PodAllocation verified(
-      String named, Map<String, String> annotations, NodeFiles.PodRecord record)
+      String named, Map<String, String> annotations, NodeLock lock, NodeFiles.PodRecord record)
       throws AllocationRefusedException {
     SignedAllocation signed =
         decoded(named, annotations, AnnotationKeys.ALLOCATION, codec::decodeAllocation, record);
-    if (!signer.verifies(signed)) {
+    if (!verifier.verifies(signed)) {
       throw new AllocationRefusedException(
           "pod "
               + named
               + ": the signature of "
               + AnnotationKeys.ALLOCATION
-              + " does not verify (edited, forged, or signed with another key)",
+              + " does not verify ("
+              + (verifier.knows(signed.keyId())
+                  ? "edited or forged"
+                  : "signed with key " + signed.keyId() + ", which this node does not know")
+              + ")",
+          record);
+    }
+    if (!signed.nonce().equals(lock.nonce())) {
+      throw new AllocationRefusedException(
+          "pod "
+              + named
+              + ": its allocation was signed for another reservation (nonce "
+              + signed.nonce()
+              + ") than the node lock's (nonce "
+              + lock.nonce()
+              + "): an older allocation is never handed out again",
           record);
     }
     return signed.allocation();
