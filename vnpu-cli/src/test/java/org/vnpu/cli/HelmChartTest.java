@@ -2,6 +2,7 @@ package org.vnpu.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.vnpu.cli.RenderedChart.render;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -9,7 +10,6 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.marcnuri.helm.Helm;
 import com.marcnuri.helm.LintResult;
 import com.marcnuri.helm.TemplateCommand;
-import io.fabric8.kubernetes.api.model.APIResourceListBuilder;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -25,27 +25,14 @@ import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
-import io.fabric8.mockwebserver.ServerRequest;
-import io.fabric8.mockwebserver.ServerResponse;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Queue;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.vnpu.api.LabelKeys;
 import org.vnpu.api.ResourceNames;
@@ -59,93 +46,18 @@ import picocli.CommandLine;
  */
 class HelmChartTest {
 
-  private static final Path SOURCE = Path.of("../deploy/helm/vnpu");
-
-  /**
-   * The chart as rendered here: a copy without {@code kubeVersion}, because helm-java's Helm is
-   * built without the Kubernetes version a Helm release carries and renders as Kubernetes v1.20.0,
-   * which the constraint refuses ({@link #theChartNamesTheKubernetesVersionsItNeeds} checks it).
-   */
-  private static Path chart;
-
-  private static final Map<ServerRequest, Queue<ServerResponse>> EXPECTATIONS = new HashMap<>();
-
-  /** CRUD, after the expectations: the discovery document below. */
-  private static final KubernetesMockServer CLUSTER =
-      new KubernetesMockServer(
-          new Context(),
-          new MockWebServer(),
-          EXPECTATIONS,
-          new KubernetesMixedDispatcher(EXPECTATIONS),
-          false);
-
-  /** The cluster Helm's lookup reads: a CRUD mock, through the kubeconfig surefire points at. */
-  @BeforeAll
-  static void cluster() throws IOException {
-    chart = Files.createTempDirectory("vnpu-chart").resolve("vnpu");
-    try (Stream<Path> files = Files.walk(SOURCE)) {
-      for (Path file : files.toList()) {
-        Path copy = chart.resolve(SOURCE.relativize(file).toString());
-        if (Files.isDirectory(file)) {
-          Files.createDirectories(copy);
-        } else {
-          Files.copy(file, copy);
-        }
-      }
-    }
-    Path manifest = chart.resolve("Chart.yaml");
-    Files.writeString(manifest, Files.readString(manifest).replaceAll("(?m)^kubeVersion:.*$", ""));
-    CLUSTER.init();
-    // The core group's discovery document, which Helm's lookup asks for first (the query is what
-    // the pinned helm-java sends).
-    CLUSTER
-        .expect()
-        .get()
-        .withPath("/api/v1?timeout=32s")
-        .andReturn(
-            200,
-            new APIResourceListBuilder()
-                .withGroupVersion("v1")
-                .addNewResource()
-                .withName("secrets")
-                .withSingularName("secret")
-                .withNamespaced(true)
-                .withKind("Secret")
-                .withVerbs("get", "list", "create")
-                .endResource()
-                .build())
-        .always();
-    Files.writeString(
-        Path.of(System.getenv("KUBECONFIG")),
-        """
-        apiVersion: v1
-        kind: Config
-        clusters: [{name: mock, cluster: {server: "%s"}}]
-        users: [{name: mock, user: {}}]
-        contexts: [{name: mock, context: {cluster: mock, user: mock}}]
-        current-context: mock
-        """
-            .formatted(CLUSTER.url("/").replaceAll("/$", "")));
-  }
-
-  @AfterAll
-  static void stopCluster() {
-    CLUSTER.destroy();
-  }
-
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
-  private final KubernetesSerialization serialization = new KubernetesSerialization();
 
   @Test
   void theChartLintsCleanly() {
-    LintResult lint = new Helm(chart).lint().strict().call();
+    LintResult lint = new Helm(RenderedChart.chart()).lint().strict().call();
     assertThat(lint.isFailed()).as(String.join("\n", lint.getMessages())).isFalse();
   }
 
   @Test
   void theChartNamesTheKubernetesVersionsItNeeds() throws IOException {
-    assertThat(Files.readString(SOURCE.resolve("Chart.yaml")))
-        .containsPattern("(?m)^kubeVersion: \">=1\\.26\\.0-0\"$");
+    assertThat(Files.readString(RenderedChart.SOURCE.resolve("Chart.yaml")))
+        .containsPattern("(?m)^kubeVersion: \">=1\\.30\\.0-0\"$");
   }
 
   @Test
@@ -200,7 +112,10 @@ class HelmChartTest {
   @Test
   void theImageRepositoryMustBeGiven() {
     TemplateCommand template =
-        new Helm(chart).template().withName("release-name").withNamespace("vnpu-system");
+        new Helm(RenderedChart.chart())
+            .template()
+            .withName("release-name")
+            .withNamespace("vnpu-system");
 
     assertThatThrownBy(template::call)
         .hasMessageContaining("image.repository is required: the registry path you pushed");
@@ -526,22 +441,5 @@ class HelmChartTest {
         .orElseThrow(() -> new AssertionError("no ConfigMap " + name))
         .getData()
         .get(key);
-  }
-
-  private List<HasMetadata> render(Map<String, Object> values) {
-    TemplateCommand template =
-        new Helm(chart)
-            .template()
-            .withName("release-name")
-            .withNamespace("vnpu-system")
-            .set("image.repository", "registry.example/vnpu");
-    values.forEach(template::set);
-    List<HasMetadata> objects = new ArrayList<>();
-    for (String document : template.call().split("(?m)^---\\s*$")) {
-      if (document.lines().anyMatch(line -> line.startsWith("kind:"))) {
-        objects.add(serialization.unmarshal(document, HasMetadata.class));
-      }
-    }
-    return objects;
   }
 }

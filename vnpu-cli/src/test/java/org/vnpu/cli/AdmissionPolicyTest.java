@@ -1,0 +1,260 @@
+package org.vnpu.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.cel.bundle.Cel;
+import dev.cel.bundle.CelFactory;
+import dev.cel.common.CelValidationException;
+import dev.cel.common.types.SimpleType;
+import dev.cel.common.values.NullValue;
+import dev.cel.extensions.CelExtensions;
+import dev.cel.parser.CelStandardMacro;
+import dev.cel.runtime.CelEvaluationException;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.NamedRuleWithOperations;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBinding;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.Validation;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.Variable;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The chart's ValidatingAdmissionPolicies, evaluated as the API server evaluates them (CEL with
+ * Kubernetes' strings library; variables in order, then each validation) on the requests a tenant,
+ * the scheduler and a device plugin make.
+ */
+class AdmissionPolicyTest {
+
+  private static final String SCHEDULER =
+      "system:serviceaccount:vnpu-system:release-name-vnpu-scheduler";
+  private static final String PLUGIN =
+      "system:serviceaccount:vnpu-system:release-name-vnpu-device-plugin";
+  private static final String TENANT = "system:serviceaccount:team-a:default";
+  private static final String ALLOCATION = "huawei.com/vnpu-ids-new";
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Cel CEL =
+      CelFactory.standardCelBuilder()
+          .setStandardMacros(CelStandardMacro.STANDARD_MACROS)
+          .addCompilerLibraries(CelExtensions.strings())
+          .addRuntimeLibraries(CelExtensions.strings())
+          .addVar("object", SimpleType.DYN)
+          .addVar("oldObject", SimpleType.DYN)
+          .addVar("request", SimpleType.DYN)
+          .addVar("variables", SimpleType.DYN)
+          .build();
+
+  private final List<HasMetadata> rendered = RenderedChart.render(Map.of());
+  private final List<ValidatingAdmissionPolicy> policies =
+      rendered.stream()
+          .filter(ValidatingAdmissionPolicy.class::isInstance)
+          .map(ValidatingAdmissionPolicy.class::cast)
+          .toList();
+
+  @Test
+  void everyPolicyIsBoundToDeny() {
+    assertThat(policies).hasSize(3);
+    List<ValidatingAdmissionPolicyBinding> bindings =
+        rendered.stream()
+            .filter(ValidatingAdmissionPolicyBinding.class::isInstance)
+            .map(ValidatingAdmissionPolicyBinding.class::cast)
+            .toList();
+    assertThat(bindings)
+        .extracting(binding -> binding.getSpec().getPolicyName())
+        .containsExactlyInAnyOrderElementsOf(
+            policies.stream().map(policy -> policy.getMetadata().getName()).toList());
+    assertThat(bindings)
+        .allSatisfy(
+            binding ->
+                assertThat(binding.getSpec().getValidationActions()).containsExactly("Deny"));
+  }
+
+  @Test
+  void onlyTheSchedulerAndDevicePluginsWriteTheAllocationOfAPod() throws Exception {
+    Pod running = pod("n1", Map.of(ALLOCATION, "{signed}", "huawei.com/bind-phase", "success"));
+    Pod stripped = pod("n1", Map.of("huawei.com/bind-phase", "success"));
+    Pod forged = pod("n1", Map.of(ALLOCATION, "{forged}", "huawei.com/bind-phase", "success"));
+    Pod relabelled =
+        pod("n1", Map.of(ALLOCATION, "{signed}", "huawei.com/bind-phase", "success", "team", "b"));
+
+    assertThat(denial("UPDATE", "pods", running, stripped, TENANT, null))
+        .hasValueSatisfying(
+            message ->
+                assertThat(message)
+                    .contains("only the vNPU scheduler and device plugins may set " + ALLOCATION)
+                    .contains(TENANT + " may not"));
+    assertThat(denial("UPDATE", "pods", running, forged, TENANT, null)).isPresent();
+    assertThat(denial("CREATE", "pods", null, forged, TENANT, null))
+        .as("a pod created with an allocation of its own")
+        .isPresent();
+    assertThat(denial("UPDATE", "pods", running, relabelled, TENANT, null))
+        .as("other annotations stay the owner's")
+        .isEmpty();
+    assertThat(denial("UPDATE", "pods", stripped, running, SCHEDULER, null)).isEmpty();
+    assertThat(denial("UPDATE", "pods", stripped, running, PLUGIN, "n1")).isEmpty();
+    assertThat(denial("UPDATE", "pods", stripped, pod("n2", Map.of(ALLOCATION, "x")), PLUGIN, "n1"))
+        .hasValue("the device plugin of node n1 may change only pods bound to its node");
+  }
+
+  @Test
+  void onlyTheSchedulerAndANodesOwnDevicePluginWriteItsVnpuAnnotations() throws Exception {
+    Node plain = node("n1", Map.of());
+    Node locked = node("n1", Map.of("huawei.com/vnpu-node-lock", "{lock}"));
+    Node otherLocked = node("n2", Map.of("huawei.com/vnpu-node-lock", "{lock}"));
+
+    assertThat(denial("UPDATE", "nodes", plain, locked, TENANT, null))
+        .hasValueSatisfying(message -> assertThat(message).contains("huawei.com/vnpu-node-lock"));
+    assertThat(denial("UPDATE", "nodes", plain, locked, SCHEDULER, null)).isEmpty();
+    assertThat(denial("UPDATE", "nodes", plain, locked, PLUGIN, "n1")).isEmpty();
+    assertThat(denial("UPDATE", "nodes", node("n2", Map.of()), otherLocked, PLUGIN, "n1"))
+        .hasValue("the device plugin of node n1 may change only its own node, not n2");
+    assertThat(denial("UPDATE", "nodes", plain, node("n1", Map.of("zone", "a")), TENANT, null))
+        .isEmpty();
+  }
+
+  @Test
+  void aVnpuPodMustNameAVnpuAwareScheduler() throws Exception {
+    Pod defaulted = vnpuPod(null, false);
+    assertThat(denial("CREATE", "pods", null, defaulted, TENANT, null))
+        .hasValue(
+            "a pod asking for huawei.com/vnpu-* resources must name a vNPU-aware scheduler in"
+                + " spec.schedulerName (one of volcano, vnpu-scheduler), not default-scheduler");
+    assertThat(denial("CREATE", "pods", null, vnpuPod("default-scheduler", true), TENANT, null))
+        .as("an init container asking counts")
+        .isPresent();
+    assertThat(denial("CREATE", "pods", null, vnpuPod("volcano", false), TENANT, null)).isEmpty();
+    assertThat(denial("CREATE", "pods", null, pod("n1", Map.of()), TENANT, null))
+        .as("a pod without vNPUs is not concerned")
+        .isEmpty();
+  }
+
+  /**
+   * The message of the first policy that denies the request, as the API server would; empty when
+   * every matching policy admits it.
+   */
+  private Optional<String> denial(
+      String operation,
+      String resource,
+      HasMetadata old,
+      HasMetadata object,
+      String user,
+      String nodeClaim)
+      throws CelValidationException, CelEvaluationException {
+    Map<String, Object> request = new HashMap<>();
+    Map<String, Object> userInfo = new HashMap<>();
+    userInfo.put("username", user);
+    if (nodeClaim != null) {
+      userInfo.put("extra", Map.of("authentication.kubernetes.io/node-name", List.of(nodeClaim)));
+    }
+    request.put("userInfo", userInfo);
+    request.put("operation", operation);
+    Map<String, Object> input = new HashMap<>();
+    input.put("object", tree(object));
+    input.put("oldObject", old == null ? NullValue.NULL_VALUE : tree(old));
+    input.put("request", request);
+    for (ValidatingAdmissionPolicy policy : policies) {
+      if (!matches(policy, operation, resource)) {
+        continue;
+      }
+      Map<String, Object> variables = new LinkedHashMap<>();
+      input.put("variables", variables);
+      for (Variable variable : policy.getSpec().getVariables()) {
+        variables.put(variable.getName(), eval(variable.getExpression(), input));
+      }
+      for (Validation validation : policy.getSpec().getValidations()) {
+        if (!Boolean.TRUE.equals(eval(validation.getExpression(), input))) {
+          return Optional.of((String) eval(validation.getMessageExpression(), input));
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static boolean matches(
+      ValidatingAdmissionPolicy policy, String operation, String resource) {
+    for (NamedRuleWithOperations rule : policy.getSpec().getMatchConstraints().getResourceRules()) {
+      if (rule.getResources().contains(resource) && rule.getOperations().contains(operation)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static Object eval(String expression, Map<String, Object> input)
+      throws CelValidationException, CelEvaluationException {
+    return CEL.createProgram(CEL.compile(expression).getAst()).eval(input);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> tree(HasMetadata object) {
+    return JSON.convertValue(object, Map.class);
+  }
+
+  private static Pod pod(String node, Map<String, String> annotations) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName("bert")
+        .withNamespace("team-a")
+        .withAnnotations(annotations)
+        .endMetadata()
+        .withNewSpec()
+        .withNodeName(node)
+        .addNewContainer()
+        .withName("main")
+        .endContainer()
+        .endSpec()
+        .build();
+  }
+
+  private static Pod vnpuPod(String schedulerName, boolean inInit) {
+    PodBuilder pod =
+        new PodBuilder()
+            .withNewMetadata()
+            .withName("bert")
+            .endMetadata()
+            .withNewSpec()
+            .withSchedulerName(schedulerName)
+            .addNewContainer()
+            .withName("main")
+            .endContainer()
+            .endSpec();
+    if (inInit) {
+      pod.editSpec()
+          .addNewInitContainer()
+          .withName("warmup")
+          .withNewResources()
+          .addToLimits("huawei.com/vnpu-number", new Quantity("1"))
+          .endResources()
+          .endInitContainer()
+          .endSpec();
+    } else {
+      pod.editSpec()
+          .editFirstContainer()
+          .withNewResources()
+          .addToLimits("huawei.com/vnpu-number", new Quantity("1"))
+          .endResources()
+          .endContainer()
+          .endSpec();
+    }
+    return pod.build();
+  }
+
+  private static Node node(String name, Map<String, String> annotations) {
+    return new NodeBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withAnnotations(annotations)
+        .endMetadata()
+        .build();
+  }
+}
