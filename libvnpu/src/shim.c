@@ -395,6 +395,15 @@ static int other_creditor_waits(const struct vnpu_region *region, uint64_t now) 
     return notice.owner != owner && vnpu_claim_binds(notice, now, 0, CREDITOR_FRESH_NS);
 }
 
+/* A process that got the token no longer waits: its notice, if still there, goes. */
+static void withdraw_notice(struct vnpu_region *region) {
+    uint64_t word = __atomic_load_n(&region->creditor_notice, __ATOMIC_ACQUIRE);
+    if (vnpu_claim_unpack(word).owner == owner) {
+        __atomic_compare_exchange_n(&region->creditor_notice, &word, 0, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE);
+    }
+}
+
 /* A turn with the chip's AI Core token. */
 struct turn {
     uint64_t slice_end;
@@ -463,6 +472,7 @@ static struct turn acquire(struct device_state *d) {
                 }
                 __atomic_store_n(&d->token, taken, __ATOMIC_RELEASE);
                 __atomic_store_n(&d->token_since, now, __ATOMIC_RELEASE);
+                withdraw_notice(region);
                 if (waiting_since != 0) {
                     count_waiting(d, -1);
                 }

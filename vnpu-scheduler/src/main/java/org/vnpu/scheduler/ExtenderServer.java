@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
@@ -16,6 +17,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
@@ -194,6 +196,7 @@ public final class ExtenderServer implements AutoCloseable {
 
   private Reply call(String path, Verb verb, long length, InputStream in) {
     if (length > verb.maxBody() && verb.maxBody() > 0) {
+      drain(in, length);
       return tooLarge(path, verb);
     }
     long expected = length >= 0 ? length : verb.maxBody();
@@ -238,6 +241,18 @@ public final class ExtenderServer implements AutoCloseable {
       throws BadRequest, JsonProcessingException {
     JsonNode answer = verb.answerer().answer(request);
     return new Reply(200, JSON.writeValueAsString(answer), "application/json", refuses(answer));
+  }
+
+  /**
+   * Reads and drops a body refused unread, up to 64 MiB, so that the client, still sending, gets
+   * the answer rather than a reset connection; a larger one is cut off.
+   */
+  private static void drain(InputStream in, long length) {
+    try {
+      in.skipNBytes(Math.min(length, 64L << 20));
+    } catch (IOException e) {
+      LOG.debug("the refused body ended early: {}", e.toString());
+    }
   }
 
   private static Reply tooLarge(String path, Verb verb) {
@@ -340,7 +355,8 @@ public final class ExtenderServer implements AutoCloseable {
       return result.put("Error", leadership.notLeader());
     }
     try {
-      scheduler.bind(stored(namespace, name, request.path("PodUID").asText()), node);
+      scheduler.bind(
+          placeable(stored(namespace, name, request.path("PodUID").asText()), node), node);
       result.put("Error", "");
     } catch (SchedulingException e) {
       result.put("Error", e.getMessage());
@@ -352,11 +368,36 @@ public final class ExtenderServer implements AutoCloseable {
    * The pod as the API server stores it, when it exists with {@code uid}. Writing verbs act on it,
    * never on the request's copy, whose resources and names anyone who reaches the port can choose.
    */
-  private PodManifest stored(String namespace, String name, String uid) throws SchedulingException {
+  private Pod stored(String namespace, String name, String uid) throws SchedulingException {
     Pod pod = client.pods().inNamespace(namespace).withName(name).get();
     if (pod == null || !pod.getMetadata().getUid().equals(uid)) {
       throw new SchedulingException(
           "pod " + namespace + "/" + name + " with UID " + uid + " does not exist");
+    }
+    return pod;
+  }
+
+  /**
+   * The pod, when its node rules (cordon, selector, required affinity, taints) let it go to {@code
+   * node} as the node is now: callers of the writing verbs may not have run the schedulers'
+   * filters.
+   */
+  private PodManifest placeable(Pod pod, String node) throws SchedulingException {
+    Node target = client.nodes().withName(node).get();
+    if (target == null) {
+      throw new SchedulingException("node " + node + " does not exist");
+    }
+    Optional<String> refusal = NodeRules.refusal(pod, target);
+    if (refusal.isPresent()) {
+      throw new SchedulingException(
+          "pod "
+              + pod.getMetadata().getNamespace()
+              + "/"
+              + pod.getMetadata().getName()
+              + " may not go to node "
+              + node
+              + ": "
+              + refusal.get());
     }
     return Fabric8Views.manifest(pod);
   }
@@ -402,7 +443,7 @@ public final class ExtenderServer implements AutoCloseable {
       return result.put("errorMessage", leadership.notLeader());
     }
     try {
-      scheduler.reserve(stored(pod.namespace(), pod.name(), pod.uid()), node);
+      scheduler.reserve(placeable(stored(pod.namespace(), pod.name(), pod.uid()), node), node);
       result.put("errorMessage", "");
     } catch (SchedulingException e) {
       result.put("errorMessage", e.getMessage());

@@ -6,9 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.NodeSpec;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -364,6 +366,48 @@ class SchedulerServiceTest {
                       .path("NodeNames"))
               .hasSize(1);
         });
+  }
+
+  @Test
+  void aCallerSkippingTheFiltersCannotBindOrReserveWhereTheNodeRulesForbid() throws Exception {
+    Pod pod = create("bert", "30", "8");
+    client
+        .nodes()
+        .withName(node.node)
+        .edit(
+            n -> {
+              n.setSpec(new NodeSpec());
+              n.getSpec()
+                  .setTaints(List.of(new Taint("NoSchedule", "huawei.com/Ascend910", null, null)));
+              return n;
+            });
+
+    JsonNode bind =
+        post(
+            "/kube/bind",
+            Map.of(
+                "PodName",
+                "bert",
+                "PodNamespace",
+                ScheduledPods.NAMESPACE,
+                "PodUID",
+                pod.getMetadata().getUid(),
+                "Node",
+                node.node));
+    JsonNode allocate =
+        post(
+            "/volcano/allocateFunc",
+            Map.of("task", Map.of("Pod", json(pod), "NodeName", node.node)));
+
+    String refusal =
+        "may not go to node "
+            + node.node
+            + ": node "
+            + node.node
+            + " has the taint huawei.com/Ascend910:NoSchedule that the pod does not tolerate";
+    assertThat(bind.path("Error").asText()).contains(refusal);
+    assertThat(allocate.path("errorMessage").asText()).contains(refusal);
+    assertThat(scheduler.placements()).isEmpty();
   }
 
   @Test
