@@ -33,7 +33,7 @@ import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.api.signing.SigningKey;
 import org.vnpu.core.chip.ChipCatalog;
-import org.vnpu.core.engine.AllocationPlan;
+import org.vnpu.core.ledger.AllocationPlan;
 
 /**
  * Whatever order the informers deliver nodes, re-registrations and pods in — pods before their

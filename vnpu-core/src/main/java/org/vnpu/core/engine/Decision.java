@@ -2,6 +2,7 @@ package org.vnpu.core.engine;
 
 import java.util.Collections;
 import java.util.Map;
+import org.vnpu.core.ledger.AllocationPlan;
 
 /** The engine's answer for one pod over a snapshot. */
 public sealed interface Decision {

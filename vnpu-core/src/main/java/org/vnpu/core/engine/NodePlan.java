@@ -7,6 +7,7 @@ import org.vnpu.api.payload.ContainerAllocation;
 import org.vnpu.api.payload.PodAllocation;
 import org.vnpu.api.payload.VnpuAssignment;
 import org.vnpu.core.inventory.Chip;
+import org.vnpu.core.ledger.AllocationPlan;
 import org.vnpu.core.ledger.ChipDemand;
 import org.vnpu.core.ledger.ChipState;
 import org.vnpu.core.ledger.HostResources;

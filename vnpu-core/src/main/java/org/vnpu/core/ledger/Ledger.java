@@ -13,7 +13,6 @@ import java.util.TreeMap;
 import org.vnpu.api.payload.ContainerAllocation;
 import org.vnpu.api.payload.NodeLock;
 import org.vnpu.api.payload.VnpuAssignment;
-import org.vnpu.core.engine.AllocationPlan;
 import org.vnpu.core.inventory.NodeInventory;
 
 /**

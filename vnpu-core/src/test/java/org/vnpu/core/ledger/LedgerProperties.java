@@ -14,7 +14,6 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import org.vnpu.api.SplitMode;
 import org.vnpu.core.chip.ChipCatalog;
-import org.vnpu.core.engine.AllocationPlan;
 import org.vnpu.core.engine.ChipScorer;
 import org.vnpu.core.engine.Decision;
 import org.vnpu.core.engine.Fixtures;

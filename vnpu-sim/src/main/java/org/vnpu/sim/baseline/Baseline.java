@@ -1,9 +1,9 @@
 package org.vnpu.sim.baseline;
 
-import org.vnpu.core.engine.AllocationPlan;
 import org.vnpu.core.engine.ChipScorer;
 import org.vnpu.core.engine.NodePlan;
 import org.vnpu.core.engine.PlacementContext;
+import org.vnpu.core.ledger.AllocationPlan;
 import org.vnpu.sim.SimPod;
 
 /** One of the paper's score plugins, with the GPU selection its runs used. */

@@ -2,9 +2,9 @@ package org.vnpu.sim.baseline;
 
 import java.util.HashMap;
 import java.util.Map;
-import org.vnpu.core.engine.AllocationPlan;
 import org.vnpu.core.engine.NodePlan;
 import org.vnpu.core.engine.PlacementContext;
+import org.vnpu.core.ledger.AllocationPlan;
 import org.vnpu.sim.SimPod;
 
 /**

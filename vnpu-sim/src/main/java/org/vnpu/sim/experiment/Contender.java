@@ -1,8 +1,8 @@
 package org.vnpu.sim.experiment;
 
 import java.util.Optional;
-import org.vnpu.core.engine.AllocationPlan;
 import org.vnpu.core.engine.PlacementContext;
+import org.vnpu.core.ledger.AllocationPlan;
 import org.vnpu.core.ledger.Ledger;
 import org.vnpu.sim.SimPod;
 

@@ -2,10 +2,10 @@ package org.vnpu.sim.experiment;
 
 import java.util.Optional;
 import org.vnpu.api.PlacementPolicy;
-import org.vnpu.core.engine.AllocationPlan;
 import org.vnpu.core.engine.Decision;
 import org.vnpu.core.engine.PlacementContext;
 import org.vnpu.core.engine.PlacementEngine;
+import org.vnpu.core.ledger.AllocationPlan;
 import org.vnpu.core.ledger.Ledger;
 import org.vnpu.core.policy.Policies;
 import org.vnpu.sim.SimPod;

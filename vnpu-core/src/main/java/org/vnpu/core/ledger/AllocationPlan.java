@@ -1,7 +1,6 @@
-package org.vnpu.core.engine;
+package org.vnpu.core.ledger;
 
 import org.vnpu.api.payload.PodAllocation;
-import org.vnpu.core.ledger.HostResources;
 
 /**
  * A decided placement: the allocation the scheduler signs and writes, and the host resources the
