@@ -110,6 +110,19 @@ class HelmChartTest {
   }
 
   @Test
+  void unknownOrMalformedValuesAreErrorsNotSilentlyIgnored() {
+    assertThatThrownBy(() -> render(Map.of("scheduler.lockTimout", "5m")))
+        .hasMessageContaining("lockTimout")
+        .hasMessageContaining("Additional property lockTimout is not allowed");
+    assertThatThrownBy(() -> render(Map.of("scheduler.lockTimeout", "five minutes")))
+        .hasMessageContaining("lockTimeout");
+    assertThatThrownBy(() -> render(Map.of("devicePlugin.maxSharesPerChip", 64)))
+        .hasMessageContaining("maxSharesPerChip");
+    assertThatThrownBy(() -> render(Map.of("scheduler.defaultNodePolicy", "first-fit")))
+        .hasMessageContaining("defaultNodePolicy");
+  }
+
+  @Test
   void theImageRepositoryMustBeGiven() {
     TemplateCommand template =
         new Helm(RenderedChart.chart())
@@ -199,7 +212,14 @@ class HelmChartTest {
 
   @Test
   void everyComponentsArgumentsAreAcceptedByItsCommand() {
-    List<HasMetadata> objects = render(Map.of("devicePlugin.nodeGroups[0].splitMode", "hard"));
+    // Setting an element of a list replaces it: the group's name comes along (the schema says so).
+    List<HasMetadata> objects =
+        render(
+            Map.of(
+                "devicePlugin.nodeGroups[0].name",
+                "default",
+                "devicePlugin.nodeGroups[0].splitMode",
+                "hard"));
     List<Container> containers = new ArrayList<>();
     objects.stream()
         .filter(DaemonSet.class::isInstance)
