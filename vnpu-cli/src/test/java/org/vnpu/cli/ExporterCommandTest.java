@@ -2,7 +2,9 @@ package org.vnpu.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The flags and start-up errors of {@code vnpu exporter}; the exporter is tested in its module. */
 class ExporterCommandTest {
@@ -23,10 +25,13 @@ class ExporterCommandTest {
             "--npu-smi",
             "--state-dir",
             "--poll-interval",
+            "--verifying-keys",
             "--watch-all-pods",
             "--chip-catalog",
             "docs/metrics.md");
   }
+
+  @TempDir Path dir;
 
   @Test
   void startUpProblemsAreNamedAndExitWithTwo() {
@@ -35,7 +40,18 @@ class ExporterCommandTest {
     assertThat(noNode.err()).contains("--node-name is required (or set $NODE_NAME)");
     assertThat(Run.of("exporter", "--node-name", "n", "--listen", "localhost").err())
         .contains("--listen=localhost is not HOST:PORT with a port 0..65535");
-    assertThat(Run.of("exporter", "--node-name", "n", "--inventory", "/nonexistent.yaml").err())
+    assertThat(Run.of("exporter", "--node-name", "n", "--verifying-keys", "/nonexistent").err())
+        .contains("--verifying-keys /nonexistent is not a directory");
+    assertThat(
+            Run.of(
+                    "exporter",
+                    "--node-name",
+                    "n",
+                    "--verifying-keys",
+                    dir.toString(),
+                    "--inventory",
+                    "/nonexistent.yaml")
+                .err())
         .contains("/nonexistent.yaml: no such file");
   }
 }

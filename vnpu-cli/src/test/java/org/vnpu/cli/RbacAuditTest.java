@@ -116,6 +116,8 @@ class RbacAuditTest {
                       Duration.ofMillis(200),
                       false),
                   driver(inventory),
+                  new AllocationVerifier(
+                      VerifyingKeys.inDirectory(verifying, Clock.systemUTC()), codec),
                   exporterClient);
           SchedulerService scheduler =
               SchedulerService.start(

@@ -8,6 +8,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.driver.NpuDriver;
 import org.vnpu.kube.DaemonThreads;
 
@@ -26,8 +27,16 @@ public final class Exporter implements AutoCloseable {
     this.server = server;
   }
 
-  /** Starts serving; the first poll of the driver happens before this returns. */
-  public static Exporter start(ExporterSettings settings, NpuDriver driver, KubernetesClient client)
+  /**
+   * Starts serving; the first poll of the driver happens before this returns.
+   *
+   * @param verifier checks the signatures of the allocations shown
+   */
+  public static Exporter start(
+      ExporterSettings settings,
+      NpuDriver driver,
+      AllocationVerifier verifier,
+      KubernetesClient client)
       throws IOException {
     ChipPoller chips = new ChipPoller(driver, client, settings.node());
     chips.poll();
@@ -36,7 +45,7 @@ public final class Exporter implements AutoCloseable {
     long interval = settings.pollInterval().toMillis();
     poller.scheduleWithFixedDelay(chips::poll, interval, interval, TimeUnit.MILLISECONDS);
     PodAllocations pods =
-        PodAllocations.watch(client, settings.node(), settings.serverSideNodeFilter());
+        PodAllocations.watch(client, settings.node(), settings.serverSideNodeFilter(), verifier);
     PrometheusRegistry registry = new PrometheusRegistry();
     registry.register(
         new VnpuCollector(

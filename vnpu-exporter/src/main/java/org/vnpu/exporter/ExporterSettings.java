@@ -9,7 +9,7 @@ import java.time.Duration;
  *
  * @param node this node's name in the API server
  * @param address where {@code /metrics} and {@code /healthz} are served
- * @param stateDirectory the device plugin's state directory (shared regions under {@code chips/})
+ * @param stateDirectory the device plugin's state directory (the containers' books)
  * @param pollInterval how often the driver and the node's registration are read
  * @param serverSideNodeFilter whether the pod informer selects this node's pods on the server
  */

@@ -15,12 +15,14 @@ import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.codec.MalformedPayloadException;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.payload.PodAllocation;
+import org.vnpu.api.signing.AllocationVerifier;
+import org.vnpu.api.signing.SignedAllocation;
 import org.vnpu.kube.Informers;
 
 /**
  * The vNPU allocations of the pods on this node, kept by an informer: a pod appears when its
- * allocation does and disappears when it is deleted or finished. The allocation's signature is not
- * checked: these are figures to show, not devices to hand out.
+ * allocation does and disappears when it is deleted or finished. Only allocations whose signature
+ * verifies count, so no one who can write a pod's annotations adds series or vNPUs to a chip.
  */
 public final class PodAllocations implements AutoCloseable {
 
@@ -31,12 +33,14 @@ public final class PodAllocations implements AutoCloseable {
   public record PodVnpus(String uid, String namespace, String name, PodAllocation allocation) {}
 
   private final String node;
+  private final AllocationVerifier verifier;
   private final PayloadCodec codec = new PayloadCodec();
   private final Map<String, PodVnpus> pods = new ConcurrentHashMap<>();
   private SharedIndexInformer<Pod> informer;
 
-  private PodAllocations(String node) {
+  private PodAllocations(String node, AllocationVerifier verifier) {
     this.node = node;
+    this.verifier = verifier;
   }
 
   /**
@@ -45,10 +49,11 @@ public final class PodAllocations implements AutoCloseable {
    * @param serverSideFilter select the node's pods with a field selector on {@code spec.nodeName}
    *     (what a real API server should do); false watches every pod and filters here, for API
    *     servers without field selectors (fabric8's mock)
+   * @param verifier checks the allocations' signatures
    */
   public static PodAllocations watch(
-      KubernetesClient client, String node, boolean serverSideFilter) {
-    PodAllocations allocations = new PodAllocations(node);
+      KubernetesClient client, String node, boolean serverSideFilter, AllocationVerifier verifier) {
+    PodAllocations allocations = new PodAllocations(node, verifier);
     ResourceEventHandler<Pod> handler =
         Informers.handler(
             allocations::update, pod -> allocations.pods.remove(pod.getMetadata().getUid()));
@@ -74,8 +79,15 @@ public final class PodAllocations implements AutoCloseable {
       return;
     }
     try {
-      PodAllocation allocation = codec.decodeAllocation(value).allocation();
-      if (allocation.node().equals(node)) {
+      SignedAllocation signed = codec.decodeAllocation(value);
+      PodAllocation allocation = signed.allocation();
+      if (!verifier.verifies(signed) || !allocation.podUid().equals(uid)) {
+        LOG.warn(
+            "pod {}/{}: its allocation's signature does not verify; not shown",
+            pod.getMetadata().getNamespace(),
+            pod.getMetadata().getName());
+        pods.remove(uid);
+      } else if (allocation.node().equals(node)) {
         pods.put(
             uid,
             new PodVnpus(

@@ -23,11 +23,14 @@ import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.payload.ContainerAllocation;
 import org.vnpu.api.payload.PodAllocation;
 import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.api.signing.SigningKey;
 
 /** The exporter over HTTP, with its pod informer against fabric8's CRUD mock API server. */
 @EnableKubernetesMockClient(crud = true)
 class ExporterTest {
+
+  private static final SigningKey KEY = SigningKey.generate();
 
   KubernetesClient client;
 
@@ -48,19 +51,23 @@ class ExporterTest {
                 Duration.ofMillis(100),
                 false),
             driver,
+            AllocationVerifier.of(KEY, new PayloadCodec()),
             client)) {
       assertThat(get(exporter, "/healthz", "*/*").body()).isEqualTo("ok\n");
       assertThat(get(exporter, "/metrics", "*/*").body()).doesNotContain("pod=\"bert\"");
 
-      create("bert", node);
-      create("elsewhere", "another-node");
+      create("bert", node, KEY);
+      create("elsewhere", "another-node", KEY);
+      create("forged", node, SigningKey.generate());
       await()
           .atMost(Duration.ofSeconds(10))
           .until(() -> get(exporter, "/metrics", "*/*").body().contains("pod=\"bert\""));
       String metrics = get(exporter, "/metrics", "*/*").body();
       assertThat(metrics)
           .contains("vnpu_container_memory_used_bytes{")
-          .doesNotContain("pod=\"elsewhere\"");
+          .doesNotContain("pod=\"elsewhere\"")
+          .as("an allocation signed with another key adds no series")
+          .doesNotContain("pod=\"forged\"");
       HttpResponse<String> open =
           get(exporter, "/metrics", "application/openmetrics-text; version=1.0.0");
       assertThat(open.headers().firstValue("Content-Type").orElse(""))
@@ -74,7 +81,7 @@ class ExporterTest {
     }
   }
 
-  private void create(String name, String node) {
+  private void create(String name, String node, SigningKey key) {
     var pod =
         client
             .pods()
@@ -95,7 +102,7 @@ class ExporterTest {
             .create();
     String uid = pod.getMetadata().getUid();
     PayloadCodec codec = new PayloadCodec();
-    AllocationSigner signer = new AllocationSigner(SigningKey.generate(), codec);
+    AllocationSigner signer = new AllocationSigner(key, codec);
     PodAllocation allocation =
         new PodAllocation(
             uid,

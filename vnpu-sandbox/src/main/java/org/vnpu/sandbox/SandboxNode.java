@@ -143,6 +143,7 @@ public final class SandboxNode implements AutoCloseable {
             new ExporterSettings(
                 spec.name(), new InetSocketAddress("127.0.0.1", 0), state, POLL, false),
             driver,
+            verifier,
             client);
     List<RegisteredChip> chips = driver.chips();
     ContainerRuntime runtime =
