@@ -9,8 +9,8 @@ import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -50,7 +50,7 @@ public final class VnpuCollector implements MultiCollector {
   private final Path stateDirectory;
   private final LongSupplier nanoTime;
   private final Map<String, long[]> lastBusy = new HashMap<>();
-  private final Map<Path, Mapping> mappings = new HashMap<>();
+  private final Map<String, Mapping> mappings = new HashMap<>();
   private long booksErrors;
   private double lastCollectSeconds;
 
@@ -155,6 +155,7 @@ public final class VnpuCollector implements MultiCollector {
       f.gauge("vnpu_chip_pods", "Pods with a vNPU on the chip.", labels, podsOnChip.size());
     }
     lastBusy.keySet().retainAll(seen);
+    mappings.keySet().retainAll(seen);
 
     Labels nodeLabels = Labels.of("node", node);
     f.gauge(
@@ -209,10 +210,10 @@ public final class VnpuCollector implements MultiCollector {
             "mode", vnpu.wholeCard() ? "whole-card" : vnpu.mode().wireName(),
             "policy", vnpu.policy() == null ? NONE : vnpu.policy().wireName(),
             "template", vnpu.template() == null ? NONE : vnpu.template());
-    Optional<ContainerBooks> books = books(pod.uid(), container.name(), chip.dieId());
-    long busy = books.map(ContainerBooks::busyNanos).orElse(0L);
     String key = pod.uid() + "/" + container.name() + "/" + chip.dieId();
     seen.add(key);
+    Optional<ContainerBooks> books = books(key, pod.uid(), container.name(), chip.dieId());
+    long busy = books.map(ContainerBooks::busyNanos).orElse(0L);
     long[] previous = lastBusy.put(key, new long[] {busy, now});
     double share =
         previous == null || now <= previous[1] || busy < previous[0]
@@ -252,39 +253,37 @@ public final class VnpuCollector implements MultiCollector {
   }
 
   /**
-   * A container's books of chip {@code dieId}, parsed from a mapping kept across scrapes (mapped
-   * again when the file is replaced).
+   * A container's books of chip {@code dieId}, parsed from a mapping made once and kept while the
+   * container's allocation lasts: the shim creates the file once and never replaces it, and its
+   * pod's directory goes only when the pod does. Books not there yet are looked for at each scrape.
    */
-  private Optional<ContainerBooks> books(String podUid, String container, String dieId) {
-    Path file;
+  private Optional<ContainerBooks> books(
+      String key, String podUid, String container, String dieId) {
+    Mapping mapping = mappings.get(key);
     try {
-      file = ShimContract.hostBooks(stateDirectory, podUid, container, dieId);
-    } catch (IllegalArgumentException e) {
-      booksErrors++;
-      LOG.warn("no books for {}/{} on chip {}: {}", podUid, container, dieId, e.getMessage());
-      return Optional.empty();
-    }
-    try {
-      if (!Files.exists(file)) {
-        mappings.remove(file);
-        return Optional.empty();
+      if (mapping == null) {
+        Path file = ShimContract.hostBooks(stateDirectory, podUid, container, dieId);
+        if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
+          return Optional.empty();
+        }
+        mapping = new Mapping(file.toString(), ContainerBooks.map(file));
+        mappings.put(key, mapping);
       }
-      Object identity = Files.readAttributes(file, BasicFileAttributes.class).fileKey();
-      Mapping mapping = mappings.get(file);
-      if (mapping == null || !mapping.identity().equals(identity)) {
-        mapping = new Mapping(identity, ContainerBooks.map(file));
-        mappings.put(file, mapping);
-      }
-      return Optional.of(ContainerBooks.parse(file.toString(), mapping.bytes()));
+      return Optional.of(ContainerBooks.parse(mapping.source(), mapping.bytes()));
     } catch (IOException | IllegalArgumentException e) {
       booksErrors++;
-      mappings.remove(file);
-      LOG.warn("cannot read the container's books {}: {}", file, e.getMessage());
+      mappings.remove(key);
+      LOG.warn(
+          "cannot read the books of {}/{} on chip {}: {}",
+          podUid,
+          container,
+          dieId,
+          e.getMessage());
       return Optional.empty();
     }
   }
 
-  private record Mapping(Object identity, ByteBuffer bytes) {}
+  private record Mapping(String source, ByteBuffer bytes) {}
 
   /** Metric families in first-use order, each with its data points. */
   private static final class Families {

@@ -75,7 +75,20 @@ public final class ExtenderServer implements AutoCloseable {
   private record Verb(int maxBody, Answerer answerer) {}
 
   private interface Answerer {
-    JsonNode answer(JsonNode request) throws BadRequest;
+    Answer answer(JsonNode request) throws BadRequest;
+  }
+
+  /** A verb's answer, and whether it says no in its protocol's own terms (for the metrics). */
+  private record Answer(JsonNode body, boolean refused) {
+
+    static Answer of(JsonNode body) {
+      return new Answer(body, false);
+    }
+
+    /** {@code result} with {@code field} set to {@code error}; refused unless it is empty. */
+    static Answer withError(ObjectNode result, String field, String error) {
+      return new Answer(result.put(field, error), !error.isEmpty());
+    }
   }
 
   /** A request the protocol cannot carry out; HTTP 400 with this message. */
@@ -107,8 +120,9 @@ public final class ExtenderServer implements AutoCloseable {
     verbs.put("/volcano/allocateFunc", new Verb(ONE_NODE, this::volcanoAllocate));
     verbs.put("/volcano/deallocateFunc", new Verb(ONE_NODE, this::volcanoDeallocate));
     // The whole session (every job and node), which the ledger does not need: never parsed.
-    verbs.put("/volcano/onSessionOpen", new Verb(0, request -> JSON.createObjectNode()));
-    verbs.put("/volcano/onSessionClose", new Verb(0, request -> JSON.createObjectNode()));
+    verbs.put("/volcano/onSessionOpen", new Verb(0, request -> Answer.of(JSON.createObjectNode())));
+    verbs.put(
+        "/volcano/onSessionClose", new Verb(0, request -> Answer.of(JSON.createObjectNode())));
   }
 
   /** Serves on {@code address}; port 0 picks a free one. */
@@ -239,8 +253,9 @@ public final class ExtenderServer implements AutoCloseable {
 
   private static Reply answered(Verb verb, JsonNode request)
       throws BadRequest, JsonProcessingException {
-    JsonNode answer = verb.answerer().answer(request);
-    return new Reply(200, JSON.writeValueAsString(answer), "application/json", refuses(answer));
+    Answer answer = verb.answerer().answer(request);
+    return new Reply(
+        200, JSON.writeValueAsString(answer.body()), "application/json", answer.refused());
   }
 
   /**
@@ -270,29 +285,9 @@ public final class ExtenderServer implements AutoCloseable {
     return reply.refused() ? ExtenderMetrics.Outcome.REFUSED : ExtenderMetrics.Outcome.OK;
   }
 
-  /**
-   * Whether an answer says no in its protocol's own terms: an error field, or a filter that kept no
-   * node.
-   */
-  private static boolean refuses(JsonNode answer) {
-    for (String field : List.of("Error", "errorMessage", "status")) {
-      if (answer.path(field).isTextual() && !answer.path(field).asText().isEmpty()) {
-        return true;
-      }
-    }
-    if (answer.has("FailedNodes")) {
-      JsonNode kept =
-          answer.path("NodeNames").isArray()
-              ? answer.path("NodeNames")
-              : answer.path("Nodes").path("items");
-      return kept.isEmpty();
-    }
-    return false;
-  }
-
   // ---- kube-scheduler ----
 
-  private JsonNode kubeFilter(JsonNode request) throws BadRequest {
+  private Answer kubeFilter(JsonNode request) throws BadRequest {
     PodManifest pod = pod(request.path("Pod"), "Pod");
     List<String> names = nodeNames(request);
     ObjectNode result = JSON.createObjectNode();
@@ -326,10 +321,10 @@ public final class ExtenderServer implements AutoCloseable {
       result.putNull("NodeNames");
     }
     result.put("Error", "");
-    return result;
+    return new Answer(result, fitting.isEmpty());
   }
 
-  private JsonNode kubePrioritize(JsonNode request) throws BadRequest {
+  private Answer kubePrioritize(JsonNode request) throws BadRequest {
     PodManifest pod = pod(request.path("Pod"), "Pod");
     List<String> names = nodeNames(request);
     ArrayNode result = JSON.createArrayNode();
@@ -343,25 +338,24 @@ public final class ExtenderServer implements AutoCloseable {
       double score = scores.getOrDefault(name, 0.0);
       result.addObject().put("Host", name).put("Score", Math.round(score * KUBE_MAX_SCORE / 100));
     }
-    return result;
+    return Answer.of(result);
   }
 
-  private JsonNode kubeBind(JsonNode request) throws BadRequest {
+  private Answer kubeBind(JsonNode request) throws BadRequest {
     String namespace = text(request, "PodNamespace");
     String name = text(request, "PodName");
     String node = text(request, "Node");
     ObjectNode result = JSON.createObjectNode();
     if (!leadership.isLeader()) {
-      return result.put("Error", leadership.notLeader());
+      return Answer.withError(result, "Error", leadership.notLeader());
     }
     try {
       scheduler.bind(
           placeable(stored(namespace, name, request.path("PodUID").asText()), node), node);
-      result.put("Error", "");
+      return Answer.withError(result, "Error", "");
     } catch (SchedulingException e) {
-      result.put("Error", e.getMessage());
+      return Answer.withError(result, "Error", e.getMessage());
     }
-    return result;
   }
 
   /**
@@ -404,7 +398,7 @@ public final class ExtenderServer implements AutoCloseable {
 
   // ---- Volcano ----
 
-  private JsonNode volcanoPredicate(JsonNode request) throws BadRequest {
+  private Answer volcanoPredicate(JsonNode request) throws BadRequest {
     PodManifest pod = pod(request.path("task").path("Pod"), "task.Pod");
     String node = text(request.path("node"), "Name");
     ObjectNode result = JSON.createObjectNode();
@@ -412,13 +406,13 @@ public final class ExtenderServer implements AutoCloseable {
       Scheduler.Verdict verdict = scheduler.filter(pod, List.of(node)).get(node);
       result.put("status", verdict.fits() ? "" : verdict.reason());
       result.put("code", verdict.fits() ? 0 : verdict.unresolvable() ? 3 : 2);
+      return new Answer(result, !verdict.fits());
     } catch (SchedulingException e) {
-      result.put("status", e.getMessage()).put("code", 3);
+      return new Answer(result.put("status", e.getMessage()).put("code", 3), true);
     }
-    return result;
   }
 
-  private JsonNode volcanoPrioritize(JsonNode request) throws BadRequest {
+  private Answer volcanoPrioritize(JsonNode request) throws BadRequest {
     PodManifest pod = pod(request.path("task").path("Pod"), "task.Pod");
     List<String> names = new ArrayList<>();
     for (JsonNode node : request.path("nodes")) {
@@ -428,33 +422,32 @@ public final class ExtenderServer implements AutoCloseable {
     ObjectNode scores = result.putObject("nodeScore");
     try {
       scheduler.scores(pod, names).forEach(scores::put);
-      result.put("errorMessage", "");
+      return Answer.withError(result, "errorMessage", "");
     } catch (SchedulingException e) {
-      result.put("errorMessage", e.getMessage());
+      return Answer.withError(result, "errorMessage", e.getMessage());
     }
-    return result;
   }
 
-  private JsonNode volcanoAllocate(JsonNode request) throws BadRequest {
+  private Answer volcanoAllocate(JsonNode request) throws BadRequest {
     PodManifest pod = pod(request.path("task").path("Pod"), "task.Pod");
     String node = text(request.path("task"), "NodeName");
     ObjectNode result = JSON.createObjectNode();
     if (!leadership.isLeader()) {
-      return result.put("errorMessage", leadership.notLeader());
+      return Answer.withError(result, "errorMessage", leadership.notLeader());
     }
     try {
       scheduler.reserve(placeable(stored(pod.namespace(), pod.name(), pod.uid()), node), node);
-      result.put("errorMessage", "");
+      return Answer.withError(result, "errorMessage", "");
     } catch (SchedulingException e) {
-      result.put("errorMessage", e.getMessage());
+      return Answer.withError(result, "errorMessage", e.getMessage());
     }
-    return result;
   }
 
-  private JsonNode volcanoDeallocate(JsonNode request) throws BadRequest {
+  private Answer volcanoDeallocate(JsonNode request) throws BadRequest {
     PodManifest pod = pod(request.path("task").path("Pod"), "task.Pod");
+    ObjectNode result = JSON.createObjectNode();
     if (!leadership.isLeader()) {
-      return JSON.createObjectNode().put("errorMessage", leadership.notLeader());
+      return Answer.withError(result, "errorMessage", leadership.notLeader());
     }
     // The pod's truth is the API server's, not the request's: Volcano calls deallocateFunc when a
     // binding failed, so a pod bound to a node keeps its vNPUs until it ends.
@@ -463,19 +456,19 @@ public final class ExtenderServer implements AutoCloseable {
         && current.getMetadata().getUid().equals(pod.uid())
         && current.getSpec() != null
         && current.getSpec().getNodeName() != null) {
-      return JSON.createObjectNode()
-          .put(
-              "errorMessage",
-              "pod "
-                  + pod.namespace()
-                  + "/"
-                  + pod.name()
-                  + " is bound to node "
-                  + current.getSpec().getNodeName()
-                  + ": its vNPUs are released when it ends, not by deallocateFunc");
+      return Answer.withError(
+          result,
+          "errorMessage",
+          "pod "
+              + pod.namespace()
+              + "/"
+              + pod.name()
+              + " is bound to node "
+              + current.getSpec().getNodeName()
+              + ": its vNPUs are released when it ends, not by deallocateFunc");
     }
     scheduler.unreserve(pod.namespace(), pod.name(), pod.uid());
-    return JSON.createObjectNode().put("errorMessage", "");
+    return Answer.withError(result, "errorMessage", "");
   }
 
   // ---- reading requests ----
