@@ -4,7 +4,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.vnpu.api.LogLevel;
-import org.vnpu.deviceplugin.allocate.Handouts;
+import org.vnpu.handouts.Handouts;
 import picocli.CommandLine.Option;
 
 /**

@@ -11,8 +11,6 @@ import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.deviceplugin.allocate.AllocationGate;
 import org.vnpu.deviceplugin.allocate.Allocator;
-import org.vnpu.deviceplugin.allocate.Handouts;
-import org.vnpu.deviceplugin.allocate.NodeFiles;
 import org.vnpu.deviceplugin.kubelet.ChipOwnership;
 import org.vnpu.deviceplugin.kubelet.KubeletRegistrar;
 import org.vnpu.deviceplugin.kubelet.KubeletServices;
@@ -20,6 +18,8 @@ import org.vnpu.deviceplugin.node.InventoryMonitor;
 import org.vnpu.deviceplugin.node.NodePublisher;
 import org.vnpu.deviceplugin.node.PodFileJanitor;
 import org.vnpu.driver.NpuDriver;
+import org.vnpu.handouts.Handouts;
+import org.vnpu.handouts.NodeFiles;
 import org.vnpu.kube.DaemonThreads;
 
 /**

@@ -9,7 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Map;
 import java.util.TreeMap;
-import org.vnpu.deviceplugin.allocate.Handout;
+import org.vnpu.handouts.Handout;
 
 /**
  * The Container Device Interface spec files of prepared claims, one per claim in the CDI directory

@@ -22,9 +22,9 @@ import org.vnpu.api.payload.RegisteredChip;
 import org.vnpu.api.payload.ShimConfig;
 import org.vnpu.api.payload.ShimDevice;
 import org.vnpu.api.payload.VnpuAssignment;
-import org.vnpu.deviceplugin.allocate.Handout;
-import org.vnpu.deviceplugin.allocate.Handouts;
-import org.vnpu.deviceplugin.allocate.NodeFiles;
+import org.vnpu.handouts.Handout;
+import org.vnpu.handouts.Handouts;
+import org.vnpu.handouts.NodeFiles;
 
 /**
  * Prepares and unprepares claims: reads the ResourceClaim, takes the devices the scheduler

@@ -10,9 +10,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.vnpu.deviceplugin.allocate.Handouts;
-import org.vnpu.deviceplugin.allocate.NodeFiles;
 import org.vnpu.driver.NpuDriver;
+import org.vnpu.handouts.Handouts;
+import org.vnpu.handouts.NodeFiles;
 import org.vnpu.kube.DaemonThreads;
 import org.vnpu.kubelet.UnixSockets;
 

@@ -18,6 +18,7 @@ import org.vnpu.api.payload.RegisteredChip;
 import org.vnpu.api.payload.VnpuAssignment;
 import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.api.signing.SignedAllocation;
+import org.vnpu.handouts.NodeFiles;
 
 /**
  * Decides whether an Allocate call may hand anything out, from what the API server says. No I/O:

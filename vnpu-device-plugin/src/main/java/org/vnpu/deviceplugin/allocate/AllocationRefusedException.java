@@ -1,6 +1,7 @@
 package org.vnpu.deviceplugin.allocate;
 
 import java.util.Optional;
+import org.vnpu.handouts.NodeFiles;
 
 /** An Allocate call that hands out nothing; the message says exactly what was wrong. */
 public final class AllocationRefusedException extends Exception {

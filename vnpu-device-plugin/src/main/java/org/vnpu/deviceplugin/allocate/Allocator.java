@@ -29,6 +29,9 @@ import org.vnpu.api.payload.RegisteredChip;
 import org.vnpu.api.payload.ShimConfig;
 import org.vnpu.api.payload.ShimDevice;
 import org.vnpu.api.payload.VnpuAssignment;
+import org.vnpu.handouts.Handout;
+import org.vnpu.handouts.Handouts;
+import org.vnpu.handouts.NodeFiles;
 import org.vnpu.kube.AnnotationPatches;
 import org.vnpu.kube.NodeLocks;
 

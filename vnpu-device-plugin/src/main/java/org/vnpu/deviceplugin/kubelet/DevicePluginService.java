@@ -11,7 +11,7 @@ import org.slf4j.LoggerFactory;
 import org.vnpu.api.payload.RegisteredChip;
 import org.vnpu.deviceplugin.allocate.AllocationRefusedException;
 import org.vnpu.deviceplugin.allocate.Allocator;
-import org.vnpu.deviceplugin.allocate.Handout;
+import org.vnpu.handouts.Handout;
 import org.vnpu.kubelet.deviceplugin.v1beta1.AllocateRequest;
 import org.vnpu.kubelet.deviceplugin.v1beta1.AllocateResponse;
 import org.vnpu.kubelet.deviceplugin.v1beta1.ContainerAllocateRequest;

@@ -7,7 +7,7 @@ import java.util.Set;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.vnpu.deviceplugin.allocate.NodeFiles;
+import org.vnpu.handouts.NodeFiles;
 
 /**
  * Removes the per-pod files of pods that are gone: deleted, replaced by a pod of the same name, or

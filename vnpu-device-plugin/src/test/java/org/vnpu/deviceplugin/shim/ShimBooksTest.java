@@ -21,7 +21,7 @@ import org.vnpu.api.payload.ShimConfig;
 import org.vnpu.api.payload.ShimDevice;
 import org.vnpu.api.region.ChipRegion;
 import org.vnpu.api.region.ContainerBooks;
-import org.vnpu.deviceplugin.allocate.NodeFiles;
+import org.vnpu.handouts.NodeFiles;
 
 /**
  * Both halves of the shim contract across languages: the config and the chip region the device

@@ -1,4 +1,4 @@
-package org.vnpu.deviceplugin.allocate;
+package org.vnpu.handouts;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package org.vnpu.deviceplugin.allocate;
+package org.vnpu.handouts;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,4 +1,4 @@
-package org.vnpu.deviceplugin.allocate;
+package org.vnpu.handouts;
 
 import java.util.List;
 import java.util.Map;
