@@ -2,13 +2,11 @@ package org.vnpu.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import org.vnpu.api.SplitMode;
-import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.payload.NodeRegistration;
 import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.deviceplugin.DevicePlugin;
@@ -16,7 +14,6 @@ import org.vnpu.deviceplugin.DevicePluginSettings;
 import org.vnpu.deviceplugin.kubelet.ChipOwnership;
 import org.vnpu.deviceplugin.kubelet.KubeletRegistrar;
 import org.vnpu.driver.NpuDriver;
-import org.vnpu.kube.VerifyingKeys;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -40,15 +37,7 @@ final class DevicePluginCommand implements Callable<Integer> {
 
   @Mixin NodeAgentOptions agent;
 
-  @Option(
-      names = "--verifying-keys",
-      paramLabel = "DIR",
-      defaultValue = "/etc/vnpu/verifying-keys",
-      description =
-          "Directory of the public keys the scheduler's allocation signatures are verified with,"
-              + " one file per key ID (the scheduler's ConfigMap, mounted; read again when a"
-              + " signature names a key not seen yet). Default: ${DEFAULT-VALUE}.")
-  Path verifyingKeys;
+  @Mixin VerifyingKeysOption verifyingKeys;
 
   @Option(
       names = "--split-mode",
@@ -106,15 +95,7 @@ final class DevicePluginCommand implements Callable<Integer> {
               + " is out of range 1.."
               + NodeRegistration.MAX_SHARES_PER_CHIP);
     }
-    if (!Files.isDirectory(verifyingKeys)) {
-      throw new InputException(
-          "--verifying-keys "
-              + verifyingKeys
-              + " is not a directory (mount the scheduler's verifying-keys ConfigMap there)");
-    }
-    AllocationVerifier verifier =
-        new AllocationVerifier(
-            VerifyingKeys.inDirectory(verifyingKeys, Clock.systemUTC()), new PayloadCodec());
+    AllocationVerifier verifier = verifyingKeys.verifier();
     NpuDriver npus = agent.openDriver(catalog.load());
     DevicePluginSettings settings =
         new DevicePluginSettings(

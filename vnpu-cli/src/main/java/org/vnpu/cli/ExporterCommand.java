@@ -4,16 +4,12 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.util.concurrent.Callable;
-import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.driver.NpuDriver;
 import org.vnpu.exporter.Exporter;
 import org.vnpu.exporter.ExporterSettings;
-import org.vnpu.kube.VerifyingKeys;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -52,15 +48,7 @@ final class ExporterCommand implements Callable<Integer> {
               + " ${DEFAULT-VALUE}).")
   Path stateDirectory;
 
-  @Option(
-      names = "--verifying-keys",
-      paramLabel = "DIR",
-      defaultValue = "/etc/vnpu/verifying-keys",
-      description =
-          "Directory of the public keys allocations are verified with, one file per key ID (the"
-              + " scheduler's ConfigMap, mounted); an allocation that does not verify is not shown."
-              + " Default: ${DEFAULT-VALUE}.")
-  Path verifyingKeys;
+  @Mixin VerifyingKeysOption verifyingKeys;
 
   @Option(
       names = "--watch-all-pods",
@@ -75,20 +63,14 @@ final class ExporterCommand implements Callable<Integer> {
   public Integer call() throws IOException, InterruptedException {
     String node = agent.node();
     InetSocketAddress address = Listen.parse(listen);
-    if (!Files.isDirectory(verifyingKeys)) {
-      throw new InputException(
-          "--verifying-keys "
-              + verifyingKeys
-              + " is not a directory (mount the scheduler's verifying-keys ConfigMap there)");
-    }
+    AllocationVerifier verifier = verifyingKeys.verifier();
     NpuDriver npus = agent.openDriver(catalog.load());
     KubernetesClient client = new KubernetesClientBuilder().build();
     Exporter exporter =
         Exporter.start(
             new ExporterSettings(node, address, stateDirectory, agent.pollInterval, !watchAllPods),
             npus,
-            new AllocationVerifier(
-                VerifyingKeys.inDirectory(verifyingKeys, Clock.systemUTC()), new PayloadCodec()),
+            verifier,
             client);
     NodeAgentOptions.runUntilStopped(exporter, client);
     return 0;

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -22,6 +23,7 @@ import org.vnpu.api.payload.RegisteredChip;
 import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.api.signing.SigningKey;
+import org.vnpu.core.chip.ChipCatalog;
 
 /** Nodes and pods for scheduler tests, written to an API server (fabric8's CRUD mock). */
 final class ClusterFixture {
@@ -32,6 +34,12 @@ final class ClusterFixture {
   static final AllocationVerifier VERIFIER = AllocationVerifier.of(KEY, CODEC);
 
   private ClusterFixture() {}
+
+  /** A scheduler with the default settings and this fixture's key, over {@code client}. */
+  static Scheduler scheduler(KubernetesClient client, Clock clock) {
+    return new Scheduler(
+        client, ChipCatalog.builtIn(), SIGNER, VERIFIER, SchedulerSettings.defaults(), clock);
+  }
 
   /**
    * A soft-mode node with {@code chips} 910B3 chips and a fresh heartbeat; {@code cpu} its

@@ -16,7 +16,6 @@ import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.vnpu.api.AnnotationKeys;
-import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.core.request.PodManifest;
 
 /**
@@ -32,14 +31,7 @@ class SchedulerHostTest {
 
   @BeforeEach
   void start() {
-    scheduler =
-        new Scheduler(
-            client,
-            ChipCatalog.builtIn(),
-            ClusterFixture.SIGNER,
-            ClusterFixture.VERIFIER,
-            SchedulerSettings.defaults(),
-            Clock.systemUTC());
+    scheduler = ClusterFixture.scheduler(client, Clock.systemUTC());
   }
 
   @Test

@@ -23,7 +23,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.payload.NodeLock;
-import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.core.request.PodManifest;
 import org.vnpu.kube.AnnotationPatches;
 import org.vnpu.testkit.MutableClock;
@@ -47,14 +46,7 @@ class SchedulerReservationTest {
   }
 
   private Scheduler scheduler() {
-    Scheduler scheduler =
-        new Scheduler(
-            client,
-            ChipCatalog.builtIn(),
-            ClusterFixture.SIGNER,
-            ClusterFixture.VERIFIER,
-            SchedulerSettings.defaults(),
-            clock);
+    Scheduler scheduler = ClusterFixture.scheduler(client, clock);
     scheduler.rebuild();
     return scheduler;
   }
@@ -184,14 +176,7 @@ class SchedulerReservationTest {
               .withRequestRetryBackoffLimit(0)
               .build();
       try (KubernetesClient hanging = new KubernetesClientBuilder().withConfig(config).build()) {
-        Scheduler scheduler =
-            new Scheduler(
-                hanging,
-                ChipCatalog.builtIn(),
-                ClusterFixture.SIGNER,
-                ClusterFixture.VERIFIER,
-                SchedulerSettings.defaults(),
-                clock);
+        Scheduler scheduler = ClusterFixture.scheduler(hanging, clock);
         scheduler.nodeChanged(ClusterFixture.node("a", 2, "64"));
         scheduler.nodeChanged(ClusterFixture.node("b", 2, "64"));
         PodManifest waiting = Fabric8Views.manifest(sharePod("waiting", "1").build());

@@ -103,18 +103,7 @@ class SchedulerServiceTest {
     assertThat(scores.get(0).path("Host").asText()).isEqualTo(node.node);
     assertThat(scores.get(0).path("Score").asLong()).isBetween(0L, 10L);
 
-    JsonNode bind =
-        post(
-            "/kube/bind",
-            Map.of(
-                "PodName",
-                "bert",
-                "PodNamespace",
-                ScheduledPods.NAMESPACE,
-                "PodUID",
-                pod.getMetadata().getUid(),
-                "Node",
-                node.node));
+    JsonNode bind = bind(pod);
     assertThat(bind.path("Error").asText()).isEmpty();
     assertThat(node.pods.podAnnotation("bert", AnnotationKeys.BIND_PHASE)).isEqualTo("allocating");
     assertThat(node.pods.nodeAnnotation(AnnotationKeys.NODE_LOCK))
@@ -223,18 +212,7 @@ class SchedulerServiceTest {
   @Test
   void deallocateLeavesABoundPodItsVnpus() throws Exception {
     Pod pod = create("running", "30", "8");
-    JsonNode bind =
-        post(
-            "/kube/bind",
-            Map.of(
-                "PodName",
-                "running",
-                "PodNamespace",
-                ScheduledPods.NAMESPACE,
-                "PodUID",
-                pod.getMetadata().getUid(),
-                "Node",
-                node.node));
+    JsonNode bind = bind(pod);
     assertThat(bind.path("Error").asText()).isEmpty();
     bound(pod);
 
@@ -382,18 +360,7 @@ class SchedulerServiceTest {
               return n;
             });
 
-    JsonNode bind =
-        post(
-            "/kube/bind",
-            Map.of(
-                "PodName",
-                "bert",
-                "PodNamespace",
-                ScheduledPods.NAMESPACE,
-                "PodUID",
-                pod.getMetadata().getUid(),
-                "Node",
-                node.node));
+    JsonNode bind = bind(pod);
     JsonNode allocate =
         post(
             "/volcano/allocateFunc",
@@ -472,6 +439,21 @@ class SchedulerServiceTest {
                 .endSpec()
                 .build())
         .create();
+  }
+
+  /** kube-scheduler's bind of {@code pod} to this test's node, as it sends it. */
+  private JsonNode bind(Pod pod) throws Exception {
+    return post(
+        "/kube/bind",
+        Map.of(
+            "PodName",
+            pod.getMetadata().getName(),
+            "PodNamespace",
+            ScheduledPods.NAMESPACE,
+            "PodUID",
+            pod.getMetadata().getUid(),
+            "Node",
+            node.node));
   }
 
   /** What the kubelet sees once the binding took effect (the mock does not apply bindings). */
