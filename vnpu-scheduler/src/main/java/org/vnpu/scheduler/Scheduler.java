@@ -109,7 +109,7 @@ public final class Scheduler {
   private final Ledger ledger = new Ledger();
   private final HostUsage hosts = new HostUsage();
   private final Map<String, AllocationPlan> allocations = new HashMap<>();
-  private final Map<String, Reservation> reservations = new HashMap<>();
+  private final Reservations reservations;
   private final Deque<WorkloadShape> shapes = new ArrayDeque<>();
   private FragmentationMeter meter = new FragmentationMeter(WorkloadMix.EMPTY);
   private final Map<RejectKind, Long> rejected = new EnumMap<>(RejectKind.class);
@@ -130,14 +130,12 @@ public final class Scheduler {
     this.signer = signer;
     this.verifier = verifier;
     this.settings = settings;
+    this.reservations = new Reservations(settings.reservationTimeout());
     this.clock = clock;
     this.patches = new AnnotationPatches(client);
     this.locks = new NodeLocks(client, codec);
     this.events = new PodEvents(client, clock);
   }
-
-  /** A pod reserved on a node and not yet bound, until it expires. */
-  private record Reservation(String namespace, String name, String node, Instant expiresAt) {}
 
   // ---- the cluster, as the API server tells it ----
 
@@ -202,7 +200,7 @@ public final class Scheduler {
     String value = annotations.get(AnnotationKeys.ALLOCATION);
     if (value == null || allocations.containsKey(uid)) {
       if (bound) {
-        reservations.remove(uid);
+        reservations.ended(uid);
       }
       return;
     }
@@ -221,13 +219,13 @@ public final class Scheduler {
       if (!bound) {
         // Reserved by an earlier leader (or before a restart) and not bound yet: it expires as
         // if this scheduler had made it.
-        reservations.put(
+        reservations.found(
             uid,
-            new Reservation(
-                pod.getMetadata().getNamespace(),
-                pod.getMetadata().getName(),
-                plan.node(),
-                reservedAt(annotations).plus(settings.reservationTimeout())));
+            pod.getMetadata().getNamespace(),
+            pod.getMetadata().getName(),
+            plan.node(),
+            annotations,
+            clock.instant());
       }
     } catch (MalformedPayloadException e) {
       LOG.warn(
@@ -261,25 +259,18 @@ public final class Scheduler {
 
   /** Undoes the reservations whose pods were not bound in time: annotations, ledger and lock. */
   public void expireReservations() {
-    Instant now = clock.instant();
-    Map<String, Reservation> expired = new LinkedHashMap<>();
+    List<Reservations.Reservation> expired;
     synchronized (this) {
-      reservations.forEach(
-          (uid, reservation) -> {
-            if (now.isAfter(reservation.expiresAt())) {
-              expired.put(uid, reservation);
-            }
-          });
+      expired = reservations.expiredAt(clock.instant());
     }
-    expired.forEach(
-        (uid, reservation) -> {
-          LOG.info(
-              "reservation of pod {}/{} on node {} expired unbound; released",
-              reservation.namespace(),
-              reservation.name(),
-              reservation.node());
-          unreserve(reservation.namespace(), reservation.name(), uid);
-        });
+    for (Reservations.Reservation reservation : expired) {
+      LOG.info(
+          "reservation of pod {}/{} on node {} expired unbound; released",
+          reservation.namespace(),
+          reservation.name(),
+          reservation.node());
+      unreserve(reservation.namespace(), reservation.name(), reservation.uid());
+    }
   }
 
   // ---- decisions ----
@@ -461,10 +452,7 @@ public final class Scheduler {
             AllocationSigner.nonce());
     ledger.lock(node, lock);
     allocations.put(pod.uid(), plan);
-    reservations.put(
-        pod.uid(),
-        new Reservation(
-            pod.namespace(), pod.name(), node, now.plus(settings.reservationTimeout())));
+    reservations.reserved(pod.uid(), pod.namespace(), pod.name(), node, now);
     observe(request, chargeHost(pod, node));
     return new Claim(plan, lock);
   }
@@ -651,7 +639,7 @@ public final class Scheduler {
 
   private void forget(String uid) {
     allocations.remove(uid);
-    reservations.remove(uid);
+    reservations.ended(uid);
     ledger.release(uid);
     hosts.release(uid).ifPresent(this::hostChanged);
   }
@@ -682,15 +670,6 @@ public final class Scheduler {
     values.put(AnnotationKeys.BIND_TIME, clock.instant().toString());
     values.put(AnnotationKeys.BIND_PHASE, BindPhase.ALLOCATING.wireName());
     return values;
-  }
-
-  /** When the pod was reserved, by its bind-time annotation; now when it has none readable. */
-  private Instant reservedAt(Map<String, String> annotations) {
-    try {
-      return Instant.parse(annotations.get(AnnotationKeys.BIND_TIME));
-    } catch (RuntimeException e) {
-      return clock.instant();
-    }
   }
 
   private static String describe(AllocationPlan plan) {
