@@ -1,0 +1,85 @@
+package org.vnpu.scheduler;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.Optional;
+import org.vnpu.core.request.PodManifest;
+import org.vnpu.core.request.PodManifests;
+import org.vnpu.scheduler.ExtenderVerb.BadRequest;
+
+/**
+ * What both protocols read from their requests, and the pods as the API server stores them: the
+ * writing verbs act on those, never on the request's copy, whose resources and names anyone who
+ * reaches the port can choose.
+ */
+final class ExtenderRequests {
+
+  private final KubernetesClient client;
+
+  ExtenderRequests(KubernetesClient client) {
+    this.client = client;
+  }
+
+  /** The pod under {@code field}, which must have a UID. */
+  static PodManifest pod(JsonNode pod, String field) throws BadRequest {
+    if (!pod.isObject()) {
+      throw new BadRequest("missing " + field);
+    }
+    PodManifest manifest = PodManifests.fromJson(pod);
+    if (manifest.uid().isEmpty()) {
+      throw new BadRequest(field + " has no metadata.uid");
+    }
+    return manifest;
+  }
+
+  /** The non-empty text under {@code field}. */
+  static String text(JsonNode object, String field) throws BadRequest {
+    JsonNode value = object.path(field);
+    if (!value.isTextual() || value.asText().isEmpty()) {
+      throw new BadRequest("missing " + field);
+    }
+    return value.asText();
+  }
+
+  /** The pod as the API server stores it, when it exists with {@code uid}. */
+  Pod stored(String namespace, String name, String uid) throws SchedulingException {
+    Pod pod = client.pods().inNamespace(namespace).withName(name).get();
+    if (pod == null || !pod.getMetadata().getUid().equals(uid)) {
+      throw new SchedulingException(
+          "pod " + namespace + "/" + name + " with UID " + uid + " does not exist");
+    }
+    return pod;
+  }
+
+  /**
+   * The pod, when its node rules (cordon, selector, required affinity, taints) let it go to {@code
+   * node} as the node is now: callers of the writing verbs may not have run the schedulers'
+   * filters.
+   */
+  PodManifest placeable(Pod pod, String node) throws SchedulingException {
+    Node target = client.nodes().withName(node).get();
+    if (target == null) {
+      throw new SchedulingException("node " + node + " does not exist");
+    }
+    Optional<String> refusal = NodeRules.refusal(pod, target);
+    if (refusal.isPresent()) {
+      throw new SchedulingException(
+          "pod "
+              + pod.getMetadata().getNamespace()
+              + "/"
+              + pod.getMetadata().getName()
+              + " may not go to node "
+              + node
+              + ": "
+              + refusal.get());
+    }
+    return Fabric8Views.manifest(pod);
+  }
+
+  /** The pod's current state in the API server, or null. */
+  Pod current(PodManifest pod) {
+    return client.pods().inNamespace(pod.namespace()).withName(pod.name()).get();
+  }
+}

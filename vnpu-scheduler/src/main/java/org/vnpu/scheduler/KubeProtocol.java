@@ -1,0 +1,146 @@
+package org.vnpu.scheduler;
+
+import static org.vnpu.scheduler.ExtenderRequests.pod;
+import static org.vnpu.scheduler.ExtenderRequests.text;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.vnpu.core.request.PodManifest;
+import org.vnpu.scheduler.ExtenderVerb.Answer;
+import org.vnpu.scheduler.ExtenderVerb.BadRequest;
+
+/**
+ * kube-scheduler's extender protocol ({@code k8s.io/kube-scheduler/extender/v1}): {@code filter},
+ * {@code prioritize} (0..10) and {@code bind}. The Go structs have no JSON tags, so keys are
+ * PascalCase.
+ */
+final class KubeProtocol {
+
+  private static final int MAX_SCORE = 10;
+
+  /** {@code ExtenderFilterResult}: one of NodeNames and Nodes is set, as the request had it. */
+  record FilterResult(
+      @JsonProperty("FailedNodes") Map<String, String> failedNodes,
+      @JsonProperty("FailedAndUnresolvableNodes") Map<String, String> failedAndUnresolvableNodes,
+      @JsonProperty("NodeNames") List<String> nodeNames,
+      @JsonProperty("Nodes") JsonNode nodes,
+      @JsonProperty("Error") String error) {}
+
+  /** {@code HostPriority}. */
+  record HostPriority(@JsonProperty("Host") String host, @JsonProperty("Score") long score) {}
+
+  /** {@code ExtenderBindingResult}. */
+  record BindingResult(@JsonProperty("Error") String error) {}
+
+  private final Scheduler scheduler;
+  private final ExtenderRequests requests;
+  private final Leadership leadership;
+
+  KubeProtocol(Scheduler scheduler, ExtenderRequests requests, Leadership leadership) {
+    this.scheduler = scheduler;
+    this.requests = requests;
+    this.leadership = leadership;
+  }
+
+  /** The verbs by path. */
+  Map<String, ExtenderVerb> verbs() {
+    return Map.of(
+        "/kube/filter", new ExtenderVerb(ExtenderVerb.NODE_LISTS, this::filter),
+        "/kube/prioritize", new ExtenderVerb(ExtenderVerb.NODE_LISTS, this::prioritize),
+        "/kube/bind", new ExtenderVerb(ExtenderVerb.SMALL, this::bind));
+  }
+
+  private Answer filter(JsonNode request) throws BadRequest {
+    PodManifest pod = pod(request.path("Pod"), "Pod");
+    List<String> names = nodeNames(request);
+    Map<String, String> failed = new LinkedHashMap<>();
+    Map<String, String> unresolvable = new LinkedHashMap<>();
+    List<String> fitting = new ArrayList<>();
+    try {
+      for (Map.Entry<String, Scheduler.Verdict> verdict : scheduler.filter(pod, names).entrySet()) {
+        if (verdict.getValue().fits()) {
+          fitting.add(verdict.getKey());
+        } else {
+          (verdict.getValue().unresolvable() ? unresolvable : failed)
+              .put(verdict.getKey(), verdict.getValue().reason());
+        }
+      }
+    } catch (SchedulingException e) {
+      names.forEach(name -> unresolvable.put(name, e.getMessage()));
+    }
+    FilterResult result;
+    if (request.path("NodeNames").isArray()) {
+      result = new FilterResult(failed, unresolvable, fitting, null, "");
+    } else {
+      ObjectNode nodes = JsonNodeFactory.instance.objectNode();
+      var items = nodes.putArray("items");
+      for (JsonNode node : request.path("Nodes").path("items")) {
+        if (fitting.contains(node.path("metadata").path("name").asText())) {
+          items.add(node);
+        }
+      }
+      result = new FilterResult(failed, unresolvable, null, nodes, "");
+    }
+    return new Answer(result, fitting.isEmpty());
+  }
+
+  private Answer prioritize(JsonNode request) throws BadRequest {
+    PodManifest pod = pod(request.path("Pod"), "Pod");
+    List<String> names = nodeNames(request);
+    Map<String, Double> scores;
+    try {
+      scores = scheduler.scores(pod, names);
+    } catch (SchedulingException e) {
+      scores = Map.of();
+    }
+    List<HostPriority> priorities = new ArrayList<>();
+    for (String name : names) {
+      double score = scores.getOrDefault(name, 0.0);
+      priorities.add(new HostPriority(name, Math.round(score * MAX_SCORE / 100)));
+    }
+    return new Answer(priorities, false);
+  }
+
+  private Answer bind(JsonNode request) throws BadRequest {
+    String namespace = text(request, "PodNamespace");
+    String name = text(request, "PodName");
+    String node = text(request, "Node");
+    if (!leadership.isLeader()) {
+      return refusal(leadership.notLeader());
+    }
+    try {
+      scheduler.bind(
+          requests.placeable(
+              requests.stored(namespace, name, request.path("PodUID").asText()), node),
+          node);
+      return new Answer(new BindingResult(""), false);
+    } catch (SchedulingException e) {
+      return refusal(e.getMessage());
+    }
+  }
+
+  private static Answer refusal(String error) {
+    return new Answer(new BindingResult(error), true);
+  }
+
+  private static List<String> nodeNames(JsonNode request) throws BadRequest {
+    List<String> names = new ArrayList<>();
+    if (request.path("NodeNames").isArray()) {
+      request.path("NodeNames").forEach(name -> names.add(name.asText()));
+    } else if (request.path("Nodes").path("items").isArray()) {
+      request
+          .path("Nodes")
+          .path("items")
+          .forEach(node -> names.add(node.path("metadata").path("name").asText()));
+    } else {
+      throw new BadRequest("neither NodeNames nor Nodes.items is given");
+    }
+    return names;
+  }
+}
