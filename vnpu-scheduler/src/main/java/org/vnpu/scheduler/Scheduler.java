@@ -30,15 +30,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.BindPhase;
-import org.vnpu.api.codec.MalformedPayloadException;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.payload.ContainerAllocation;
 import org.vnpu.api.payload.NodeLock;
-import org.vnpu.api.payload.NodeRegistration;
 import org.vnpu.api.payload.PendingContainers;
 import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.api.signing.AllocationVerifier;
-import org.vnpu.api.signing.SignedAllocation;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.core.engine.NodeFit;
 import org.vnpu.core.engine.PlacementContext;
@@ -49,10 +46,8 @@ import org.vnpu.core.engine.RejectionSummary;
 import org.vnpu.core.fragmentation.FragmentationMeter;
 import org.vnpu.core.fragmentation.WorkloadMix;
 import org.vnpu.core.fragmentation.WorkloadShape;
-import org.vnpu.core.inventory.NodeInventory;
 import org.vnpu.core.ledger.AllocationPlan;
 import org.vnpu.core.ledger.HostResources;
-import org.vnpu.core.ledger.Ledger;
 import org.vnpu.core.ledger.NodeState;
 import org.vnpu.core.policy.Policies;
 import org.vnpu.core.request.ContainerRequest;
@@ -66,18 +61,16 @@ import org.vnpu.kube.DaemonThreads;
 import org.vnpu.kube.NodeLocks;
 
 /**
- * The scheduler's view of the cluster and its decisions. The ledger is fed from the API server
- * (nodes' registrations, heartbeats and locks; pods' signed allocations), so it can be rebuilt at
- * any time; decisions are the engine's. Reserving a pod on a node charges the ledger, takes the
- * node's lock and writes the signed allocation and the pending containers on the pod, before the
- * pod is bound. Decisions are serialised on this object, so two pods racing for the last slot see
- * one ledger; calls to the API server are made outside that lock, so a slow API server delays the
- * pod that waits for it, not every decision. A reservation whose pod is never bound expires, also
- * one found on the API server after a restart or a change of leader; its lock is released then,
- * when its pod is deleted, and when anything after taking the lock fails. Host CPU and memory are
- * followed as kube-scheduler counts them (nodes' allocatable, the requests of every pod bound or
- * reserved there) and shape the scores; filters and reservations leave them to the schedulers,
- * which check them themselves and see pods the informers have not yet delivered.
+ * The scheduler's decisions over its {@link ClusterView} (the ledger the informers feed, which can
+ * be rebuilt at any time); the decisions are the engine's. Reserving a pod on a node charges the
+ * ledger, takes the node's lock and writes the signed allocation and the pending containers on the
+ * pod, before the pod is bound. Decisions are serialised on this object, so two pods racing for the
+ * last slot see one ledger; calls to the API server are made outside that lock, so a slow API
+ * server delays the pod that waits for it, not every decision. A reservation whose pod is never
+ * bound expires ({@link Reservations}); its lock is released then, when its pod is deleted, and
+ * when anything after taking the lock fails. Host CPU and memory shape the scores; filters and
+ * reservations leave them to the schedulers, which check them themselves and see pods the informers
+ * have not yet delivered.
  */
 public final class Scheduler {
 
@@ -96,20 +89,15 @@ public final class Scheduler {
   }
 
   private final KubernetesClient client;
-  private final ChipCatalog catalog;
   private final RequestParser parser;
   private final AllocationSigner signer;
-  private final AllocationVerifier verifier;
   private final PayloadCodec codec = new PayloadCodec();
   private final SchedulerSettings settings;
   private final Clock clock;
   private final AnnotationPatches patches;
   private final NodeLocks locks;
   private final PodEvents events;
-  private final Ledger ledger = new Ledger();
-  private final HostUsage hosts = new HostUsage();
-  private final Map<String, AllocationPlan> allocations = new HashMap<>();
-  private final Reservations reservations;
+  private final ClusterView cluster;
   private final Deque<WorkloadShape> shapes = new ArrayDeque<>();
   private FragmentationMeter meter = new FragmentationMeter(WorkloadMix.EMPTY);
   private final Map<RejectKind, Long> rejected = new EnumMap<>(RejectKind.class);
@@ -125,12 +113,10 @@ public final class Scheduler {
       SchedulerSettings settings,
       Clock clock) {
     this.client = client;
-    this.catalog = catalog;
     this.parser = new RequestParser(catalog, settings.podDefaults());
     this.signer = signer;
-    this.verifier = verifier;
     this.settings = settings;
-    this.reservations = new Reservations(settings.reservationTimeout());
+    this.cluster = new ClusterView(catalog, verifier, codec, settings, clock);
     this.clock = clock;
     this.patches = new AnnotationPatches(client);
     this.locks = new NodeLocks(client, codec);
@@ -147,121 +133,33 @@ public final class Scheduler {
 
   /** A node appeared or changed: its inventory, heartbeat and lock. */
   public synchronized void nodeChanged(Node node) {
-    String name = node.getMetadata().getName();
-    Map<String, String> annotations = annotations(node.getMetadata().getAnnotations());
-    String register = annotations.get(AnnotationKeys.NODE_REGISTER);
-    if (register == null) {
-      return;
-    }
-    try {
-      NodeRegistration registration = codec.decodeRegistration(register);
-      Validated<NodeInventory> inventory = NodeInventory.from(name, registration, catalog);
-      if (inventory instanceof Validated.Invalid<NodeInventory> invalid) {
-        LOG.warn("node {} is not schedulable: {}", name, messages(invalid));
-        ledger.removeNode(name);
-        return;
-      }
-      hosts.allocatable(name, allocatable(node));
-      ledger.putNode(inventory.orElseThrow(), hosts.left(name));
-      String handshake = annotations.get(AnnotationKeys.NODE_HANDSHAKE);
-      if (handshake != null) {
-        ledger.heartbeat(name, codec.decodeHandshake(handshake).at());
-      }
-      String lock = annotations.get(AnnotationKeys.NODE_LOCK);
-      ledger.lock(name, lock == null ? null : codec.decodeLock(lock));
-      allocations.values().stream()
-          .filter(plan -> plan.node().equals(name))
-          .filter(plan -> !ledger.placements().containsKey(plan.podUid()))
-          .toList()
-          .forEach(this::charge);
-    } catch (MalformedPayloadException e) {
-      LOG.warn("node {}: {}", name, e.getMessage());
-    }
+    cluster.nodeChanged(node);
   }
 
   public synchronized void nodeRemoved(String name) {
-    hosts.nodeRemoved(name);
-    ledger.removeNode(name);
+    cluster.nodeRemoved(name);
   }
 
   /** A pod appeared or changed: its signed allocation is charged until it finishes. */
   public synchronized void podChanged(Pod pod) {
-    String uid = pod.getMetadata().getUid();
-    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-    if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
-      forget(uid);
-      return;
-    }
-    if (pod.getSpec() != null && pod.getSpec().getNodeName() != null) {
-      chargeHost(Fabric8Views.manifest(pod), pod.getSpec().getNodeName());
-    }
-    boolean bound = pod.getSpec() != null && pod.getSpec().getNodeName() != null;
-    Map<String, String> annotations = annotations(pod.getMetadata().getAnnotations());
-    String value = annotations.get(AnnotationKeys.ALLOCATION);
-    if (value == null || allocations.containsKey(uid)) {
-      if (bound) {
-        reservations.ended(uid);
-      }
-      return;
-    }
-    try {
-      SignedAllocation signed = codec.decodeAllocation(value);
-      if (!verifier.verifies(signed) || !signed.allocation().podUid().equals(uid)) {
-        LOG.warn(
-            "pod {}/{}: ignoring an allocation whose signature does not verify",
-            pod.getMetadata().getNamespace(),
-            pod.getMetadata().getName());
-        return;
-      }
-      AllocationPlan plan = new AllocationPlan(signed.allocation(), HostResources.NONE);
-      allocations.put(uid, plan);
-      charge(plan);
-      if (!bound) {
-        // Reserved by an earlier leader (or before a restart) and not bound yet: it expires as
-        // if this scheduler had made it.
-        reservations.found(
-            uid,
-            pod.getMetadata().getNamespace(),
-            pod.getMetadata().getName(),
-            plan.node(),
-            annotations,
-            clock.instant());
-      }
-    } catch (MalformedPayloadException e) {
-      LOG.warn(
-          "pod {}/{}: {}",
-          pod.getMetadata().getNamespace(),
-          pod.getMetadata().getName(),
-          e.getMessage());
-    }
+    cluster.podChanged(pod);
   }
 
   /** A pod is gone: its vNPUs and, if it still held its node's lock, the lock. */
   public void podRemoved(String uid) {
-    String locked;
+    Optional<String> locked;
     synchronized (this) {
-      AllocationPlan plan = allocations.get(uid);
-      locked =
-          plan == null
-                  || ledger
-                      .node(plan.node())
-                      .map(NodeState::lock)
-                      .filter(lock -> lock.podUid().equals(uid))
-                      .isEmpty()
-              ? null
-              : plan.node();
-      forget(uid);
+      locked = cluster.lockedBy(uid);
+      cluster.forget(uid);
     }
-    if (locked != null) {
-      locks.release(locked, uid);
-    }
+    locked.ifPresent(node -> locks.release(node, uid));
   }
 
   /** Undoes the reservations whose pods were not bound in time: annotations, ledger and lock. */
   public void expireReservations() {
     List<Reservations.Reservation> expired;
     synchronized (this) {
-      expired = reservations.expiredAt(clock.instant());
+      expired = cluster.expiredAt(clock.instant());
     }
     for (Reservations.Reservation reservation : expired) {
       LOG.info(
@@ -306,7 +204,7 @@ public final class Scheduler {
     Map<String, Rejection> rejections = new LinkedHashMap<>();
     int unknown = 0;
     for (String name : nodes) {
-      Optional<NodeState> node = ledger.node(name);
+      Optional<NodeState> node = cluster.ledger().node(name);
       if (node.isEmpty()) {
         unknown++;
         verdicts.put(
@@ -341,7 +239,8 @@ public final class Scheduler {
         PlacementEngine.scoring(request(pod), hostRequest(pod), context());
     Map<String, Double> scores = new LinkedHashMap<>();
     for (String name : nodes) {
-      ledger
+      cluster
+          .ledger()
           .node(name)
           .map(scoring)
           .filter(NodeFit.Fits.class::isInstance)
@@ -367,8 +266,8 @@ public final class Scheduler {
         if (e.heldByAnother()) {
           lockRefusals++;
         }
-        forget(pod.uid());
-        ledger.unlock(node, pod.uid());
+        cluster.forget(pod.uid());
+        cluster.ledger().unlock(node, pod.uid());
       }
       throw new SchedulingException(e.getMessage());
     }
@@ -377,8 +276,8 @@ public final class Scheduler {
           pod.namespace(), pod.name(), allocationAnnotations(claim.plan(), claim.lock().nonce()));
     } catch (RuntimeException e) {
       synchronized (this) {
-        forget(pod.uid());
-        ledger.unlock(node, pod.uid());
+        cluster.forget(pod.uid());
+        cluster.ledger().unlock(node, pod.uid());
       }
       locks.release(node, pod.uid());
       throw new SchedulingException(
@@ -402,7 +301,7 @@ public final class Scheduler {
    * there for the pod, so that no other decision takes the same node before the lock is written.
    */
   private synchronized Claim claim(PodManifest pod, String node) throws SchedulingException {
-    AllocationPlan existing = allocations.get(pod.uid());
+    AllocationPlan existing = cluster.allocation(pod.uid());
     if (existing != null) {
       if (existing.node().equals(node)) {
         return new Claim(existing, null);
@@ -417,7 +316,8 @@ public final class Scheduler {
     }
     PodRequest request = request(pod);
     NodeState state =
-        ledger
+        cluster
+            .ledger()
             .node(node)
             .orElseThrow(() -> new SchedulingException("node " + node + " has no vNPU inventory"));
     NodeFit fit = PlacementEngine.fit(request, HostResources.NONE, state, context());
@@ -437,7 +337,7 @@ public final class Scheduler {
               + rejected.rejection().phrase());
     }
     AllocationPlan plan = ((NodeFit.Fits) fit).plan().toAllocationPlan(request);
-    if (!ledger.apply(plan)) {
+    if (!cluster.ledger().apply(plan)) {
       throw new SchedulingException(
           "node " + node + " changed; pod " + pod.name() + " no longer fits");
     }
@@ -450,10 +350,8 @@ public final class Scheduler {
             now,
             now.plus(settings.lockTimeout()),
             AllocationSigner.nonce());
-    ledger.lock(node, lock);
-    allocations.put(pod.uid(), plan);
-    reservations.reserved(pod.uid(), pod.namespace(), pod.name(), node, now);
-    observe(request, chargeHost(pod, node));
+    cluster.ledger().lock(node, lock);
+    observe(request, cluster.reserved(pod, plan, now));
     return new Claim(plan, lock);
   }
 
@@ -461,8 +359,8 @@ public final class Scheduler {
   public void unreserve(String namespace, String name, String uid) {
     AllocationPlan plan;
     synchronized (this) {
-      plan = allocations.get(uid);
-      forget(uid);
+      plan = cluster.allocation(uid);
+      cluster.forget(uid);
     }
     if (plan == null) {
       return;
@@ -484,7 +382,7 @@ public final class Scheduler {
     }
     if (locks.release(plan.node(), uid)) {
       synchronized (this) {
-        ledger.unlock(plan.node(), uid);
+        cluster.ledger().unlock(plan.node(), uid);
       }
     }
   }
@@ -561,7 +459,7 @@ public final class Scheduler {
 
   /** The pods charged to the ledger, by UID (for tests and metrics). */
   public synchronized Map<String, AllocationPlan> placements() {
-    return Map.copyOf(ledger.placements());
+    return Map.copyOf(cluster.ledger().placements());
   }
 
   // ---- helpers ----
@@ -585,63 +483,9 @@ public final class Scheduler {
     }
   }
 
-  /**
-   * Charges what the pod requests of the host to {@code node}, and what that leaves to the ledger;
-   * the request, none when it cannot be read.
-   */
-  private HostResources chargeHost(PodManifest pod, String node) {
-    HostResources request;
-    try {
-      request = HostRequests.of(pod);
-    } catch (IllegalArgumentException e) {
-      LOG.warn(
-          "pod {}/{}: {}; its host request is not counted",
-          pod.namespace(),
-          pod.name(),
-          e.getMessage());
-      request = HostResources.NONE;
-    }
-    hosts.charge(pod.uid(), node, request).ifPresent(this::hostChanged);
-    hostChanged(node);
-    return request;
-  }
-
-  private void hostChanged(String node) {
-    ledger.hostCapacity(node, hosts.left(node));
-  }
-
-  /** The node's allocatable host; untracked when the node does not say or says it unreadably. */
-  private static HostResources allocatable(Node node) {
-    try {
-      return Fabric8Views.allocatable(node);
-    } catch (IllegalArgumentException e) {
-      LOG.warn(
-          "node {}: allocatable host not readable ({}); its host resources are not followed",
-          node.getMetadata().getName(),
-          e.getMessage());
-      return HostResources.UNTRACKED;
-    }
-  }
-
   private PlacementContext context() {
     return new PlacementContext(
         clock.instant(), settings.heartbeatTolerance(), Policies.asRequested(), meter);
-  }
-
-  private void charge(AllocationPlan plan) {
-    if (ledger.node(plan.node()).isPresent() && !ledger.apply(plan)) {
-      LOG.warn(
-          "allocation of pod {} does not fit node {} any more; not charged",
-          plan.podUid(),
-          plan.node());
-    }
-  }
-
-  private void forget(String uid) {
-    allocations.remove(uid);
-    reservations.ended(uid);
-    ledger.release(uid);
-    hosts.release(uid).ifPresent(this::hostChanged);
   }
 
   /** Keeps the last pods' shapes; the fragmentation measure weighs placements by them. */
@@ -687,9 +531,5 @@ public final class Scheduler {
 
   private static String messages(Validated.Invalid<?> invalid) {
     return String.join("; ", invalid.problems().stream().map(p -> p.message()).toList());
-  }
-
-  private static Map<String, String> annotations(Map<String, String> annotations) {
-    return annotations == null ? Map.of() : annotations;
   }
 }
