@@ -408,16 +408,18 @@ static void withdraw_notice(struct vnpu_region *region) {
 struct turn {
     uint64_t slice_end;
     int borrowed; /* lent idle time, not paid from credit */
+    int rich;     /* above 3/4 of its credit cap: it would lose time by waiting */
 };
 
 /* What this container may take now, from its own books: a slice with credit, borrowed or none. */
 static struct turn entitlement(struct device_state *d, uint64_t now, int creditor) {
-    struct turn turn = {0, 0};
+    struct turn turn = {0, 0, 0};
     struct vnpu_books *books = d->account.books;
     if (vnpu_books_lock(books) != 0) {
         return turn;
     }
     accrue(d, books, now);
+    turn.rich = books->header.credit_ns > (int64_t)d->config->cores * VNPU_PERIOD_US * 15 / 2;
     if (has_credit(d, books)) {
         uint64_t slice = (uint64_t)books->header.credit_ns;
         turn.slice_end = now + (slice < QUANTUM_NS ? slice : QUANTUM_NS);
@@ -438,7 +440,8 @@ static void count_waiting(struct device_state *d, int change) {
  * held by another process binds until its slice ends (plus a grace for its queued kernels), but a
  * container with credit waits at most LONGEST_WAIT_NS for it, so a holder that never lets go
  * delays the others by that much per turn and no more. Among processes with credit, one that
- * already waits goes before one that just arrived (or just handed back): they take turns.
+ * already waits goes before one that just arrived (or just handed back), unless the latter's
+ * credit is above three quarters of its cap: they take turns without either losing credit to it.
  */
 static struct turn acquire(struct device_state *d) {
     struct vnpu_region *region = d->region;
@@ -448,7 +451,7 @@ static struct turn acquire(struct device_state *d) {
         uint64_t word = __atomic_load_n(&region->token, __ATOMIC_ACQUIRE);
         struct vnpu_claim token = vnpu_claim_unpack(word);
         if (token.owner == owner) {
-            struct turn turn = {token.until_ns, d->borrowed};
+            struct turn turn = {token.until_ns, d->borrowed, 0};
             if (waiting_since != 0) {
                 count_waiting(d, -1);
             }
@@ -458,7 +461,9 @@ static struct turn acquire(struct device_state *d) {
         struct turn turn = entitlement(d, now, other_waits);
         int held = vnpu_claim_binds(token, now, TOKEN_GRACE_NS, LONGEST_CLAIM_NS);
         int overdue = waiting_since != 0 && now - waiting_since > LONGEST_WAIT_NS;
-        int defer = other_waits && waiting_since == 0;
+        /* A waiting creditor goes first, unless this one's credit nears its cap (it would lose
+         * time by waiting): the hand-over gaps are then shared, not paid by the larger share. */
+        int defer = other_waits && waiting_since == 0 && !turn.rich;
         if (turn.slice_end != 0 && !defer && (!held || (overdue && !turn.borrowed))) {
             struct vnpu_claim mine = {owner, turn.slice_end};
             uint64_t taken = vnpu_claim_pack(mine);
