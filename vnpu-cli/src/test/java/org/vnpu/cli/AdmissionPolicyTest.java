@@ -11,6 +11,8 @@ import dev.cel.common.values.NullValue;
 import dev.cel.extensions.CelExtensions;
 import dev.cel.parser.CelStandardMacro;
 import dev.cel.runtime.CelEvaluationException;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -63,7 +65,7 @@ class AdmissionPolicyTest {
 
   @Test
   void everyPolicyIsBoundToDeny() {
-    assertThat(policies).hasSize(3);
+    assertThat(policies).hasSize(4);
     List<ValidatingAdmissionPolicyBinding> bindings =
         rendered.stream()
             .filter(ValidatingAdmissionPolicyBinding.class::isInstance)
@@ -138,6 +140,29 @@ class AdmissionPolicyTest {
         .isEmpty();
   }
 
+  @Test
+  void onlyTheSchedulerAndAdministratorsWriteTheKeysNodesTrust() throws Exception {
+    ConfigMap keys =
+        new ConfigMapBuilder()
+            .withNewMetadata()
+            .withName("release-name-vnpu-verifying-keys")
+            .endMetadata()
+            .addToData("ed25519-0000000000000000", "a key")
+            .build();
+    ConfigMap other =
+        new ConfigMapBuilder().withNewMetadata().withName("other").endMetadata().build();
+
+    assertThat(denial("UPDATE", "configmaps", keys, keys, TENANT, null))
+        .hasValueSatisfying(message -> assertThat(message).contains(TENANT + " may not"));
+    assertThat(denial("UPDATE", "configmaps", keys, keys, PLUGIN, "n1")).isPresent();
+    assertThat(denial("UPDATE", "configmaps", keys, keys, SCHEDULER, null)).isEmpty();
+    assertThat(denial("DELETE", "configmaps", keys, null, "admin", null, "system:masters"))
+        .isEmpty();
+    assertThat(denial("UPDATE", "configmaps", other, other, TENANT, null))
+        .as("other ConfigMaps are not concerned")
+        .isEmpty();
+  }
+
   /**
    * The message of the first policy that denies the request, as the API server would; empty when
    * every matching policy admits it.
@@ -148,27 +173,33 @@ class AdmissionPolicyTest {
       HasMetadata old,
       HasMetadata object,
       String user,
-      String nodeClaim)
+      String nodeClaim,
+      String... groups)
       throws CelValidationException, CelEvaluationException {
     Map<String, Object> request = new HashMap<>();
     Map<String, Object> userInfo = new HashMap<>();
     userInfo.put("username", user);
+    userInfo.put("groups", List.of(groups));
     if (nodeClaim != null) {
       userInfo.put("extra", Map.of("authentication.kubernetes.io/node-name", List.of(nodeClaim)));
     }
     request.put("userInfo", userInfo);
     request.put("operation", operation);
     Map<String, Object> input = new HashMap<>();
-    input.put("object", tree(object));
+    input.put("object", object == null ? NullValue.NULL_VALUE : tree(object));
     input.put("oldObject", old == null ? NullValue.NULL_VALUE : tree(old));
     input.put("request", request);
+    HasMetadata named = object == null ? old : object;
     for (ValidatingAdmissionPolicy policy : policies) {
-      if (!matches(policy, operation, resource)) {
+      if (!matches(policy, operation, resource, named.getMetadata().getName())) {
         continue;
       }
       Map<String, Object> variables = new LinkedHashMap<>();
       input.put("variables", variables);
-      for (Variable variable : policy.getSpec().getVariables()) {
+      for (Variable variable :
+          policy.getSpec().getVariables() == null
+              ? List.<Variable>of()
+              : policy.getSpec().getVariables()) {
         variables.put(variable.getName(), eval(variable.getExpression(), input));
       }
       for (Validation validation : policy.getSpec().getValidations()) {
@@ -180,10 +211,14 @@ class AdmissionPolicyTest {
     return Optional.empty();
   }
 
+  /** Whether a rule of the policy matches the request, its resource names included. */
   private static boolean matches(
-      ValidatingAdmissionPolicy policy, String operation, String resource) {
+      ValidatingAdmissionPolicy policy, String operation, String resource, String name) {
     for (NamedRuleWithOperations rule : policy.getSpec().getMatchConstraints().getResourceRules()) {
-      if (rule.getResources().contains(resource) && rule.getOperations().contains(operation)) {
+      List<String> names = rule.getResourceNames();
+      if (rule.getResources().contains(resource)
+          && rule.getOperations().contains(operation)
+          && (names == null || names.isEmpty() || names.contains(name))) {
         return true;
       }
     }
