@@ -32,9 +32,14 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
- * The chart's ValidatingAdmissionPolicies, evaluated as the API server evaluates them (CEL with
- * Kubernetes' strings library; variables in order, then each validation) on the requests a tenant,
- * the scheduler and a device plugin make.
+ * The chart's ValidatingAdmissionPolicies, evaluated as the API server evaluates them, on the
+ * requests a tenant, the scheduler and a device plugin make. The steps follow k8s.io/apiserver:
+ * {@code pkg/admission/plugin/policy/matching} (a rule matches by operation, resource and, when it
+ * names any, resource name: the "other ConfigMaps" case fails without it), {@code
+ * pkg/admission/plugin/policy/validating/validator.go Validate} (the composited {@code variables},
+ * then each validation in order; the first false one denies with its {@code messageExpression}),
+ * with {@code object} null on DELETE and {@code oldObject} null on CREATE, and CEL with Kubernetes'
+ * strings library ({@code join}).
  */
 class AdmissionPolicyTest {
 

@@ -14,7 +14,7 @@ import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.codec.MalformedPayloadException;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.payload.NodeRegistration;
-import org.vnpu.api.signing.AllocationVerifier;
+import org.vnpu.api.payload.PodAllocation;
 import org.vnpu.api.signing.SignedAllocation;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.core.inventory.NodeInventory;
@@ -38,7 +38,6 @@ final class ClusterView {
   private static final Logger LOG = LoggerFactory.getLogger(ClusterView.class);
 
   private final ChipCatalog catalog;
-  private final AllocationVerifier verifier;
   private final PayloadCodec codec;
   private final Clock clock;
   private final Ledger ledger = new Ledger();
@@ -46,14 +45,8 @@ final class ClusterView {
   private final Map<String, AllocationPlan> allocations = new HashMap<>();
   private final Reservations reservations;
 
-  ClusterView(
-      ChipCatalog catalog,
-      AllocationVerifier verifier,
-      PayloadCodec codec,
-      SchedulerSettings settings,
-      Clock clock) {
+  ClusterView(ChipCatalog catalog, PayloadCodec codec, SchedulerSettings settings, Clock clock) {
     this.catalog = catalog;
-    this.verifier = verifier;
     this.codec = codec;
     this.clock = clock;
     this.reservations = new Reservations(settings.reservationTimeout());
@@ -135,54 +128,61 @@ final class ClusterView {
   }
 
   /** A pod appeared or changed: its signed allocation is charged until it finishes. */
-  void podChanged(Pod pod) {
-    String uid = pod.getMetadata().getUid();
-    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-    if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
-      forget(uid);
-      return;
-    }
-    if (pod.getSpec() != null && pod.getSpec().getNodeName() != null) {
-      chargeHost(Fabric8Views.manifest(pod), pod.getSpec().getNodeName());
-    }
-    boolean bound = pod.getSpec() != null && pod.getSpec().getNodeName() != null;
-    Map<String, String> annotations = annotations(pod.getMetadata().getAnnotations());
-    String value = annotations.get(AnnotationKeys.ALLOCATION);
-    if (value == null || allocations.containsKey(uid)) {
-      if (bound) {
-        reservations.ended(uid);
-      }
-      return;
+  /**
+   * The pod's allocation annotation, decoded, when this view has not charged it yet; empty when it
+   * has none, has it charged, or has one that cannot be decoded (logged). Its signature is for the
+   * caller to check, outside the scheduler's lock (the public keys may be read from the API
+   * server).
+   */
+  Optional<SignedAllocation> unchargedAllocation(Pod pod) {
+    String value = annotations(pod.getMetadata().getAnnotations()).get(AnnotationKeys.ALLOCATION);
+    if (value == null || allocations.containsKey(pod.getMetadata().getUid())) {
+      return Optional.empty();
     }
     try {
-      SignedAllocation signed = codec.decodeAllocation(value);
-      if (!verifier.verifies(signed) || !signed.allocation().podUid().equals(uid)) {
-        LOG.warn(
-            "pod {}/{}: ignoring an allocation whose signature does not verify",
-            pod.getMetadata().getNamespace(),
-            pod.getMetadata().getName());
-        return;
-      }
-      AllocationPlan plan = new AllocationPlan(signed.allocation(), HostResources.NONE);
-      allocations.put(uid, plan);
-      charge(plan);
-      if (!bound) {
-        // Reserved by an earlier leader (or before a restart) and not bound yet: it expires as
-        // if this scheduler had made it.
-        reservations.found(
-            uid,
-            pod.getMetadata().getNamespace(),
-            pod.getMetadata().getName(),
-            plan.node(),
-            annotations,
-            clock.instant());
-      }
+      return Optional.of(codec.decodeAllocation(value));
     } catch (MalformedPayloadException e) {
       LOG.warn(
           "pod {}/{}: {}",
           pod.getMetadata().getNamespace(),
           pod.getMetadata().getName(),
           e.getMessage());
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * The pod appeared or changed: its host requests, and {@code verified}, its allocation whose
+   * signature the caller checked, charged until it finishes.
+   */
+  void podChanged(Pod pod, Optional<PodAllocation> verified) {
+    String uid = pod.getMetadata().getUid();
+    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
+      forget(uid);
+      return;
+    }
+    boolean bound = pod.getSpec() != null && pod.getSpec().getNodeName() != null;
+    if (bound) {
+      chargeHost(Fabric8Views.manifest(pod), pod.getSpec().getNodeName());
+      reservations.ended(uid);
+    }
+    if (verified.isEmpty() || allocations.containsKey(uid)) {
+      return;
+    }
+    AllocationPlan plan = new AllocationPlan(verified.get(), HostResources.NONE);
+    allocations.put(uid, plan);
+    charge(plan);
+    if (!bound) {
+      // Reserved by an earlier leader (or before a restart) and not bound yet: it expires as if
+      // this scheduler had made it.
+      reservations.found(
+          uid,
+          pod.getMetadata().getNamespace(),
+          pod.getMetadata().getName(),
+          plan.node(),
+          annotations(pod.getMetadata().getAnnotations()),
+          clock.instant());
     }
   }
 

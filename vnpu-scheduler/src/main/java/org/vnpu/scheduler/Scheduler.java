@@ -34,8 +34,10 @@ import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.payload.ContainerAllocation;
 import org.vnpu.api.payload.NodeLock;
 import org.vnpu.api.payload.PendingContainers;
+import org.vnpu.api.payload.PodAllocation;
 import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.api.signing.AllocationVerifier;
+import org.vnpu.api.signing.SignedAllocation;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.core.engine.NodeFit;
 import org.vnpu.core.engine.PlacementContext;
@@ -91,6 +93,7 @@ public final class Scheduler {
   private final KubernetesClient client;
   private final RequestParser parser;
   private final AllocationSigner signer;
+  private final AllocationVerifier verifier;
   private final PayloadCodec codec = new PayloadCodec();
   private final SchedulerSettings settings;
   private final Clock clock;
@@ -116,7 +119,8 @@ public final class Scheduler {
     this.parser = new RequestParser(catalog, settings.podDefaults());
     this.signer = signer;
     this.settings = settings;
-    this.cluster = new ClusterView(catalog, verifier, codec, settings, clock);
+    this.verifier = verifier;
+    this.cluster = new ClusterView(catalog, codec, settings, clock);
     this.clock = clock;
     this.patches = new AnnotationPatches(client);
     this.locks = new NodeLocks(client, codec);
@@ -141,8 +145,26 @@ public final class Scheduler {
   }
 
   /** A pod appeared or changed: its signed allocation is charged until it finishes. */
-  public synchronized void podChanged(Pod pod) {
-    cluster.podChanged(pod);
+  public void podChanged(Pod pod) {
+    Optional<SignedAllocation> uncharged;
+    synchronized (this) {
+      uncharged = cluster.unchargedAllocation(pod);
+    }
+    // Verifying may read the public keys from the API server: outside the lock.
+    Optional<PodAllocation> verified =
+        uncharged
+            .filter(signed -> signed.allocation().podUid().equals(pod.getMetadata().getUid()))
+            .filter(verifier::verifies)
+            .map(SignedAllocation::allocation);
+    if (uncharged.isPresent() && verified.isEmpty()) {
+      LOG.warn(
+          "pod {}/{}: ignoring an allocation whose signature does not verify",
+          pod.getMetadata().getNamespace(),
+          pod.getMetadata().getName());
+    }
+    synchronized (this) {
+      cluster.podChanged(pod, verified);
+    }
   }
 
   /** A pod is gone: its vNPUs and, if it still held its node's lock, the lock. */

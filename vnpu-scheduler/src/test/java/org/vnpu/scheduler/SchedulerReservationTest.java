@@ -18,11 +18,17 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.payload.NodeLock;
+import org.vnpu.api.payload.PodAllocation;
+import org.vnpu.api.signing.AllocationVerifier;
+import org.vnpu.api.signing.KeySet;
+import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.core.request.PodManifest;
 import org.vnpu.kube.AnnotationPatches;
 import org.vnpu.testkit.MutableClock;
@@ -150,6 +156,52 @@ class SchedulerReservationTest {
         .hasMessageContaining("cannot annotate pod default/ghost");
     assertThat(lockOf("a")).isNull();
     assertThat(scheduler.placements()).isEmpty();
+  }
+
+  @Test
+  void decisionsGoOnWhileAPodsSignatureWaitsForThePublicKeys() throws Exception {
+    // Verifying may read the keys' ConfigMap through the API server: here that read never ends.
+    CountDownLatch reading = new CountDownLatch(1);
+    KeySet stuck =
+        id -> {
+          reading.countDown();
+          try {
+            new CountDownLatch(1).await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          return Optional.empty();
+        };
+    Scheduler scheduler =
+        new Scheduler(
+            client,
+            ChipCatalog.builtIn(),
+            ClusterFixture.SIGNER,
+            new AllocationVerifier(stuck, ClusterFixture.CODEC),
+            SchedulerSettings.defaults(),
+            clock);
+    scheduler.rebuild();
+    Pod signed =
+        sharePod("placed", "1")
+            .editMetadata()
+            .addToAnnotations(
+                AnnotationKeys.ALLOCATION,
+                ClusterFixture.CODEC.encodeAllocation(
+                    ClusterFixture.SIGNER.sign(
+                        new PodAllocation("uid-placed", "a", List.of()), "nonce")))
+            .withUid("uid-placed")
+            .endMetadata()
+            .build();
+    Thread informer = new Thread(() -> scheduler.podChanged(signed));
+    informer.setDaemon(true);
+    informer.start();
+    reading.await();
+
+    Map<String, Scheduler.Verdict> verdicts =
+        assertTimeoutPreemptively(
+            Duration.ofSeconds(5), () -> scheduler.filter(pod("next"), List.of("a")));
+
+    assertThat(verdicts.get("a").fits()).isTrue();
   }
 
   @Test
