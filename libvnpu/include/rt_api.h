@@ -40,6 +40,10 @@ typedef struct rtKernelLaunchCfg rtKernelLaunchCfg_t;
 typedef struct rtPlaceHolderInfo rtPlaceHolderInfo_t;
 typedef struct rtCpuKernelArgs rtCpuKernelArgs_t;
 typedef struct rtFftsPlusTaskInfo rtFftsPlusTaskInfo_t;
+typedef struct rtCmoTaskInfo rtCmoTaskInfo_t;
+typedef struct rtBarrierTaskInfo rtBarrierTaskInfo_t;
+typedef void *rtLaunchArgsHandle;
+typedef int32_t rtCmoOpCode_t;
 
 #define RT_ERROR_NONE 0
 #define ACL_ERROR_RT_PARAM_INVALID 107000
@@ -141,7 +145,52 @@ typedef struct rtFftsPlusTaskInfo rtFftsPlusTaskInfo_t;
       (fftsPlusTaskInfo, stm), stm)                                                                \
     X(LAUNCH, rtFftsPlusTaskLaunchWithFlag,                                                        \
       (rtFftsPlusTaskInfo_t * fftsPlusTaskInfo, rtStream_t stm, uint32_t flag),                    \
-      (fftsPlusTaskInfo, stm, flag), stm)
+      (fftsPlusTaskInfo, stm, flag), stm)                                                          \
+    X(LAUNCH, rtKernelLaunchFwk,                                                                   \
+      (const char *opName, void *args, uint32_t argsSize, uint32_t flags, rtStream_t rtStream),    \
+      (opName, args, argsSize, flags, rtStream), rtStream)                                         \
+    X(LAUNCH, rtCpuKernelLaunch,                                                                   \
+      (const void *soName, const void *kernelName, uint32_t numBlocks, const void *args,           \
+       uint32_t argsSize, rtSmDesc_t *smDesc, rtStream_t stm),                                     \
+      (soName, kernelName, numBlocks, args, argsSize, smDesc, stm), stm)                           \
+    X(LAUNCH, rtAicpuKernelLaunch,                                                                 \
+      (const rtKernelLaunchNames_t *launchNames, uint32_t numBlocks, const void *args,             \
+       uint32_t argsSize, rtSmDesc_t *smDesc, rtStream_t stm),                                     \
+      (launchNames, numBlocks, args, argsSize, smDesc, stm), stm)                                  \
+    X(LAUNCH, rtLaunchKernelByFuncHandle,                                                          \
+      (rtFuncHandle funcHandle, uint32_t numBlocks, rtLaunchArgsHandle argsHandle,                 \
+       rtStream_t stm),                                                                            \
+      (funcHandle, numBlocks, argsHandle, stm), stm)                                               \
+    X(LAUNCH, rtLaunchKernelByFuncHandleV2,                                                        \
+      (rtFuncHandle funcHandle, uint32_t numBlocks, rtLaunchArgsHandle argsHandle,                 \
+       rtStream_t stm, const rtTaskCfgInfo_t *cfgInfo),                                            \
+      (funcHandle, numBlocks, argsHandle, stm, cfgInfo), stm)                                      \
+    X(LAUNCH, rtVectorCoreKernelLaunchWithHandle,                                                  \
+      (void *hdl, const uint64_t tilingKey, uint32_t numBlocks, rtArgsEx_t *argsInfo,              \
+       rtSmDesc_t *smDesc, rtStream_t stm, const rtTaskCfgInfo_t *cfgInfo),                        \
+      (hdl, tilingKey, numBlocks, argsInfo, smDesc, stm, cfgInfo), stm)                            \
+    X(LAUNCH, rtStarsTaskLaunch,                                                                   \
+      (const void *taskSqe, uint32_t sqeLen, rtStream_t stm),                                      \
+      (taskSqe, sqeLen, stm), stm)                                                                 \
+    X(LAUNCH, rtStarsTaskLaunchWithFlag,                                                           \
+      (const void *taskSqe, uint32_t sqeLen, rtStream_t stm, uint32_t flag),                       \
+      (taskSqe, sqeLen, stm, flag), stm)                                                           \
+    X(LAUNCH, rtCmoTaskLaunch,                                                                     \
+      (rtCmoTaskInfo_t *taskInfo, rtStream_t stm, uint32_t flag),                                  \
+      (taskInfo, stm, flag), stm)                                                                  \
+    X(LAUNCH, rtCmoAddrTaskLaunch,                                                                 \
+      (void *cmoAddrInfo, uint64_t destMax, rtCmoOpCode_t cmoOpCode, rtStream_t stm,               \
+       uint32_t flag),                                                                             \
+      (cmoAddrInfo, destMax, cmoOpCode, stm, flag), stm)                                           \
+    X(LAUNCH, rtBarrierTaskLaunch,                                                                 \
+      (rtBarrierTaskInfo_t *taskInfo, rtStream_t stm, uint32_t flag),                              \
+      (taskInfo, stm, flag), stm)                                                                  \
+    X(LAUNCH, rtMultipleTaskInfoLaunch,                                                            \
+      (const void *taskInfo, rtStream_t stm),                                                      \
+      (taskInfo, stm), stm)                                                                        \
+    X(LAUNCH, rtMultipleTaskInfoLaunchWithFlag,                                                    \
+      (const void *taskInfo, rtStream_t stm, const uint32_t flag),                                 \
+      (taskInfo, stm, flag), stm)
 
 /* Calls the shim uses but does not gate: it asks rtGetDevice which device a call is for, so every
  * way of switching (rtSetDevice, rtCtxCreate, rtCtxSetCurrent, ...) is covered. */

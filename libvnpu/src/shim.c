@@ -599,43 +599,63 @@ static void *keeper(void *unused) {
 
 /* ---- the hooks ---- */
 
-/* Finds the runtime's own function and the calling thread's device, or returns refusal. */
-#define ENTER(name, refusal)                                                                       \
+/* The runtime's exported calls may call each other through the PLT, and so through these hooks:
+ * CANN's rtKernelLaunchEx is rtKernelLaunchFwk (runtime api_c.cc), and profilers that interpose
+ * the same way guard against it too (msprof's g_isInAclrtFunc). On a thread already inside a hook
+ * a call goes straight to the runtime: charged, counted and gated once, and never waiting for the
+ * turn its own thread holds. */
+static __thread int inside_hook;
+
+/* Finds the runtime's own function; a nested call goes straight to it. */
+#define FIND_REAL(name, args)                                                                      \
     __typeof__(&name) real = original_##name();                                                    \
+    if (real == NULL) {                                                                            \
+        return ACL_ERROR_RT_INTERNAL_ERROR;                                                        \
+    }                                                                                              \
+    if (inside_hook) {                                                                             \
+        return real args;                                                                          \
+    }
+
+/* Calls the runtime's own function as the outermost hook of this thread. */
+#define CALL_REAL(rc, args)                                                                        \
+    inside_hook = 1;                                                                               \
+    rtError_t rc = real args;                                                                      \
+    inside_hook = 0;
+
+/* Finds the runtime's own function and the calling thread's device, or returns refusal. */
+#define ENTER(name, args, refusal)                                                                 \
+    FIND_REAL(name, args)                                                                          \
     struct device_state *d = device();                                                             \
-    if (real == NULL || d == NULL) {                                                               \
-        return real == NULL ? ACL_ERROR_RT_INTERNAL_ERROR : (refusal);                             \
+    if (d == NULL) {                                                                               \
+        return (refusal);                                                                          \
     }
 
 #define HOOK_ALLOC(name, params, args, out, size)                                                  \
     rtError_t name params {                                                                        \
-        ENTER(name, ACL_ERROR_RT_MEMORY_ALLOCATION)                                                \
+        ENTER(name, args, ACL_ERROR_RT_MEMORY_ALLOCATION)                                          \
         if (reserve(d, (uint64_t)(size)) != 0) {                                                   \
             return ACL_ERROR_RT_MEMORY_ALLOCATION;                                                 \
         }                                                                                          \
-        rtError_t rc = real args;                                                                  \
+        CALL_REAL(rc, args)                                                                        \
         return allocated(d, rc, rc == RT_ERROR_NONE ? *(void **)(out) : NULL, (uint64_t)(size));   \
     }
 
 #define HOOK_FREE(name, params, args, key)                                                         \
     rtError_t name params {                                                                        \
-        __typeof__(&name) real = original_##name();                                                \
-        if (real == NULL) {                                                                        \
-            return ACL_ERROR_RT_INTERNAL_ERROR;                                                    \
-        }                                                                                          \
+        FIND_REAL(name, args)                                                                      \
         struct allocation found;                                                                   \
         if (state() != READY || forget((void *)(key), &found) != 0) {                              \
             return real args;                                                                      \
         }                                                                                          \
-        rtError_t rc = real args;                                                                  \
+        CALL_REAL(rc, args)                                                                        \
         freed(rc, &found);                                                                         \
         return rc;                                                                                 \
     }
 
 #define HOOK_QUERY(name, params, args, free_size, total_size)                                      \
     rtError_t name params {                                                                        \
-        ENTER(name, ACL_ERROR_RT_FEATURE_NOT_SUPPORT)                                              \
-        rtError_t rc = real args;                                                                  \
+        ENTER(name, args, ACL_ERROR_RT_FEATURE_NOT_SUPPORT)                                        \
+        CALL_REAL(rc, args)                                                                        \
         if (rc == RT_ERROR_NONE) {                                                                 \
             report(d, (free_size), (total_size));                                                  \
         }                                                                                          \
@@ -644,9 +664,9 @@ static void *keeper(void *unused) {
 
 #define HOOK_LAUNCH(name, params, args, stream)                                                    \
     rtError_t name params {                                                                        \
-        ENTER(name, ACL_ERROR_RT_FEATURE_NOT_SUPPORT)                                              \
+        ENTER(name, args, ACL_ERROR_RT_FEATURE_NOT_SUPPORT)                                        \
         gate_enter(d, (stream));                                                                   \
-        rtError_t rc = real args;                                                                  \
+        CALL_REAL(rc, args)                                                                        \
         gate_exit(d);                                                                              \
         return rc;                                                                                 \
     }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The C tests (make test): memory quota, config errors (also under ASan/UBSan), region layout, a
-# hostile container writing the chip region, the fixed config path, AI Core shares on the fake
-# chip. Every test runs against the fake runtime in target/fakes.
+# hostile container writing the chip region, every launch call paced once, the fixed config path,
+# AI Core shares on the fake chip. Every test runs against the fake runtime in target/fakes.
 set -euo pipefail
 BUILD=${BUILD:-target}
 BUILD=$(cd "$BUILD" && pwd)
@@ -41,6 +41,9 @@ mkdir -p "$WORK/hostile"
 run hostile-region env WORK_DIR="$WORK/hostile" LD_PRELOAD="$SHIM" "$BUILD/tests/test_hostile"
 run hostile-region-sanitized env WORK_DIR="$WORK/hostile" ASAN_OPTIONS=detect_leaks=0 \
     LD_PRELOAD="$SANITIZED" "$BUILD/tests/test_hostile"
+
+mkdir -p "$WORK/launch"
+run launch-calls env WORK_DIR="$WORK/launch" LD_PRELOAD="$SHIM" "$BUILD/tests/test_launch"
 
 # In a container the config is at its fixed path and VNPU_CONFIG cannot move it. The sanitized
 # build's fixed path is $BUILD/san/fixed.conf (the Makefile), which only this check creates.

@@ -7,10 +7,10 @@
  *
  * Compute: a chip is a robust process-shared mutex in $VNPU_FAKE_RT_DIR/chip<N> (default
  * directory /tmp/vnpu-fake-rt), N the physical chip: device i of the process is the i-th entry of
- * ASCEND_VISIBLE_DEVICES, as the container runtime maps it, or i itself without that variable. A launched "kernel" waits in its stream's queue, then holds the
- * chip for a fixed time, so kernels of all processes on a chip run one at a time. The time is the
- * call's numBlocks in microseconds (rtKernelLaunchEx: argsSize; rtModelExecute and
- * rtFftsPlusTaskLaunchWithFlag: the flag; rtFftsPlusTaskLaunch: 100). Streams execute
+ * ASCEND_VISIBLE_DEVICES, as the container runtime maps it, or i itself without that variable. A
+ * launched "kernel" waits in its stream's queue, then holds the chip for a fixed time, so kernels
+ * of all processes on a chip run one at a time. The time, in microseconds, is the launch's
+ * parameter its MICROS_ row below names (mostly numBlocks), or a constant there. Streams execute
  * asynchronously; rtStreamSynchronize waits for a stream's queue to drain.
  *
  * vnpuFakeBusyNanos() tells how long this process's kernels held chips, for share measurements.
@@ -352,7 +352,7 @@ rtError_t rtStreamDestroy(rtStream_t stm) {
 #define MICROS_rtKernelLaunchWithHandleV2 numBlocks
 #define MICROS_rtKernelLaunchWithFlag numBlocks
 #define MICROS_rtKernelLaunchWithFlagV2 numBlocks
-#define MICROS_rtKernelLaunchEx argsSize
+#define MICROS_table_rtKernelLaunchEx argsSize /* renamed below */
 #define MICROS_rtVectorCoreKernelLaunch numBlocks
 #define MICROS_rtLaunchKernelByFuncHandleV3 numBlocks
 #define MICROS_rtsLaunchKernelWithConfig numBlocks
@@ -364,6 +364,19 @@ rtError_t rtStreamDestroy(rtStream_t stm) {
 #define MICROS_rtModelExecute flag
 #define MICROS_rtFftsPlusTaskLaunch 100
 #define MICROS_rtFftsPlusTaskLaunchWithFlag flag
+#define MICROS_rtKernelLaunchFwk argsSize
+#define MICROS_rtCpuKernelLaunch numBlocks
+#define MICROS_rtAicpuKernelLaunch numBlocks
+#define MICROS_rtLaunchKernelByFuncHandle numBlocks
+#define MICROS_rtLaunchKernelByFuncHandleV2 numBlocks
+#define MICROS_rtVectorCoreKernelLaunchWithHandle numBlocks
+#define MICROS_rtStarsTaskLaunch sqeLen
+#define MICROS_rtStarsTaskLaunchWithFlag sqeLen
+#define MICROS_rtCmoTaskLaunch flag
+#define MICROS_rtCmoAddrTaskLaunch flag
+#define MICROS_rtBarrierTaskLaunch flag
+#define MICROS_rtMultipleTaskInfoLaunch 100
+#define MICROS_rtMultipleTaskInfoLaunchWithFlag flag
 
 #define FAKE_ALLOC(name, params, args, out, size) \
     rtError_t name params { return allocate((void **)(out), (size)); }
@@ -377,4 +390,12 @@ rtError_t rtStreamDestroy(rtStream_t stm) {
 
 /* Parameters a fake does not read are still part of the real signature. */
 #pragma GCC diagnostic ignored "-Wunused-parameter"
+/* CANN's rtKernelLaunchEx is rtKernelLaunchFwk("", ...) (runtime api_c.cc, rtKernelLaunchEx), a
+ * call between exported functions that goes through the PLT, so a preloaded shim sees the launch
+ * twice on one thread. The table's own fake of it is renamed out of the way. */
+#define rtKernelLaunchEx table_rtKernelLaunchEx
 VNPU_RUNTIME_HOOKS(FAKE)
+#undef rtKernelLaunchEx
+rtError_t rtKernelLaunchEx(void *args, uint32_t argsSize, uint32_t flags, rtStream_t stm) {
+    return rtKernelLaunchFwk("", args, argsSize, flags, stm);
+}
