@@ -42,7 +42,29 @@ app.kubernetes.io/component: {{ index . 1 }}
 
 {{/* The scheduler Service's address, for the scheduler configurations. */}}
 {{- define "vnpu.schedulerUrl" -}}
-http://{{ include "vnpu.fullname" . }}-scheduler.{{ .Release.Namespace }}.svc:{{ .Values.scheduler.port }}
+http://{{ include "vnpu.schedulerHost" . }}:{{ .Values.scheduler.port }}
+{{- end -}}
+{{- define "vnpu.schedulerHost" -}}
+{{ include "vnpu.fullname" . }}-scheduler.{{ .Release.Namespace }}.svc
+{{- end -}}
+{{/* Where kube-scheduler calls the extender: over mutual TLS unless scheduler.tls.enabled is off. */}}
+{{- define "vnpu.kubeSchedulerUrl" -}}
+{{- if .Values.scheduler.tls.enabled -}}
+https://{{ include "vnpu.schedulerHost" . }}:{{ .Values.scheduler.tls.port }}
+{{- else -}}
+{{ include "vnpu.schedulerUrl" . }}
+{{- end -}}
+{{- end -}}
+{{- define "vnpu.extenderTlsConfig" -}}
+{{- if .Values.scheduler.tls.enabled -}}
+{caFile: /etc/kubernetes/vnpu-extender-tls/ca.crt, certFile: /etc/kubernetes/vnpu-extender-tls/client.crt, keyFile: /etc/kubernetes/vnpu-extender-tls/client.key}
+{{- else -}}
+null
+{{- end -}}
+{{- end -}}
+{{/* The extender's CA, server and client certificates, made by the scheduler (never rendered). */}}
+{{- define "vnpu.extenderTlsSecret" -}}
+{{- printf "%s-extender-tls" (include "vnpu.fullname" .) -}}
 {{- end -}}
 
 {{/* The init container that puts the shim of the node's architecture on the host: copied beside,

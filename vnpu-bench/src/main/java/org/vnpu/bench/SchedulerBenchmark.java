@@ -43,6 +43,7 @@ import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.api.signing.SigningKey;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.scheduler.Leadership;
+import org.vnpu.scheduler.Listeners;
 import org.vnpu.scheduler.Scheduler;
 import org.vnpu.scheduler.SchedulerService;
 import org.vnpu.scheduler.SchedulerSettings;
@@ -93,7 +94,10 @@ public class SchedulerBenchmark {
     }
     service =
         SchedulerService.start(
-            new InetSocketAddress("127.0.0.1", 0), scheduler, api.client(), Leadership.alone());
+            Listeners.plain(new InetSocketAddress("127.0.0.1", 0)),
+            scheduler,
+            api.client(),
+            Leadership.alone());
     Pod pod = pod("sized-" + 0, "30", "8");
     predicate =
         JSON.writeValueAsBytes(

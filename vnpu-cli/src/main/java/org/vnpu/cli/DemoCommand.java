@@ -172,10 +172,12 @@ final class DemoCommand implements Callable<Integer> {
         "  kubeconfig   " + sandbox.kubeconfig() + "   (kubectl --kubeconfig FILE get pods)");
     out.println(
         "  scheduler    "
-            + sandbox.schedulerUrl()
-            + "   (driven as "
-            + (sandbox.options().driver() == Sandbox.Driver.VOLCANO ? "Volcano" : "kube-scheduler")
-            + " would; /metrics)");
+            + (sandbox.options().driver() == Sandbox.Driver.VOLCANO
+                ? sandbox.schedulerUrl() + "   (driven as Volcano would; /metrics)"
+                : sandbox.kubeSchedulerUrl()
+                    + "/kube   (driven as kube-scheduler would, over mutual TLS; /metrics at "
+                    + sandbox.schedulerUrl()
+                    + ")"));
     out.println("  components   " + log);
     out.println();
     TextTable nodes = new TextTable("node", "machine", "mode", "chips", "metrics");

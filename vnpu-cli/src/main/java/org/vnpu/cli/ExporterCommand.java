@@ -5,9 +5,12 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.driver.NpuDriver;
+import org.vnpu.driver.PublishedReadingsDriver;
 import org.vnpu.exporter.Exporter;
 import org.vnpu.exporter.ExporterSettings;
 import picocli.CommandLine.Command;
@@ -23,8 +26,9 @@ import picocli.CommandLine.Option;
       "Serve one node's vNPU metrics for Prometheus.",
       "",
       "Serves the vNPU metrics of one node on /metrics (Prometheus text or OpenMetrics) and"
-          + " /healthz until stopped: chips from the driver, vNPUs from the allocations of the"
-          + " node's pods, usage from the runtime shim's shared regions. Metrics: docs/metrics.md.",
+          + " /healthz until stopped: chips from the driver (or, with --from-device-plugin, from"
+          + " the readings the device plugin publishes), vNPUs from the signed allocations of the"
+          + " node's pods, usage from the containers' books. Metrics: docs/metrics.md.",
       "",
       VnpuCommand.KUBERNETES_CONNECTION
     })
@@ -48,6 +52,24 @@ final class ExporterCommand implements Callable<Integer> {
               + " ${DEFAULT-VALUE}).")
   Path stateDirectory;
 
+  @Option(
+      names = "--from-device-plugin",
+      description =
+          "Read the chips and their usage from the readings the device plugin (or DRA driver)"
+              + " writes into --state-dir, not from the driver: the exporter then needs no device"
+              + " files and no privileges (the chart runs it so).")
+  boolean fromDevicePlugin;
+
+  @Option(
+      names = "--readings-max-age",
+      paramLabel = "DURATION",
+      defaultValue = "30s",
+      converter = DurationConverter.class,
+      description =
+          "With --from-device-plugin, older readings count as a failing driver: the device plugin"
+              + " stopped renewing them (default: ${DEFAULT-VALUE}).")
+  Duration readingsMaxAge;
+
   @Mixin VerifyingKeysOption verifyingKeys;
 
   @Option(
@@ -64,7 +86,10 @@ final class ExporterCommand implements Callable<Integer> {
     String node = agent.node();
     InetSocketAddress address = Listen.parse(listen);
     AllocationVerifier verifier = verifyingKeys.verifier();
-    NpuDriver npus = agent.openDriver(catalog.load());
+    NpuDriver npus =
+        fromDevicePlugin
+            ? new PublishedReadingsDriver(stateDirectory, readingsMaxAge, Clock.systemUTC())
+            : agent.openDriver(catalog.load());
     KubernetesClient client = new KubernetesClientBuilder().build();
     Exporter exporter =
         Exporter.start(

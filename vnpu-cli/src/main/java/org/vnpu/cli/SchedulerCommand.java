@@ -6,6 +6,8 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import org.vnpu.api.LabelKeys;
 import org.vnpu.api.PlacementPolicy;
@@ -13,9 +15,11 @@ import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.api.signing.SigningKey;
+import org.vnpu.kube.ExtenderCertificates;
 import org.vnpu.kube.SigningKeys;
 import org.vnpu.kube.VerifyingKeys;
 import org.vnpu.scheduler.Leadership;
+import org.vnpu.scheduler.Listeners;
 import org.vnpu.scheduler.Scheduler;
 import org.vnpu.scheduler.SchedulerService;
 import org.vnpu.scheduler.SchedulerSettings;
@@ -44,8 +48,37 @@ final class SchedulerCommand implements Callable<Integer> {
       names = "--listen",
       paramLabel = "HOST:PORT",
       defaultValue = "0.0.0.0:9401",
-      description = "Where the extender verbs and /healthz are served (default: ${DEFAULT-VALUE}).")
+      description =
+          "Plain HTTP: Volcano's verbs, /healthz, /readyz and /metrics, and kube-scheduler's verbs"
+              + " unless --tls-listen is given (default: ${DEFAULT-VALUE}).")
   String listen;
+
+  @Option(
+      names = "--tls-listen",
+      paramLabel = "HOST:PORT",
+      description =
+          "Serve kube-scheduler's verbs (/kube/) here only, over TLS, to clients presenting the"
+              + " client certificate of --tls-secret; on plain HTTP they answer 403. Off by"
+              + " default.")
+  String tlsListen;
+
+  @Option(
+      names = "--tls-secret",
+      paramLabel = "NAME",
+      defaultValue = "vnpu-extender-tls",
+      description =
+          "Secret (in --keys-namespace) of the extender's CA, server and client certificates; the"
+              + " first replica makes it and kube-scheduler mounts its ca.crt, client.crt and"
+              + " client.key (default: ${DEFAULT-VALUE}).")
+  String tlsSecret;
+
+  @Option(
+      names = "--tls-server-name",
+      paramLabel = "NAME",
+      description =
+          "A DNS name or IP address the server certificate must be valid for, as kube-scheduler"
+              + " dials it (repeatable; required with --tls-listen).")
+  List<String> tlsServerNames = new ArrayList<>();
 
   @Option(
       names = "--keys-namespace",
@@ -212,8 +245,29 @@ final class SchedulerCommand implements Callable<Integer> {
                     : identity,
                 podName,
                 leaseDuration);
-    SchedulerService service = SchedulerService.start(address, scheduler, client, leadership);
+    SchedulerService service =
+        SchedulerService.start(listeners(address, client), scheduler, client, leadership);
     NodeAgentOptions.runUntilStopped(service, client);
     return 0;
+  }
+
+  private Listeners listeners(InetSocketAddress address, KubernetesClient client) {
+    Listeners plain = Listeners.plain(address);
+    if (tlsListen == null) {
+      return plain;
+    }
+    if (tlsServerNames.isEmpty()) {
+      throw new InputException(
+          "--tls-listen needs at least one --tls-server-name: the name kube-scheduler dials, e.g."
+              + " vnpu-scheduler.vnpu-system.svc");
+    }
+    try {
+      return plain.withMutualTls(
+          Listen.parse(tlsListen),
+          ExtenderCertificates.bootstrap(client, keysNamespace, tlsSecret, tlsServerNames)
+              .serverContext());
+    } catch (IllegalStateException e) {
+      throw new InputException(e.getMessage());
+    }
   }
 }

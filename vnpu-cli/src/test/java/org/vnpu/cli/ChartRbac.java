@@ -26,7 +26,7 @@ final class ChartRbac {
           "vnpu-scheduler-leader",
           Map.of(
               "leases", Set.of("get", "create", "update", "patch"),
-              "secrets", Set.of("create", "get"),
+              "secrets", Set.of("create", "get", "update"),
               "configmaps", Set.of("create", "get", "update")));
 
   private ChartRbac() {}

@@ -13,9 +13,13 @@ import com.marcnuri.helm.TemplateCommand;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.KeyToPath;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServicePort;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
@@ -61,12 +65,18 @@ class HelmChartTest {
   }
 
   @Test
-  void theNodeAgentsSeeTheDriverAsAscendsOwnPluginDoesAndTolerateAscendTaints() {
+  void theDevicePluginSeesTheDriverAsAscendsOwnPluginDoesAndTheAgentsTolerateAscendTaints() {
     List<HasMetadata> objects = render(Map.of());
     List<DaemonSet> agents =
         objects.stream().filter(DaemonSet.class::isInstance).map(DaemonSet.class::cast).toList();
     assertThat(agents).hasSize(2);
     for (DaemonSet agent : agents) {
+      assertThat(agent.getSpec().getTemplate().getSpec().getTolerations())
+          .extracting(toleration -> toleration.getKey())
+          .contains("huawei.com/Ascend910", "huawei.com/Ascend310P");
+    }
+    for (DaemonSet agent :
+        agents.stream().filter(a -> a.getMetadata().getName().endsWith("device-plugin")).toList()) {
       PodSpec pod = agent.getSpec().getTemplate().getSpec();
       Container container = pod.getContainers().get(0);
       assertThat(container.getEnv())
@@ -85,10 +95,32 @@ class HelmChartTest {
               "/etc/ascend_install.info",
               "/usr/local/dcmi",
               "/usr/local/bin/npu-smi");
-      assertThat(pod.getTolerations())
-          .extracting(toleration -> toleration.getKey())
-          .contains("huawei.com/Ascend910", "huawei.com/Ascend310P");
     }
+  }
+
+  @Test
+  void theExporterRunsUnprivilegedWithoutDevicesFromTheDevicePluginsReadings() {
+    DaemonSet exporter = named(render(Map.of()), DaemonSet.class, "release-name-vnpu-exporter");
+    PodSpec pod = exporter.getSpec().getTemplate().getSpec();
+    Container container = pod.getContainers().get(0);
+
+    assertThat(container.getArgs())
+        .contains("--from-device-plugin")
+        .noneMatch(a -> a.startsWith("--driver"));
+    assertThat(container.getSecurityContext().getPrivileged()).isNotEqualTo(Boolean.TRUE);
+    assertThat(container.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+    assertThat(container.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
+    assertThat(container.getSecurityContext().getCapabilities().getAdd())
+        .containsExactly("DAC_READ_SEARCH");
+    assertThat(pod.getVolumes())
+        .filteredOn(volume -> volume.getHostPath() != null)
+        .extracting(volume -> volume.getHostPath().getPath())
+        .as("the state directory alone: no /dev, no driver")
+        .containsExactly("/var/run/vnpu");
+    assertThat(container.getVolumeMounts())
+        .filteredOn(mount -> mount.getMountPath().equals("/var/run/vnpu"))
+        .singleElement()
+        .satisfies(mount -> assertThat(mount.getReadOnly()).isTrue());
   }
 
   @Test
@@ -351,7 +383,7 @@ class HelmChartTest {
               assertThat(volume.getConfigMap().getOptional()).isTrue();
             });
     assertThat(verbs(objects).get("vnpu-scheduler-leader"))
-        .containsEntry("secrets", Set.of("create", "get"))
+        .containsEntry("secrets", Set.of("create", "get", "update"))
         .containsEntry("configmaps", Set.of("create", "get", "update"));
   }
 
@@ -390,7 +422,7 @@ class HelmChartTest {
     var rule = extender.getSpec().getIngress().get(0);
     assertThat(rule.getPorts())
         .extracting(port -> port.getPort().getIntVal())
-        .containsExactly(9401);
+        .containsExactly(9401, 9443);
     assertThat(rule.getFrom())
         .extracting(peer -> peer.getPodSelector().getMatchLabels())
         .containsExactly(
@@ -411,6 +443,76 @@ class HelmChartTest {
   }
 
   @Test
+  void kubeSchedulerCallsTheExtenderOverMutualTlsWithTheClientPairTheSchedulerMakes()
+      throws IOException {
+    List<HasMetadata> objects = render(Map.of("scheduler.kubeScheduler.enabled", true));
+    JsonNode tls =
+        YAML.readTree(configMap("release-name-vnpu-kube-scheduler", "kube-scheduler-config.yaml"))
+            .path("extenders")
+            .get(0)
+            .path("tlsConfig");
+
+    PodSpec kubeScheduler =
+        named(objects, Deployment.class, "release-name-vnpu-kube-scheduler")
+            .getSpec()
+            .getTemplate()
+            .getSpec();
+    Volume certificates =
+        kubeScheduler.getVolumes().stream()
+            .filter(volume -> volume.getSecret() != null)
+            .findFirst()
+            .orElseThrow();
+    assertThat(certificates.getSecret().getSecretName())
+        .isEqualTo("release-name-vnpu-extender-tls");
+    assertThat(certificates.getSecret().getItems())
+        .as("never the CA's or the server's key")
+        .extracting(KeyToPath::getKey)
+        .containsExactly("ca.crt", "client.crt", "client.key");
+    String mounted =
+        kubeScheduler.getContainers().get(0).getVolumeMounts().stream()
+            .filter(mount -> mount.getName().equals(certificates.getName()))
+            .findFirst()
+            .orElseThrow()
+            .getMountPath();
+    assertThat(tls.path("caFile").asText()).isEqualTo(mounted + "/ca.crt");
+    assertThat(tls.path("certFile").asText()).isEqualTo(mounted + "/client.crt");
+    assertThat(tls.path("keyFile").asText()).isEqualTo(mounted + "/client.key");
+
+    Deployment scheduler = named(objects, Deployment.class, "release-name-vnpu-scheduler");
+    assertThat(scheduler.getSpec().getTemplate().getSpec().getContainers().get(0).getArgs())
+        .contains(
+            "--tls-listen=0.0.0.0:9443",
+            "--tls-secret=release-name-vnpu-extender-tls",
+            "--tls-server-name=release-name-vnpu-scheduler.vnpu-system.svc");
+    assertThat(named(objects, Service.class, "release-name-vnpu-scheduler").getSpec().getPorts())
+        .extracting(ServicePort::getPort)
+        .containsExactly(9401, 9443);
+    assertThat(
+            named(objects, ValidatingAdmissionPolicy.class, "release-name-vnpu-signing-keys")
+                .getSpec()
+                .getMatchConstraints()
+                .getResourceRules()
+                .get(0)
+                .getResourceNames())
+        .as("whoever writes the CA can call kube-scheduler's verbs")
+        .contains("release-name-vnpu-extender-tls");
+
+    JsonNode plain =
+        YAML.readTree(
+            render(Map.of("scheduler.kubeScheduler.enabled", true, "scheduler.tls.enabled", false))
+                .stream()
+                .filter(ConfigMap.class::isInstance)
+                .map(ConfigMap.class::cast)
+                .findFirst()
+                .orElseThrow()
+                .getData()
+                .get("kube-scheduler-config.yaml"));
+    assertThat(plain.path("extenders").get(0).path("urlPrefix").asText())
+        .isEqualTo("http://release-name-vnpu-scheduler.vnpu-system.svc:9401/kube");
+    assertThat(plain.path("extenders").get(0).path("tlsConfig").isNull()).isTrue();
+  }
+
+  @Test
   void theChartLeavesVolcanosConfigurationToVolcano() {
     assertThat(render(Map.of("scheduler.kubeScheduler.enabled", true)))
         .filteredOn(ConfigMap.class::isInstance)
@@ -426,7 +528,8 @@ class HelmChartTest {
     assertThat(config.path("profiles").get(0).path("schedulerName").asText())
         .isEqualTo("vnpu-scheduler");
     JsonNode extender = config.path("extenders").get(0);
-    assertThat(extender.path("urlPrefix").asText()).endsWith(".vnpu-system.svc:9401/kube");
+    assertThat(extender.path("urlPrefix").asText())
+        .isEqualTo("https://release-name-vnpu-scheduler.vnpu-system.svc:9443/kube");
     assertThat(extender.path("filterVerb").asText()).isEqualTo("filter");
     assertThat(extender.path("prioritizeVerb").asText()).isEqualTo("prioritize");
     assertThat(extender.path("bindVerb").asText()).isEqualTo("bind");

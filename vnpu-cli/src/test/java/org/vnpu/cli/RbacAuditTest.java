@@ -44,11 +44,13 @@ import org.vnpu.deviceplugin.DevicePluginSettings;
 import org.vnpu.driver.SimulatedNpuDriver;
 import org.vnpu.exporter.Exporter;
 import org.vnpu.exporter.ExporterSettings;
+import org.vnpu.kube.ExtenderCertificates;
 import org.vnpu.kube.SigningKeys;
 import org.vnpu.kube.VerifyingKeys;
 import org.vnpu.kubelet.KubeletEmulator;
 import org.vnpu.sandbox.ApiServer;
 import org.vnpu.scheduler.Leadership;
+import org.vnpu.scheduler.Listeners;
 import org.vnpu.scheduler.Scheduler;
 import org.vnpu.scheduler.SchedulerService;
 import org.vnpu.scheduler.SchedulerSettings;
@@ -92,9 +94,17 @@ class RbacAuditTest {
           .resource(
               new PodBuilder().withNewMetadata().withName("scheduler-0").endMetadata().build())
           .create();
-      // As the scheduler's start does, and as the chart mounts the public keys on nodes.
+      // As the scheduler's start does, and as the chart mounts the public keys on nodes; the
+      // extender's certificates once more after the Service's names changed.
       SigningKey key =
           SigningKeys.bootstrap(schedulerClient, NAMESPACE, "vnpu-signing", "vnpu-verifying-keys");
+      ExtenderCertificates.bootstrap(
+          schedulerClient,
+          NAMESPACE,
+          "vnpu-extender-tls",
+          List.of("vnpu-scheduler.vnpu-system.svc"));
+      ExtenderCertificates.bootstrap(
+          schedulerClient, NAMESPACE, "vnpu-extender-tls", List.of("vnpu-scheduler.vnpu.svc"));
       Path verifying = Files.createDirectories(directory.resolve("verifying-keys"));
       Files.writeString(verifying.resolve(key.verifying().id()), key.verifying().encoded());
       Path inventory = directory.resolve("inventory.yaml");
@@ -121,7 +131,7 @@ class RbacAuditTest {
                   exporterClient);
           SchedulerService scheduler =
               SchedulerService.start(
-                  new InetSocketAddress("127.0.0.1", 0),
+                  Listeners.plain(new InetSocketAddress("127.0.0.1", 0)),
                   new Scheduler(
                       schedulerClient,
                       ChipCatalog.builtIn(),
@@ -201,6 +211,7 @@ class RbacAuditTest {
             "vnpu-scheduler create bindings",
             "vnpu-scheduler create events",
             "vnpu-scheduler create secrets",
+            "vnpu-scheduler update secrets",
             "vnpu-scheduler create configmaps",
             "vnpu-scheduler get configmaps",
             "vnpu-device-plugin update nodes",

@@ -18,6 +18,7 @@ import org.vnpu.deviceplugin.node.InventoryMonitor;
 import org.vnpu.deviceplugin.node.NodePublisher;
 import org.vnpu.deviceplugin.node.PodFileJanitor;
 import org.vnpu.driver.NpuDriver;
+import org.vnpu.driver.ReadingsPublisher;
 import org.vnpu.handouts.Handouts;
 import org.vnpu.handouts.NodeFiles;
 import org.vnpu.kube.DaemonThreads;
@@ -90,6 +91,8 @@ public final class DevicePlugin implements AutoCloseable {
     KubeletRegistrar registrar = new KubeletRegistrar(settings.pluginDirectory(), services);
 
     monitor.poll();
+    ReadingsPublisher readings = new ReadingsPublisher(driver, settings.stateDirectory(), clock);
+    readings.run();
     ScheduledExecutorService kubeletLoop =
         Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("vnpu-kubelet"));
     kubeletLoop.scheduleWithFixedDelay(
@@ -106,6 +109,12 @@ public final class DevicePlugin implements AutoCloseable {
         TimeUnit.MILLISECONDS);
     nodeLoop.scheduleWithFixedDelay(
         janitor::sweep, 0, settings.cleanupInterval().toMillis(), TimeUnit.MILLISECONDS);
+    // On the driver's thread: the exporter reads these instead of the chips' device files.
+    nodeLoop.scheduleWithFixedDelay(
+        readings,
+        settings.pollInterval().toMillis(),
+        settings.pollInterval().toMillis(),
+        TimeUnit.MILLISECONDS);
     LOG.info(
         "device plugin for node {} started: driver {}, kubelet directory {}, state {}",
         settings.node(),

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.grpc.Server;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.time.Clock;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -11,6 +12,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.driver.NpuDriver;
+import org.vnpu.driver.ReadingsPublisher;
 import org.vnpu.handouts.Handouts;
 import org.vnpu.handouts.NodeFiles;
 import org.vnpu.kube.DaemonThreads;
@@ -86,6 +88,11 @@ public final class DraDriver implements AutoCloseable {
         interval,
         interval,
         TimeUnit.MILLISECONDS);
+    // On the driver's thread: the exporter reads these instead of the chips' device files.
+    ReadingsPublisher readings =
+        new ReadingsPublisher(npus, settings.stateDirectory(), Clock.systemUTC());
+    readings.run();
+    loop.scheduleWithFixedDelay(readings, interval, interval, TimeUnit.MILLISECONDS);
     LOG.info(
         "DRA driver {} for node {} started: {} sharing, registration {}, service {}",
         settings.driverName(),

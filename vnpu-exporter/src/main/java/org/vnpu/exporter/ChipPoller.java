@@ -2,7 +2,7 @@ package org.vnpu.exporter;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.util.ArrayList;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -11,9 +11,8 @@ import org.slf4j.LoggerFactory;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.payload.NodeRegistration;
-import org.vnpu.api.payload.RegisteredChip;
-import org.vnpu.driver.ChipUsage;
 import org.vnpu.driver.DriverException;
+import org.vnpu.driver.DriverReadings;
 import org.vnpu.driver.NpuDriver;
 
 /**
@@ -24,14 +23,11 @@ public final class ChipPoller {
 
   private static final Logger LOG = LoggerFactory.getLogger(ChipPoller.class);
 
-  /** One chip and what it was doing at the last poll; usage null when the driver failed. */
-  public record ChipReading(RegisteredChip chip, ChipUsage usage) {}
-
   private final NpuDriver driver;
   private final KubernetesClient client;
   private final String node;
   private final PayloadCodec codec = new PayloadCodec();
-  private volatile List<ChipReading> readings = List.of();
+  private volatile List<DriverReadings.Reading> readings = List.of();
   private volatile Optional<NodeRegistration> registration = Optional.empty();
   private volatile long driverErrors;
 
@@ -44,26 +40,24 @@ public final class ChipPoller {
   /** One poll. Never throws. */
   public synchronized void poll() {
     try {
-      List<ChipReading> next = new ArrayList<>();
-      for (RegisteredChip chip : driver.chips()) {
-        next.add(new ChipReading(chip, usage(chip)));
-      }
-      readings = List.copyOf(next);
+      readings =
+          DriverReadings.take(
+                  driver,
+                  Instant.now(),
+                  (chip, e) -> {
+                    driverErrors++;
+                    LOG.warn(
+                        "{} driver cannot read chip {}: {}",
+                        driver.name(),
+                        chip.index(),
+                        e.getMessage());
+                  })
+              .chips();
     } catch (DriverException e) {
       driverErrors++;
       LOG.warn("{} driver failed: {}", driver.name(), e.getMessage());
     }
     registration = readRegistration();
-  }
-
-  private ChipUsage usage(RegisteredChip chip) {
-    try {
-      return driver.usage(chip);
-    } catch (DriverException e) {
-      driverErrors++;
-      LOG.warn("{} driver cannot read chip {}: {}", driver.name(), chip.index(), e.getMessage());
-      return null;
-    }
   }
 
   private Optional<NodeRegistration> readRegistration() {
@@ -79,7 +73,7 @@ public final class ChipPoller {
   }
 
   /** The chips at the last successful poll. */
-  public List<ChipReading> readings() {
+  public List<DriverReadings.Reading> readings() {
     return readings;
   }
 

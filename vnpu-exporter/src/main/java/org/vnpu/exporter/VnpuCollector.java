@@ -31,6 +31,7 @@ import org.vnpu.api.payload.RegisteredChip;
 import org.vnpu.api.payload.VnpuAssignment;
 import org.vnpu.api.region.ContainerBooks;
 import org.vnpu.driver.ChipUsage;
+import org.vnpu.driver.DriverReadings;
 
 /**
  * Builds every vNPU metric at scrape time from the latest chip readings, the pods' allocations and
@@ -75,7 +76,7 @@ public final class VnpuCollector implements MultiCollector {
   public synchronized MetricSnapshots collect() {
     long started = System.nanoTime();
     Families f = new Families();
-    List<ChipPoller.ChipReading> readings = chips.readings();
+    List<DriverReadings.Reading> readings = chips.readings();
     Optional<NodeRegistration> registration = chips.registration();
     String splitMode = registration.map(r -> r.splitMode().wireName()).orElse("unknown");
     Collection<PodAllocations.PodVnpus> allocated = pods.get();
@@ -83,7 +84,7 @@ public final class VnpuCollector implements MultiCollector {
     Set<String> seen = new HashSet<>();
     int vnpusOnNode = 0;
 
-    for (ChipPoller.ChipReading reading : readings) {
+    for (DriverReadings.Reading reading : readings) {
       RegisteredChip chip = reading.chip();
       Labels labels =
           Labels.of(

@@ -10,17 +10,29 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import javax.net.ssl.SSLContext;
 
 /** Posts the extender protocols' JSON to the vNPU scheduler, as Volcano and kube-scheduler do. */
 final class ExtenderClient {
 
   static final ObjectMapper JSON = new ObjectMapper();
 
-  private final HttpClient http =
-      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  private final HttpClient http;
   private final String baseUrl;
 
+  /** A client of the extender's plain HTTP, as Volcano's. */
   ExtenderClient(String baseUrl) {
+    this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    this.baseUrl = baseUrl;
+  }
+
+  /**
+   * A client of the extender's TLS port, as kube-scheduler's with the chart's {@code tlsConfig}: it
+   * presents {@code tls}'s client certificate and trusts only servers of its CA.
+   */
+  ExtenderClient(String baseUrl, SSLContext tls) {
+    this.http =
+        HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).sslContext(tls).build();
     this.baseUrl = baseUrl;
   }
 

@@ -12,9 +12,14 @@ import java.util.TreeSet;
  * @param ignoredResources {@code managedResources} with {@code ignoredByScheduler: true}, which
  *     {@code NodeResourcesFit} does not check
  * @param disabledScores score plugins the profile disables
+ * @param mutualTls whether the extender has a {@code tlsConfig}: the cycle then calls it over TLS
+ *     with the client certificate, as kube-scheduler does with the chart's
  */
 public record KubeSchedulerConfig(
-    int extenderWeight, Set<String> ignoredResources, Set<String> disabledScores) {
+    int extenderWeight,
+    Set<String> ignoredResources,
+    Set<String> disabledScores,
+    boolean mutualTls) {
 
   /** The host-resource score plugins the cycle computes. */
   static final String LEAST_ALLOCATED = "NodeResourcesFit";
@@ -46,7 +51,9 @@ public record KubeSchedulerConfig(
       disabled.add(plugin.path("name").asText());
     }
     // kube-scheduler pkg/scheduler/apis/config/v1/defaults.go: an extender's weight defaults to 1.
-    return new KubeSchedulerConfig(extender.path("weight").asInt(1), ignored, disabled);
+    JsonNode tls = extender.path("tlsConfig");
+    return new KubeSchedulerConfig(
+        extender.path("weight").asInt(1), ignored, disabled, !tls.isMissingNode() && !tls.isNull());
   }
 
   boolean scores(String plugin) {

@@ -17,9 +17,11 @@ import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.api.signing.SigningKey;
 import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.kube.ExtenderCertificates;
 import org.vnpu.kube.SigningKeys;
 import org.vnpu.kube.VerifyingKeys;
 import org.vnpu.scheduler.Leadership;
+import org.vnpu.scheduler.Listeners;
 import org.vnpu.scheduler.Scheduler;
 import org.vnpu.scheduler.SchedulerService;
 import org.vnpu.scheduler.SchedulerSettings;
@@ -88,14 +90,18 @@ public final class Sandbox implements AutoCloseable {
   private static final String KEYS_NAMESPACE = "vnpu-system";
   private static final String SIGNING_SECRET = "vnpu-signing";
   private static final String VERIFYING_KEYS = "vnpu-verifying-keys";
+  private static final String EXTENDER_TLS = "vnpu-extender-tls";
+  private static final String LOOPBACK = "127.0.0.1";
 
   private final ApiServer api;
   private final Path kubeconfig;
   private final List<SandboxNode> nodes;
   private final ChipCatalog catalog;
   private final SchedulingLoop loop;
+  private final ExtenderCertificates certificates;
   private SchedulerService scheduler;
-  private int schedulerPort;
+  private final int schedulerPort;
+  private final int schedulerTlsPort;
 
   private Sandbox(
       Options options,
@@ -103,19 +109,26 @@ public final class Sandbox implements AutoCloseable {
       Path kubeconfig,
       List<SandboxNode> nodes,
       ChipCatalog catalog,
+      ExtenderCertificates certificates,
       SchedulerService scheduler) {
     this.options = options;
     this.api = api;
     this.kubeconfig = kubeconfig;
     this.nodes = nodes;
     this.catalog = catalog;
+    this.certificates = certificates;
     this.scheduler = scheduler;
     this.schedulerPort = scheduler.port();
-    ExtenderClient extender = new ExtenderClient(schedulerUrl());
+    this.schedulerTlsPort = scheduler.tlsPort();
     SchedulingProtocol protocol =
         options.driver() == Driver.VOLCANO
-            ? new VolcanoSession(extender, api.client(), options.volcano())
-            : new KubeSchedulerCycle(extender, options.kubeScheduler());
+            ? new VolcanoSession(
+                new ExtenderClient(schedulerUrl()), api.client(), options.volcano())
+            : new KubeSchedulerCycle(
+                options.kubeScheduler().mutualTls()
+                    ? new ExtenderClient(kubeSchedulerUrl(), certificates.clientContext())
+                    : new ExtenderClient(schedulerUrl()),
+                options.kubeScheduler());
     this.loop = new SchedulingLoop(api.client(), protocol, Clock.systemUTC()).start();
   }
 
@@ -131,7 +144,12 @@ public final class Sandbox implements AutoCloseable {
       ChipCatalog catalog = ChipCatalog.builtIn();
       // The scheduler makes the signing key in the API server as in a cluster; nodes verify with
       // the public keys it publishes there.
-      SchedulerService scheduler = startScheduler(api.client(), catalog, 0);
+      // kube-scheduler reaches the extender over mutual TLS, with the certificates the scheduler
+      // keeps in a Secret, as the chart wires it.
+      ExtenderCertificates certificates =
+          ExtenderCertificates.bootstrap(
+              api.client(), KEYS_NAMESPACE, EXTENDER_TLS, List.of(LOOPBACK));
+      SchedulerService scheduler = startScheduler(api.client(), catalog, certificates, 0, 0);
       AllocationVerifier verifier = verifier(api.client());
       for (NodeSpec spec : options.nodes()) {
         nodes.add(
@@ -144,7 +162,7 @@ public final class Sandbox implements AutoCloseable {
                 catalog));
         LOG.info("node {} ({}) is up", spec.name(), spec.description());
       }
-      return new Sandbox(options, api, kubeconfig, nodes, catalog, scheduler);
+      return new Sandbox(options, api, kubeconfig, nodes, catalog, certificates, scheduler);
     } catch (IOException | RuntimeException e) {
       nodes.forEach(SandboxNode::close);
       api.close();
@@ -159,7 +177,12 @@ public final class Sandbox implements AutoCloseable {
   }
 
   private static SchedulerService startScheduler(
-      KubernetesClient client, ChipCatalog catalog, int port) throws IOException {
+      KubernetesClient client,
+      ChipCatalog catalog,
+      ExtenderCertificates certificates,
+      int port,
+      int tlsPort)
+      throws IOException {
     SigningKey key = SigningKeys.bootstrap(client, KEYS_NAMESPACE, SIGNING_SECRET, VERIFYING_KEYS);
     Scheduler scheduler =
         new Scheduler(
@@ -170,7 +193,11 @@ public final class Sandbox implements AutoCloseable {
             SchedulerSettings.defaults(),
             Clock.systemUTC());
     return SchedulerService.start(
-        new InetSocketAddress("127.0.0.1", port), scheduler, client, Leadership.alone());
+        Listeners.plain(new InetSocketAddress(LOOPBACK, port))
+            .withMutualTls(new InetSocketAddress(LOOPBACK, tlsPort), certificates.serverContext()),
+        scheduler,
+        client,
+        Leadership.alone());
   }
 
   public KubernetesClient client() {
@@ -189,8 +216,14 @@ public final class Sandbox implements AutoCloseable {
     return kubeconfig;
   }
 
+  /** The extender's plain HTTP: Volcano's verbs, health and metrics. */
   public String schedulerUrl() {
-    return "http://127.0.0.1:" + schedulerPort;
+    return "http://" + LOOPBACK + ":" + schedulerPort;
+  }
+
+  /** The extender's TLS port, where kube-scheduler's verbs are served to its client certificate. */
+  public String kubeSchedulerUrl() {
+    return "https://" + LOOPBACK + ":" + schedulerTlsPort;
   }
 
   public List<SandboxNode> nodes() {
@@ -228,7 +261,8 @@ public final class Sandbox implements AutoCloseable {
   public synchronized void startSchedulerAgain() throws IOException {
     for (int attempt = 1; ; attempt++) {
       try {
-        scheduler = startScheduler(api.client(), catalog, schedulerPort);
+        scheduler =
+            startScheduler(api.client(), catalog, certificates, schedulerPort, schedulerTlsPort);
         LOG.info("scheduler restarted on {}", schedulerUrl());
         return;
       } catch (KubernetesClientException e) {

@@ -33,6 +33,7 @@ import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.deviceplugin.DevicePlugin;
 import org.vnpu.deviceplugin.DevicePluginSettings;
+import org.vnpu.driver.PublishedReadingsDriver;
 import org.vnpu.driver.SimulatedNpuDriver;
 import org.vnpu.exporter.Exporter;
 import org.vnpu.exporter.ExporterSettings;
@@ -50,6 +51,7 @@ public final class SandboxNode implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(SandboxNode.class);
   private static final Duration POLL = Duration.ofSeconds(1);
+  private static final Duration READINGS_MAX_AGE = Duration.ofSeconds(10);
 
   private final NodeSpec spec;
   private final Path directory;
@@ -138,11 +140,12 @@ public final class SandboxNode implements AutoCloseable {
             Clock.systemUTC());
     SimulatedNpuDriver driver =
         new SimulatedNpuDriver(inventory, spec.name(), catalog, Clock.systemUTC());
+    // As the chart runs it: unprivileged, from the readings the device plugin publishes.
     Exporter exporter =
         Exporter.start(
             new ExporterSettings(
                 spec.name(), new InetSocketAddress("127.0.0.1", 0), state, POLL, false),
-            driver,
+            new PublishedReadingsDriver(state, READINGS_MAX_AGE, Clock.systemUTC()),
             verifier,
             client);
     List<RegisteredChip> chips = driver.chips();

@@ -14,11 +14,14 @@ import java.util.Map;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,14 +31,15 @@ import org.vnpu.scheduler.ExtenderVerb.BadRequest;
 /**
  * The two extender protocols over HTTP, served by Jetty (ADR 0006): {@link KubeProtocol} under
  * {@code /kube/} and {@link VolcanoProtocol} under {@code /volcano/}, plus {@code /healthz}, {@code
- * /readyz} and {@code /metrics}. A body that is not JSON, lacks the pod or exceeds its verb's limit
- * gets HTTP 400 or 413 with the reason and changes nothing. Limits are per verb: 10 MiB where a
- * request may carry whole Node objects (kube-scheduler without {@code nodeCacheCapable}, Volcano's
- * prioritize), 1 MiB where it carries a pod and one node, 64 KiB for {@code /kube/bind}. Parsed
- * requests take about 30 times their size in memory, so all requests in flight share a budget of a
- * third of the heap; a request that cannot get its share within 5 s gets HTTP 503, as does one that
- * runs the JVM out of memory. {@code /healthz} answers 503 when the scheduler has not been able to
- * decide for 3 s.
+ * /readyz} and {@code /metrics}. With mutual TLS ({@link Listeners}), {@code /kube/} answers only
+ * on the TLS port, to clients with a certificate the server trusts; on plain HTTP it answers 403. A
+ * body that is not JSON, lacks the pod or exceeds its verb's limit gets HTTP 400 or 413 with the
+ * reason and changes nothing. Limits are per verb: 10 MiB where a request may carry whole Node
+ * objects (kube-scheduler without {@code nodeCacheCapable}, Volcano's prioritize), 1 MiB where it
+ * carries a pod and one node, 64 KiB for {@code /kube/bind}. Parsed requests take about 30 times
+ * their size in memory, so all requests in flight share a budget of a third of the heap; a request
+ * that cannot get its share within 5 s gets HTTP 503, as does one that runs the JVM out of memory.
+ * {@code /healthz} answers 503 when the scheduler has not been able to decide for 3 s.
  */
 public final class ExtenderServer implements AutoCloseable {
 
@@ -66,33 +70,48 @@ public final class ExtenderServer implements AutoCloseable {
     verbs.putAll(new VolcanoProtocol(scheduler, requests, leadership).verbs());
   }
 
-  /** Serves on {@code address}; port 0 picks a free one. */
+  /** Serves on {@code listeners}. */
   public static ExtenderServer start(
-      InetSocketAddress address,
-      Scheduler scheduler,
-      KubernetesClient client,
-      Leadership leadership)
+      Listeners listeners, Scheduler scheduler, KubernetesClient client, Leadership leadership)
       throws IOException {
     ExtenderServer extender = new ExtenderServer(scheduler, client, leadership);
     QueuedThreadPool threads = new QueuedThreadPool(16, 4);
     threads.setName("vnpu-extender-http");
     threads.setDaemon(true);
     Server server = new Server(threads);
-    ServerConnector connector = new ServerConnector(server);
-    connector.setHost(address.getHostString());
-    connector.setPort(address.getPort());
-    server.addConnector(connector);
+    server.addConnector(connector(server, listeners.plain(), new ServerConnector(server)));
+    if (listeners.mutualTls()) {
+      SslContextFactory.Server tls = new SslContextFactory.Server();
+      tls.setSslContext(listeners.tlsContext());
+      tls.setNeedClientAuth(true);
+      server.addConnector(
+          connector(
+              server,
+              listeners.tls(),
+              new ServerConnector(
+                  server, new SslConnectionFactory(tls, "http/1.1"), new HttpConnectionFactory())));
+    }
     server.setHandler(
         new Handler.Abstract() {
           @Override
           public boolean handle(Request request, Response response, Callback callback)
               throws IOException {
+            String path = request.getHttpURI().getPath();
             Reply reply =
-                extender.reply(
-                    request.getMethod(),
-                    request.getHttpURI().getPath(),
-                    request.getLength(),
-                    Content.Source.asInputStream(request));
+                listeners.mutualTls() && path.startsWith(KubeProtocol.PREFIX) && !request.isSecure()
+                    ? new Reply(
+                        403,
+                        path
+                            + ": kube-scheduler's verbs are served only over TLS with a client"
+                            + " certificate, on port "
+                            + extender.tlsPort()
+                            + "\n",
+                        "text/plain")
+                    : extender.reply(
+                        request.getMethod(),
+                        path,
+                        request.getLength(),
+                        Content.Source.asInputStream(request));
             response.setStatus(reply.status());
             response.getHeaders().put(HttpHeader.CONTENT_TYPE, reply.type() + "; charset=utf-8");
             Content.Sink.write(response, true, reply.body(), callback);
@@ -102,14 +121,29 @@ public final class ExtenderServer implements AutoCloseable {
     try {
       server.start();
     } catch (Exception e) {
-      throw new IOException("cannot serve on " + address + ": " + e.getMessage(), e);
+      throw new IOException("cannot serve on " + listeners + ": " + e.getMessage(), e);
     }
     extender.server = server;
     return extender;
   }
 
+  private static ServerConnector connector(
+      Server server, InetSocketAddress address, ServerConnector connector) {
+    connector.setHost(address.getHostString());
+    connector.setPort(address.getPort());
+    return connector;
+  }
+
+  /** The plain HTTP port. */
   public int port() {
     return ((ServerConnector) server.getConnectors()[0]).getLocalPort();
+  }
+
+  /** The TLS port, or -1 without TLS. */
+  public int tlsPort() {
+    return server.getConnectors().length > 1
+        ? ((ServerConnector) server.getConnectors()[1]).getLocalPort()
+        : -1;
   }
 
   @Override

@@ -1,6 +1,5 @@
 package org.vnpu.scheduler;
 
-import static org.vnpu.scheduler.ExtenderRequests.pod;
 import static org.vnpu.scheduler.ExtenderRequests.text;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
@@ -38,6 +37,51 @@ final class KubeProtocol {
   /** {@code ExtenderBindingResult}. */
   record BindingResult(@JsonProperty("Error") String error) {}
 
+  /** Where kube-scheduler's verbs are served. */
+  static final String PREFIX = "/kube/";
+
+  /**
+   * {@code ExtenderArgs}: the pod and the candidate nodes, by name ({@code NodeNames}, with {@code
+   * nodeCacheCapable}) or as whole Node objects ({@code Nodes.items}, kept to answer in kind).
+   *
+   * @param nodes the Node objects in the order of {@code nodeNames}, or null when sent by name
+   */
+  record ExtenderArgs(PodManifest pod, List<String> nodeNames, List<JsonNode> nodes) {
+
+    static ExtenderArgs read(JsonNode request) throws BadRequest {
+      PodManifest pod = ExtenderRequests.pod(request.path("Pod"), "Pod");
+      List<String> names = new ArrayList<>();
+      if (request.path("NodeNames").isArray()) {
+        request.path("NodeNames").forEach(name -> names.add(name.asText()));
+        return new ExtenderArgs(pod, names, null);
+      }
+      if (request.path("Nodes").path("items").isArray()) {
+        List<JsonNode> nodes = new ArrayList<>();
+        for (JsonNode node : request.path("Nodes").path("items")) {
+          names.add(node.path("metadata").path("name").asText());
+          nodes.add(node);
+        }
+        return new ExtenderArgs(pod, names, nodes);
+      }
+      throw new BadRequest("neither NodeNames nor Nodes.items is given");
+    }
+  }
+
+  /**
+   * {@code ExtenderBindingArgs}: which pod goes to which node. The UID must match the stored pod;
+   * the rest of the pod is read from the API server.
+   */
+  record ExtenderBindingArgs(String podName, String podNamespace, String podUid, String node) {
+
+    static ExtenderBindingArgs read(JsonNode request) throws BadRequest {
+      return new ExtenderBindingArgs(
+          text(request, "PodName"),
+          text(request, "PodNamespace"),
+          request.path("PodUID").asText(),
+          text(request, "Node"));
+    }
+  }
+
   private final Scheduler scheduler;
   private final ExtenderRequests requests;
   private final Leadership leadership;
@@ -51,14 +95,18 @@ final class KubeProtocol {
   /** The verbs by path. */
   Map<String, ExtenderVerb> verbs() {
     return Map.of(
-        "/kube/filter", new ExtenderVerb(ExtenderVerb.NODE_LISTS, this::filter),
-        "/kube/prioritize", new ExtenderVerb(ExtenderVerb.NODE_LISTS, this::prioritize),
-        "/kube/bind", new ExtenderVerb(ExtenderVerb.SMALL, this::bind));
+        PREFIX + "filter",
+        new ExtenderVerb(ExtenderVerb.NODE_LISTS, request -> filter(ExtenderArgs.read(request))),
+        PREFIX + "prioritize",
+        new ExtenderVerb(
+            ExtenderVerb.NODE_LISTS, request -> prioritize(ExtenderArgs.read(request))),
+        PREFIX + "bind",
+        new ExtenderVerb(ExtenderVerb.SMALL, request -> bind(ExtenderBindingArgs.read(request))));
   }
 
-  private Answer filter(JsonNode request) throws BadRequest {
-    PodManifest pod = pod(request.path("Pod"), "Pod");
-    List<String> names = nodeNames(request);
+  private Answer filter(ExtenderArgs request) {
+    PodManifest pod = request.pod();
+    List<String> names = request.nodeNames();
     Map<String, String> failed = new LinkedHashMap<>();
     Map<String, String> unresolvable = new LinkedHashMap<>();
     List<String> fitting = new ArrayList<>();
@@ -75,14 +123,14 @@ final class KubeProtocol {
       names.forEach(name -> unresolvable.put(name, e.getMessage()));
     }
     FilterResult result;
-    if (request.path("NodeNames").isArray()) {
+    if (request.nodes() == null) {
       result = new FilterResult(failed, unresolvable, fitting, null, "");
     } else {
       ObjectNode nodes = JsonNodeFactory.instance.objectNode();
       var items = nodes.putArray("items");
-      for (JsonNode node : request.path("Nodes").path("items")) {
-        if (fitting.contains(node.path("metadata").path("name").asText())) {
-          items.add(node);
+      for (int i = 0; i < names.size(); i++) {
+        if (fitting.contains(names.get(i))) {
+          items.add(request.nodes().get(i));
         }
       }
       result = new FilterResult(failed, unresolvable, null, nodes, "");
@@ -90,9 +138,9 @@ final class KubeProtocol {
     return new Answer(result, fitting.isEmpty());
   }
 
-  private Answer prioritize(JsonNode request) throws BadRequest {
-    PodManifest pod = pod(request.path("Pod"), "Pod");
-    List<String> names = nodeNames(request);
+  private Answer prioritize(ExtenderArgs request) {
+    PodManifest pod = request.pod();
+    List<String> names = request.nodeNames();
     Map<String, Double> scores;
     try {
       scores = scheduler.scores(pod, names);
@@ -107,18 +155,16 @@ final class KubeProtocol {
     return new Answer(priorities, false);
   }
 
-  private Answer bind(JsonNode request) throws BadRequest {
-    String namespace = text(request, "PodNamespace");
-    String name = text(request, "PodName");
-    String node = text(request, "Node");
+  private Answer bind(ExtenderBindingArgs request) {
     if (!leadership.isLeader()) {
       return refusal(leadership.notLeader());
     }
     try {
       scheduler.bind(
           requests.placeable(
-              requests.stored(namespace, name, request.path("PodUID").asText()), node),
-          node);
+              requests.stored(request.podNamespace(), request.podName(), request.podUid()),
+              request.node()),
+          request.node());
       return new Answer(new BindingResult(""), false);
     } catch (SchedulingException e) {
       return refusal(e.getMessage());
@@ -127,20 +173,5 @@ final class KubeProtocol {
 
   private static Answer refusal(String error) {
     return new Answer(new BindingResult(error), true);
-  }
-
-  private static List<String> nodeNames(JsonNode request) throws BadRequest {
-    List<String> names = new ArrayList<>();
-    if (request.path("NodeNames").isArray()) {
-      request.path("NodeNames").forEach(name -> names.add(name.asText()));
-    } else if (request.path("Nodes").path("items").isArray()) {
-      request
-          .path("Nodes")
-          .path("items")
-          .forEach(node -> names.add(node.path("metadata").path("name").asText()));
-    } else {
-      throw new BadRequest("neither NodeNames nor Nodes.items is given");
-    }
-    return names;
   }
 }

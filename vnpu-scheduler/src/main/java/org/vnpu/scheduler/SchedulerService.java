@@ -5,7 +5,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -41,12 +40,9 @@ public final class SchedulerService implements AutoCloseable {
     this.leadership = leadership;
   }
 
-  /** Rebuilds the ledger, starts following the API server and serves on {@code address}. */
+  /** Rebuilds the ledger, starts following the API server and serves on {@code listeners}. */
   public static SchedulerService start(
-      InetSocketAddress address,
-      Scheduler scheduler,
-      KubernetesClient client,
-      Leadership leadership)
+      Listeners listeners, Scheduler scheduler, KubernetesClient client, Leadership leadership)
       throws IOException {
     scheduler.rebuild();
     SharedIndexInformer<Node> nodes =
@@ -75,13 +71,27 @@ public final class SchedulerService implements AutoCloseable {
         10,
         10,
         TimeUnit.SECONDS);
-    ExtenderServer server = ExtenderServer.start(address, scheduler, client, leadership);
-    LOG.info("scheduler extender serves on port {}", server.port());
+    ExtenderServer server = ExtenderServer.start(listeners, scheduler, client, leadership);
+    if (listeners.mutualTls()) {
+      LOG.info(
+          "scheduler extender serves Volcano on port {} and kube-scheduler over mutual TLS on port"
+              + " {}",
+          server.port(),
+          server.tlsPort());
+    } else {
+      LOG.info("scheduler extender serves on port {}", server.port());
+    }
     return new SchedulerService(nodes, pods, expiry, server, leadership);
   }
 
+  /** The plain HTTP port. */
   public int port() {
     return server.port();
+  }
+
+  /** The TLS port, or -1 without TLS. */
+  public int tlsPort() {
+    return server.tlsPort();
   }
 
   @Override

@@ -1,6 +1,5 @@
 package org.vnpu.scheduler;
 
-import static org.vnpu.scheduler.ExtenderRequests.pod;
 import static org.vnpu.scheduler.ExtenderRequests.text;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -19,6 +18,39 @@ import org.vnpu.scheduler.ExtenderVerb.BadRequest;
  * {@code allocateFunc}, {@code deallocateFunc}, {@code onSessionOpen}, {@code onSessionClose}.
  */
 final class VolcanoProtocol {
+
+  /** {@code PredicateRequest}: the task's pod and one node's name. */
+  record PredicateRequest(PodManifest pod, String node) {
+    static PredicateRequest read(JsonNode request) throws BadRequest {
+      return new PredicateRequest(
+          ExtenderRequests.pod(request.path("task").path("Pod"), "task.Pod"),
+          text(request.path("node"), "Name"));
+    }
+  }
+
+  /** {@code PrioritizeRequest}: the task's pod and the names of the candidate nodes. */
+  record PrioritizeRequest(PodManifest pod, List<String> nodes) {
+    static PrioritizeRequest read(JsonNode request) throws BadRequest {
+      List<String> names = new ArrayList<>();
+      for (JsonNode node : request.path("nodes")) {
+        names.add(text(node, "Name"));
+      }
+      return new PrioritizeRequest(
+          ExtenderRequests.pod(request.path("task").path("Pod"), "task.Pod"), names);
+    }
+  }
+
+  /**
+   * The {@code framework.Event} of {@code allocateFunc} and {@code deallocateFunc}: the task's pod
+   * and the node it was allocated to (empty when deallocated before one was).
+   */
+  record EventRequest(PodManifest pod, String node) {
+    static EventRequest read(JsonNode request) throws BadRequest {
+      return new EventRequest(
+          ExtenderRequests.pod(request.path("task").path("Pod"), "task.Pod"),
+          request.path("task").path("NodeName").asText());
+    }
+  }
 
   /** {@code PredicateResponse}: code 0 fits, 2 may fit later, 3 never. */
   record PredicateResponse(String status, int code) {}
@@ -47,19 +79,26 @@ final class VolcanoProtocol {
     // The session (every job and node) is not what the ledger needs: never parsed.
     ExtenderVerb session = new ExtenderVerb(0, request -> new Answer(new EmptyResponse(), false));
     return Map.of(
-        "/volcano/predicate", new ExtenderVerb(ExtenderVerb.ONE_NODE, this::predicate),
-        "/volcano/prioritize", new ExtenderVerb(ExtenderVerb.NODE_LISTS, this::prioritize),
-        "/volcano/allocateFunc", new ExtenderVerb(ExtenderVerb.ONE_NODE, this::allocate),
-        "/volcano/deallocateFunc", new ExtenderVerb(ExtenderVerb.ONE_NODE, this::deallocate),
-        "/volcano/onSessionOpen", session,
-        "/volcano/onSessionClose", session);
+        "/volcano/predicate",
+        new ExtenderVerb(
+            ExtenderVerb.ONE_NODE, request -> predicate(PredicateRequest.read(request))),
+        "/volcano/prioritize",
+        new ExtenderVerb(
+            ExtenderVerb.NODE_LISTS, request -> prioritize(PrioritizeRequest.read(request))),
+        "/volcano/allocateFunc",
+        new ExtenderVerb(ExtenderVerb.ONE_NODE, request -> allocate(EventRequest.read(request))),
+        "/volcano/deallocateFunc",
+        new ExtenderVerb(ExtenderVerb.ONE_NODE, request -> deallocate(EventRequest.read(request))),
+        "/volcano/onSessionOpen",
+        session,
+        "/volcano/onSessionClose",
+        session);
   }
 
-  private Answer predicate(JsonNode request) throws BadRequest {
-    PodManifest pod = pod(request.path("task").path("Pod"), "task.Pod");
-    String node = text(request.path("node"), "Name");
+  private Answer predicate(PredicateRequest request) {
     try {
-      Scheduler.Verdict verdict = scheduler.filter(pod, List.of(node)).get(node);
+      Scheduler.Verdict verdict =
+          scheduler.filter(request.pod(), List.of(request.node())).get(request.node());
       return new Answer(
           new PredicateResponse(
               verdict.fits() ? "" : verdict.reason(),
@@ -70,23 +109,23 @@ final class VolcanoProtocol {
     }
   }
 
-  private Answer prioritize(JsonNode request) throws BadRequest {
-    PodManifest pod = pod(request.path("task").path("Pod"), "task.Pod");
-    List<String> names = new ArrayList<>();
-    for (JsonNode node : request.path("nodes")) {
-      names.add(text(node, "Name"));
-    }
+  private Answer prioritize(PrioritizeRequest request) {
     try {
       return new Answer(
-          new PrioritizeResponse(new LinkedHashMap<>(scheduler.scores(pod, names)), ""), false);
+          new PrioritizeResponse(
+              new LinkedHashMap<>(scheduler.scores(request.pod(), request.nodes())), ""),
+          false);
     } catch (SchedulingException e) {
       return new Answer(new PrioritizeResponse(Map.of(), e.getMessage()), true);
     }
   }
 
-  private Answer allocate(JsonNode request) throws BadRequest {
-    PodManifest pod = pod(request.path("task").path("Pod"), "task.Pod");
-    String node = text(request.path("task"), "NodeName");
+  private Answer allocate(EventRequest request) throws BadRequest {
+    PodManifest pod = request.pod();
+    String node = request.node();
+    if (node.isEmpty()) {
+      throw new BadRequest("missing NodeName");
+    }
     if (!leadership.isLeader()) {
       return error(leadership.notLeader());
     }
@@ -99,8 +138,8 @@ final class VolcanoProtocol {
     }
   }
 
-  private Answer deallocate(JsonNode request) throws BadRequest {
-    PodManifest pod = pod(request.path("task").path("Pod"), "task.Pod");
+  private Answer deallocate(EventRequest request) {
+    PodManifest pod = request.pod();
     if (!leadership.isLeader()) {
       return error(leadership.notLeader());
     }

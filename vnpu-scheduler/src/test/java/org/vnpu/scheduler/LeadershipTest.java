@@ -145,7 +145,7 @@ class LeadershipTest {
             SchedulerSettings.defaults(),
             Clock.systemUTC());
     return SchedulerService.start(
-        new InetSocketAddress("127.0.0.1", 0),
+        Listeners.plain(new InetSocketAddress("127.0.0.1", 0)),
         scheduler,
         client,
         Leadership.elect(client, NAMESPACE, Leadership.DEFAULT_LEASE, identity, identity, LEASE));

@@ -71,7 +71,10 @@ class ProtocolGoldenTest {
             .build());
     try (SchedulerService service =
         SchedulerService.start(
-            new InetSocketAddress("127.0.0.1", 0), scheduler, client, Leadership.alone())) {
+            Listeners.plain(new InetSocketAddress("127.0.0.1", 0)),
+            scheduler,
+            client,
+            Leadership.alone())) {
       for (String verb :
           List.of("kube-filter", "kube-prioritize", "volcano-predicate", "volcano-prioritize")) {
         String answer =

@@ -68,7 +68,10 @@ class SchedulerServiceTest {
     scheduler = scheduler();
     service =
         SchedulerService.start(
-            new InetSocketAddress("127.0.0.1", 0), scheduler, client, Leadership.alone());
+            Listeners.plain(new InetSocketAddress("127.0.0.1", 0)),
+            scheduler,
+            client,
+            Leadership.alone());
   }
 
   @AfterEach

@@ -1,0 +1,212 @@
+package org.vnpu.scheduler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.security.KeyFactory;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
+import java.security.spec.PKCS8EncodedKeySpec;
+import java.time.Clock;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.vnpu.api.ResourceNames;
+import org.vnpu.api.codec.PayloadCodec;
+import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.api.signing.AllocationVerifier;
+import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.deviceplugin.ScheduledPods;
+import org.vnpu.kube.ExtenderCertificates;
+
+/**
+ * With mutual TLS, kube-scheduler's verbs answer only over TLS and only to the client certificate
+ * of the release's own CA: not on plain HTTP, not without a certificate, not to a certificate of
+ * another CA. Volcano's verbs, health and metrics stay on plain HTTP.
+ */
+@EnableKubernetesMockClient(crud = true)
+class ExtenderTlsTest {
+
+  private static final List<String> LOOPBACK = List.of("127.0.0.1");
+
+  KubernetesClient client;
+
+  private ExtenderCertificates certificates;
+  private SchedulerService service;
+
+  @BeforeEach
+  void start() throws IOException {
+    certificates = ExtenderCertificates.bootstrap(client, "vnpu", "vnpu-extender-tls", LOOPBACK);
+    PayloadCodec codec = new PayloadCodec();
+    service =
+        SchedulerService.start(
+            Listeners.plain(new InetSocketAddress("127.0.0.1", 0))
+                .withMutualTls(new InetSocketAddress("127.0.0.1", 0), certificates.serverContext()),
+            new Scheduler(
+                client,
+                ChipCatalog.builtIn(),
+                new AllocationSigner(ScheduledPods.KEY, codec),
+                new AllocationVerifier(ScheduledPods.VERIFYING, codec),
+                SchedulerSettings.defaults(),
+                Clock.systemUTC()),
+            client,
+            Leadership.alone());
+  }
+
+  @AfterEach
+  void stop() {
+    service.close();
+  }
+
+  @Test
+  void kubeSchedulersClientCertificateGetsTheVerbsOverTls() throws Exception {
+    HttpResponse<String> filter = post(tls(certificates.clientContext()), tlsUrl("/kube/filter"));
+
+    assertThat(filter.statusCode()).as(filter.body()).isEqualTo(200);
+    assertThat(filter.body()).contains("FailedNodes").contains("cpu-only");
+  }
+
+  @Test
+  void onPlainHttpTheKubeVerbsAreRefusedAndVolcanosHealthAndMetricsAnswer() throws Exception {
+    HttpClient plain = HttpClient.newHttpClient();
+
+    HttpResponse<String> filter = post(plain, plainUrl("/kube/filter"));
+    assertThat(filter.statusCode()).isEqualTo(403);
+    assertThat(filter.body())
+        .contains("only over TLS with a client certificate")
+        .contains(String.valueOf(service.tlsPort()));
+    assertThat(post(plain, plainUrl("/volcano/predicate")).statusCode()).isEqualTo(200);
+    assertThat(get(plain, plainUrl("/healthz"))).isEqualTo(200);
+    assertThat(get(plain, plainUrl("/metrics"))).isEqualTo(200);
+  }
+
+  @Test
+  void aClientWithoutACertificateIsRefusedInTheHandshake() throws Exception {
+    SSLContext trustingOnly = SSLContext.getInstance("TLS");
+    trustingOnly.init(null, trust(certificates.authority()), null);
+
+    assertThatThrownBy(() -> post(tls(trustingOnly), tlsUrl("/kube/filter")))
+        .isInstanceOf(IOException.class);
+  }
+
+  @Test
+  void aClientCertificateOfAnotherAuthorityIsRefusedInTheHandshake() throws Exception {
+    ExtenderCertificates.bootstrap(client, "elsewhere", "vnpu-extender-tls", LOOPBACK);
+    Map<String, String> other =
+        client.secrets().inNamespace("elsewhere").withName("vnpu-extender-tls").get().getData();
+    SSLContext foreign = SSLContext.getInstance("TLS");
+    foreign.init(
+        keys(
+            pem(other.get(ExtenderCertificates.CLIENT_CERT)),
+            pem(other.get(ExtenderCertificates.CLIENT_KEY))),
+        trust(certificates.authority()),
+        null);
+
+    assertThatThrownBy(() -> post(tls(foreign), tlsUrl("/kube/filter")))
+        .isInstanceOf(IOException.class);
+  }
+
+  private String tlsUrl(String path) {
+    return "https://127.0.0.1:" + service.tlsPort() + path;
+  }
+
+  private String plainUrl(String path) {
+    return "http://127.0.0.1:" + service.port() + path;
+  }
+
+  /** A filter of a one-vNPU pod against a node without chips, in the URL's protocol. */
+  private static HttpResponse<String> post(HttpClient http, String url) throws Exception {
+    String pod =
+        Serialization.asJson(
+            new PodBuilder()
+                .withNewMetadata()
+                .withName("bert")
+                .withNamespace("default")
+                .withUid("uid-bert")
+                .endMetadata()
+                .withNewSpec()
+                .addNewContainer()
+                .withName("model")
+                .withNewResources()
+                .addToLimits(ResourceNames.VNPU_NUMBER, new Quantity("1"))
+                .addToLimits(ResourceNames.VNPU_CORES, new Quantity("30"))
+                .endResources()
+                .endContainer()
+                .endSpec()
+                .build());
+    String body =
+        url.contains("/kube/")
+            ? "{\"Pod\": " + pod + ", \"NodeNames\": [\"cpu-only\"]}"
+            : "{\"task\": {\"Pod\": " + pod + "}, \"node\": {\"Name\": \"cpu-only\"}}";
+    return http.send(
+        HttpRequest.newBuilder(URI.create(url))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static int get(HttpClient http, String url) throws Exception {
+    return http.send(
+            HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.discarding())
+        .statusCode();
+  }
+
+  private static HttpClient tls(SSLContext context) {
+    return HttpClient.newBuilder().sslContext(context).build();
+  }
+
+  private static javax.net.ssl.TrustManager[] trust(Certificate authority) throws Exception {
+    KeyStore store = KeyStore.getInstance("PKCS12");
+    store.load(null, null);
+    store.setCertificateEntry("ca", authority);
+    TrustManagerFactory factory =
+        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+    factory.init(store);
+    return factory.getTrustManagers();
+  }
+
+  private static javax.net.ssl.KeyManager[] keys(String certificate, String key) throws Exception {
+    Certificate cert =
+        CertificateFactory.getInstance("X.509")
+            .generateCertificate(
+                new ByteArrayInputStream(certificate.getBytes(StandardCharsets.US_ASCII)));
+    String body = key.replaceAll("-----[A-Z ]+-----", "");
+    KeyStore store = KeyStore.getInstance("PKCS12");
+    store.load(null, null);
+    store.setKeyEntry(
+        "client",
+        KeyFactory.getInstance("EC")
+            .generatePrivate(new PKCS8EncodedKeySpec(Base64.getMimeDecoder().decode(body))),
+        new char[0],
+        new Certificate[] {cert});
+    KeyManagerFactory factory =
+        KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+    factory.init(store, new char[0]);
+    return factory.getKeyManagers();
+  }
+
+  private static String pem(String base64) {
+    return new String(Base64.getDecoder().decode(base64), StandardCharsets.US_ASCII);
+  }
+}
