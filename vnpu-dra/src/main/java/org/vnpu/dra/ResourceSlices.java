@@ -20,18 +20,38 @@ import java.util.Map;
 import org.vnpu.api.payload.RegisteredChip;
 
 /**
- * A node's devices as {@code resource.k8s.io/v1} ResourceSlices: one pool named after the node;
- * devices at most 128 per slice (64 when they consume counters); with partitionable devices the
- * chips' counter sets in a slice of their own (the 1.35+ rule: a slice holds devices or counters).
+ * A node's devices as {@code resource.k8s.io/v1} ResourceSlices, within the limits of upstream's
+ * validation ({@code pkg/apis/resource/validation/validation.go}, {@code
+ * validateResourceSliceSpec}): one pool named after the node; devices at most 128 per slice (64
+ * when they consume counters, {@code ResourceSliceMaxDevicesWithTaintsOrConsumesCounters}); with
+ * partitionable devices the chips' counter sets in slices of their own (the 1.35+ rule: a slice
+ * holds devices or counters), at most 8 per slice ({@code ResourceSliceMaxCounterSets}), their
+ * counters named as DNS labels ({@code validateCounterName}).
  *
  * <p>Every device has the attributes CEL selectors use — {@code type}, {@code dieID}, {@code
  * index}, {@code numaNode}, {@code interconnectGroup}, {@code splitMode}, {@code aiCores} (the
- * chip's), {@code wholeCard} — and the capacities {@code aiCore} (percent) and {@code memory}.
+ * chip's), {@code wholeCard} — and the capacities {@code aiCore} (percent) and {@code memory}
+ * (capacities are C identifiers, so {@code aiCore} is one; counters are DNS labels: {@code aicore}
+ * and {@code memory}).
  */
 public final class ResourceSlices {
 
+  /** Capacity names (C identifiers). */
   static final String AI_CORE = "aiCore";
+
   static final String MEMORY = "memory";
+
+  /** Counter names (DNS labels). */
+  static final String AI_CORE_COUNTER = "aicore";
+
+  static final String MEMORY_COUNTER = "memory";
+
+  static final int MAX_DEVICES = 128;
+  static final int MAX_DEVICES_CONSUMING_COUNTERS = 64;
+  static final int MAX_COUNTER_SETS = 8;
+
+  /** The step of consumable memory requests. */
+  private static final long MEMORY_STEP_MIB = 1024;
 
   private ResourceSlices() {}
 
@@ -41,12 +61,15 @@ public final class ResourceSlices {
     boolean counters = devices.sharing() == Sharing.PARTITIONABLE;
     List<ResourceSliceSpec> specs = new ArrayList<>();
     if (counters) {
-      ResourceSliceSpec counterSlice = spec(driver, node);
-      counterSlice.setSharedCounters(
-          devices.chips().stream().map(ResourceSlices::counterSet).toList());
-      specs.add(counterSlice);
+      List<CounterSet> sets = devices.chips().stream().map(ResourceSlices::counterSet).toList();
+      for (int from = 0; from < sets.size(); from += MAX_COUNTER_SETS) {
+        ResourceSliceSpec counterSlice = spec(driver, node);
+        counterSlice.setSharedCounters(
+            sets.subList(from, Math.min(sets.size(), from + MAX_COUNTER_SETS)));
+        specs.add(counterSlice);
+      }
     }
-    int perSlice = counters ? 64 : 128;
+    int perSlice = counters ? MAX_DEVICES_CONSUMING_COUNTERS : MAX_DEVICES;
     List<Device> all = devices.devices().stream().map(npu -> device(npu, counters)).toList();
     for (int from = 0; from < all.size(); from += perSlice) {
       ResourceSliceSpec spec = spec(driver, node);
@@ -99,8 +122,8 @@ public final class ResourceSlices {
 
   private static Map<String, Counter> counters(int cores, long memoryMiB) {
     Map<String, Counter> counters = new LinkedHashMap<>();
-    counters.put(AI_CORE, new Counter(new Quantity(Integer.toString(cores))));
-    counters.put(MEMORY, new Counter(new Quantity(memoryMiB + "Mi")));
+    counters.put(AI_CORE_COUNTER, new Counter(new Quantity(Integer.toString(cores))));
+    counters.put(MEMORY_COUNTER, new Counter(new Quantity(memoryMiB + "Mi")));
     return counters;
   }
 
@@ -128,7 +151,8 @@ public final class ResourceSlices {
     device.setAttributes(attributes);
     if (npu.consumable()) {
       cores.setRequestPolicy(policy("100", range("1", "100", "1")));
-      memory.setRequestPolicy(policy("1Gi", range("1Gi", npu.memoryMiB() + "Mi", "1Gi")));
+      memory.setRequestPolicy(
+          policy("1Gi", range("1Gi", memoryRangeMaxMiB(npu.memoryMiB()) + "Mi", "1Gi")));
       device.setAllowMultipleAllocations(true);
     }
     capacity.put(AI_CORE, cores);
@@ -141,6 +165,15 @@ public final class ResourceSlices {
       device.setConsumesCounters(List.of(consumption));
     }
     return device;
+  }
+
+  /**
+   * The largest memory a claim may ask of a chip of {@code memoryMiB}: whole GiB steps from 1 GiB
+   * ({@code validateRequestPolicyRangeStep}: max − min must be a multiple of the step), so a chip
+   * reporting 44280 MiB offers at most 44032 MiB (43 GiB) to one claim.
+   */
+  static long memoryRangeMaxMiB(long memoryMiB) {
+    return MEMORY_STEP_MIB + (memoryMiB - MEMORY_STEP_MIB) / MEMORY_STEP_MIB * MEMORY_STEP_MIB;
   }
 
   private static CapacityRequestPolicy policy(

@@ -13,7 +13,6 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimStatus;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,8 +23,11 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.vnpu.api.LogLevel;
 import org.vnpu.api.codec.ShimConfigFormat;
 import org.vnpu.api.payload.ShimConfig;
@@ -34,24 +36,31 @@ import org.vnpu.driver.SimulatedNpuDriver;
 import org.vnpu.kubelet.DraKubeletEmulator;
 import org.vnpu.kubelet.dra.v1.Claim;
 import org.vnpu.kubelet.dra.v1.NodePrepareResourceResponse;
+import org.vnpu.sandbox.ApiServer;
 import org.vnpu.testkit.GoldenFile;
 
 /**
- * The DRA driver against a DRA kubelet emulator on real Unix sockets and fabric8's CRUD mock API
- * server: registration, ResourceSlices in each sharing mode, prepare and unprepare with CDI specs
+ * The DRA driver against a DRA kubelet emulator on real Unix sockets and the sandbox's API server,
+ * which stores ResourceSlices only as a real one would (upstream's validation, gated fields
+ * dropped): registration, ResourceSlices in each sharing mode, prepare and unprepare with CDI specs
  * and shim configs, a plugin restart with its checkpoint, and the errors the kubelet gets back.
  */
-@EnableKubernetesMockClient(crud = true)
 class DraDriverTest {
 
   private static final String DRIVER = DraSettings.DEFAULT_DRIVER_NAME;
   private static final String NODE = "npu-node";
 
-  KubernetesClient client;
-
   @TempDir Path directory;
+  private ApiServer api;
+  private KubernetesClient client;
   private DraKubeletEmulator kubelet;
   private DraDriver driver;
+
+  @BeforeEach
+  void startApiServer() {
+    api = ApiServer.start(0);
+    client = api.client();
+  }
 
   @AfterEach
   void stop() {
@@ -60,6 +69,40 @@ class DraDriverTest {
     }
     if (kubelet != null) {
       kubelet.close();
+    }
+    api.close();
+  }
+
+  @ParameterizedTest
+  @EnumSource(Sharing.class)
+  void aSixteenChipNodeIsPublishedInSlicesTheApiServerAccepts(Sharing sharing) throws IOException {
+    // A 310P3 reports 44280 MiB through DCMI: not a whole number of GiB.
+    inventory("chips:\n  - {type: 310P3, count: 16, memoryMiB: 44280}\n");
+
+    start(sharing, 4);
+
+    List<ResourceSlice> slices = slices();
+    assertThat(slices.stream().mapToInt(s -> s.getSpec().getDevices().size()).sum())
+        .isEqualTo(sharing == Sharing.PROFILES ? 64 : sharing == Sharing.PARTITIONABLE ? 80 : 16);
+    if (sharing == Sharing.PARTITIONABLE) {
+      assertThat(slices)
+          .filteredOn(s -> !s.getSpec().getSharedCounters().isEmpty())
+          .extracting(s -> s.getSpec().getSharedCounters().size())
+          .containsExactly(8, 8);
+    }
+    if (sharing == Sharing.CONSUMABLE) {
+      assertThat(
+              slices
+                  .get(0)
+                  .getSpec()
+                  .getDevices()
+                  .get(0)
+                  .getCapacity()
+                  .get("memory")
+                  .getRequestPolicy()
+                  .getValidRange()
+                  .getMax())
+          .isEqualTo(new Quantity("44032Mi"));
     }
   }
 
@@ -124,10 +167,10 @@ class DraDriverTest {
     assertThat(devices)
         .extracting(d -> d.getName())
         .containsExactly("npu-0", "npu-0-1of2", "npu-0-2of2", "npu-1", "npu-1-1of2", "npu-1-2of2");
-    assertThat(devices.get(0).getConsumesCounters().get(0).getCounters().get("aiCore").getValue())
+    assertThat(devices.get(0).getConsumesCounters().get(0).getCounters().get("aicore").getValue())
         .isEqualTo(new Quantity("100"));
     assertThat(devices.get(1).getConsumesCounters().get(0).getCounterSet()).isEqualTo("npu-0");
-    assertThat(devices.get(1).getConsumesCounters().get(0).getCounters().get("aiCore").getValue())
+    assertThat(devices.get(1).getConsumesCounters().get(0).getCounters().get("aicore").getValue())
         .isEqualTo(new Quantity("50"));
   }
 
@@ -246,7 +289,9 @@ class DraDriverTest {
         .nodes()
         .resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build())
         .create();
-    inventory(true);
+    if (!Files.exists(directory.resolve("inventory.yaml"))) {
+      inventory(true);
+    }
     kubelet = new DraKubeletEmulator(directory.resolve("plugins_registry")).start();
     driver = DraDriver.start(settings(sharing, slices), npus(), client);
     kubelet.awaitPlugin(DRIVER, Duration.ofSeconds(5));
@@ -274,12 +319,15 @@ class DraDriverTest {
   }
 
   private void inventory(boolean secondHealthy) throws IOException {
-    Path temporary = directory.resolve("inventory.tmp");
-    Files.writeString(
-        temporary,
+    inventory(
         "chips:\n  - {type: 910B3, numaNode: 0}\n  - {type: 910B3, numaNode: 1, healthy: "
             + secondHealthy
             + "}\n");
+  }
+
+  private void inventory(String yaml) throws IOException {
+    Path temporary = directory.resolve("inventory.tmp");
+    Files.writeString(temporary, yaml);
     Files.move(temporary, directory.resolve("inventory.yaml"), StandardCopyOption.REPLACE_EXISTING);
   }
 

@@ -10,6 +10,7 @@ import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.Set;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,12 +39,22 @@ public final class ApiServer implements AutoCloseable {
 
   /** As {@link #start(int)}, showing every request to {@code observer} before answering it. */
   public static ApiServer start(int port, Consumer<RecordedRequest> observer) {
+    return start(port, observer, Set.of());
+  }
+
+  /**
+   * As {@link #start(int, Consumer)}, with the feature gates {@code offGates} off: the fields they
+   * guard are dropped from what is stored, as a real API server does (e.g. {@code
+   * DRAPartitionableDevices}, which is off by default before 1.36).
+   */
+  public static ApiServer start(
+      int port, Consumer<RecordedRequest> observer, Set<String> offGates) {
     KubernetesMockServer server =
         new KubernetesMockServer(
             new Context(),
             new MockWebServer(),
             new HashMap<>(),
-            new SandboxDispatcher(observer),
+            new SandboxDispatcher(observer, offGates),
             false);
     server.init(InetAddress.getLoopbackAddress(), port);
     return new ApiServer(server);

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Binding;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.dsl.HttpMethod;
@@ -13,7 +14,9 @@ import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.net.HttpURLConnection;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -28,6 +31,9 @@ import java.util.regex.Pattern;
  *       404;
  *   <li>defaulting of created pods: a container that limits a resource without requesting it
  *       requests its limit ({@link PodRequests#defaultRequestsFromLimits});
+ *   <li>ResourceSlices as the API server stores them: fields of feature gates that are off are
+ *       dropped and the rules of {@code resource.k8s.io/v1} validation are checked ({@link
+ *       ResourceSliceRules}); a slice that breaks one is refused with 422 naming the field;
  *   <li>discovery ({@code /api}, {@code /api/v1}, {@code /apis}, {@code
  *       /apis/coordination.k8s.io/v1}) of the resources the sandbox uses, so that kubectl can look
  *       inside.
@@ -39,6 +45,8 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher {
       Pattern.compile("/api/v1/namespaces/([^/]+)/pods/([^/]+)/binding");
   private static final Pattern BINDINGS = Pattern.compile("/api/v1/namespaces/([^/]+)/bindings");
   private static final Pattern PODS = Pattern.compile("/api/v1/namespaces/([^/]+)/pods");
+  private static final Pattern SLICES =
+      Pattern.compile("/apis/resource\\.k8s\\.io/v1/resourceslices(/[^/]+)?");
 
   /** Discovery documents by path. */
   private static final Map<String, String> DISCOVERY =
@@ -96,11 +104,15 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher {
    */
   private final Consumer<RecordedRequest> observer;
 
+  private final Set<String> offGates;
+
   /**
    * @param observer sees every request before it is answered (an audit of who asked for what)
+   * @param offGates feature gates that are off, whose fields are dropped as the API server does
    */
-  SandboxDispatcher(Consumer<RecordedRequest> observer) {
+  SandboxDispatcher(Consumer<RecordedRequest> observer, Set<String> offGates) {
     this.observer = observer;
+    this.offGates = Set.copyOf(offGates);
   }
 
   @Override
@@ -123,6 +135,12 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher {
     }
     if (request.method() == HttpMethod.POST && PODS.matcher(path).matches()) {
       return super.dispatch(defaulted(request));
+    }
+    Matcher slices = SLICES.matcher(path);
+    if (slices.matches()
+        && (request.method() == HttpMethod.POST && slices.group(1) == null
+            || request.method() == HttpMethod.PUT && slices.group(1) != null)) {
+      return storeSlice(path, request);
     }
     if (request.method() == HttpMethod.POST) {
       Matcher podBinding = POD_BINDING.matcher(path);
@@ -158,6 +176,50 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher {
         request.getPath(),
         request.getHeaders(),
         new Buffer(body.getBytes(StandardCharsets.UTF_8)));
+  }
+
+  /**
+   * A ResourceSlice created or replaced as the API server's strategy does it ({@code
+   * resourceslice/strategy.go}: {@code PrepareForCreate}/{@code PrepareForUpdate} drop the fields
+   * of gates that are off, then {@code Validate}/{@code ValidateUpdate}).
+   */
+  private synchronized MockResponse storeSlice(String path, RecordedRequest request) {
+    ResourceSlice slice;
+    try {
+      slice = Serialization.unmarshal(request.getUtf8Body(), ResourceSlice.class);
+    } catch (RuntimeException e) {
+      return status(HttpURLConnection.HTTP_BAD_REQUEST, "BadRequest", "not a ResourceSlice");
+    }
+    ResourceSlice stored = null;
+    if (request.method() == HttpMethod.PUT) {
+      MockResponse current = handleGet(path);
+      if (current.code() == HttpURLConnection.HTTP_OK) {
+        stored =
+            Serialization.unmarshal(
+                current.getBody().readString(StandardCharsets.UTF_8), ResourceSlice.class);
+      }
+    }
+    if (slice.getSpec() != null) {
+      ResourceSliceRules.dropDisabledFields(slice, stored, offGates);
+    }
+    List<String> violations = ResourceSliceRules.violations(slice);
+    if (!violations.isEmpty()) {
+      String name = slice.getMetadata() == null ? "" : slice.getMetadata().getName();
+      return status(
+          422,
+          "Invalid",
+          "ResourceSlice.resource.k8s.io \""
+              + name
+              + "\" is invalid: "
+              + String.join(", ", violations));
+    }
+    return super.dispatch(
+        new RecordedRequest(
+            request.getHttpVersion(),
+            request.method(),
+            request.getPath(),
+            request.getHeaders(),
+            new Buffer(Serialization.asJson(slice).getBytes(StandardCharsets.UTF_8))));
   }
 
   private synchronized MockResponse bind(String namespace, String name, RecordedRequest request) {
