@@ -115,7 +115,13 @@ final class DraDriverCommand implements Callable<Integer> {
             agent.pollInterval);
     NpuDriver npus = agent.openDriver(catalog.load());
     KubernetesClient client = new KubernetesClientBuilder().build();
-    DraDriver driver = DraDriver.start(settings, npus, client);
+    DraDriver driver;
+    try {
+      driver = DraDriver.start(settings, npus, client);
+    } catch (IllegalStateException e) { // a feature gate the sharing mode needs is off
+      client.close();
+      throw new InputException(e.getMessage());
+    }
     NodeAgentOptions.runUntilStopped(driver, client);
     return 0;
   }

@@ -127,13 +127,21 @@ final class ClaimPreparer {
                               + " (unhealthy or gone)"));
       VnpuAssignment vnpu = assignment(device, result, key);
       String name = ref.uid() + "-" + device.name();
-      cdiDevices.put(name, handout(ref, result.getRequest(), device.name(), vnpu));
+      String request = baseRequest(result.getRequest());
+      cdiDevices.put(name, handout(ref, request, device.name(), vnpu));
       prepared.add(
-          new PreparedDevice(result.getRequest(), node, device.name(), List.of(cdi.id(name))));
+          new PreparedDevice(
+              request, node, device.name(), List.of(cdi.id(name)), result.getShareID()));
     }
     cdi.write(ref.uid(), cdiDevices);
     checkpoint.put(ref.uid(), prepared);
     return prepared;
+  }
+
+  /** The request of a result that names a sub-request ({@code request/sub}). */
+  static String baseRequest(String request) {
+    int slash = request.indexOf('/');
+    return slash < 0 ? request : request.substring(0, slash);
   }
 
   synchronized void unprepare(ClaimRef ref) throws IOException {

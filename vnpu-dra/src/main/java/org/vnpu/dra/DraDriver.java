@@ -40,7 +40,12 @@ public final class DraDriver implements AutoCloseable {
     this.loop = loop;
   }
 
-  /** Starts the driver; the node's slices are published before this returns. */
+  /**
+   * Starts the driver; the node's slices are published before this returns.
+   *
+   * @throws IllegalStateException when the API server drops what the sharing mode needs (a feature
+   *     gate is off); no slice is left behind
+   */
   public static DraDriver start(DraSettings settings, NpuDriver npus, KubernetesClient client)
       throws IOException {
     NodeFiles files = new NodeFiles(settings.stateDirectory()).prepare();
@@ -55,6 +60,11 @@ public final class DraDriver implements AutoCloseable {
           if (!now.equals(offered.get())) {
             publisher.publish(now);
             offered.set(now);
+          } else if (publisher.missing()) {
+            LOG.info(
+                "this node's ResourceSlices were deleted (the kubelet wipes them when it starts);"
+                    + " publishing them again");
+            publisher.publish(now);
           }
         };
     refresh.run();
@@ -81,6 +91,11 @@ public final class DraDriver implements AutoCloseable {
         () -> {
           try {
             refresh.run();
+          } catch (SlicePublisher.GateOffException e) {
+            // Thrown out of the task, it ends the refreshes: publishing again would offer the
+            // chips without their limits for a moment each time.
+            LOG.error("no longer publishing this node's devices: {}", e.getMessage());
+            throw e;
           } catch (RuntimeException e) {
             LOG.warn("cannot refresh the node's devices, will retry: {}", e.getMessage());
           }

@@ -79,12 +79,16 @@ final class DraServices {
         try {
           List<PreparedDevice> devices = preparer.prepare(ref(claim));
           for (PreparedDevice device : devices) {
-            one.addDevices(
+            Device.Builder prepared =
                 Device.newBuilder()
                     .addRequestNames(device.request())
                     .setPoolName(device.pool())
                     .setDeviceName(device.device())
-                    .addAllCdiDeviceIds(device.cdiIds()));
+                    .addAllCdiDeviceIds(device.cdiIds());
+            if (device.shareId() != null) {
+              prepared.setShareId(device.shareId());
+            }
+            one.addDevices(prepared);
           }
           LOG.info("prepared claim {}/{}: {}", claim.getNamespace(), claim.getName(), devices);
         } catch (ClaimPreparer.PrepareException | IOException | RuntimeException e) {

@@ -1,6 +1,7 @@
 package org.vnpu.dra;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -13,6 +14,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimStatus;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,6 +24,7 @@ import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -143,6 +146,36 @@ class DraDriverTest {
   }
 
   @Test
+  void slicesTheKubeletWipedAtItsStartAreBackWithinThePollInterval() throws IOException {
+    start(Sharing.PARTITIONABLE, 2);
+    List<String> names = slices().stream().map(s -> s.getMetadata().getName()).toList();
+
+    // pkg/kubelet/cm/dra: a starting kubelet deletes every ResourceSlice of its node.
+    client.resources(ResourceSlice.class).delete();
+
+    await()
+        .atMost(Duration.ofSeconds(2))
+        .until(() -> slices().stream().map(s -> s.getMetadata().getName()).toList(), names::equals);
+  }
+
+  @Test
+  void withDraPartitionableDevicesOffTheDriverRefusesToStartAndLeavesNoSlices() throws IOException {
+    api.close();
+    api = ApiServer.start(0, request -> {}, Set.of("DRAPartitionableDevices"));
+    client = api.client();
+
+    assertThatThrownBy(() -> start(Sharing.PARTITIONABLE, 2))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("feature gate DRAPartitionableDevices is off")
+        .hasMessageContaining("--sharing profiles");
+    assertThat(slices()).isEmpty();
+
+    kubelet.close();
+    start(Sharing.PROFILES, 2);
+    assertThat(slices()).hasSize(1);
+  }
+
+  @Test
   void partitionableDevicesDrawOnTheChipsCountersInASliceOfTheirOwn() throws IOException {
     start(Sharing.PARTITIONABLE, 2);
 
@@ -193,6 +226,27 @@ class DraDriverTest {
     assertThat(config.devices().get(0).cores()).isEqualTo(30);
     assertThat(config.devices().get(0).memoryBytes()).isEqualTo(8L << 30);
     assertThat(config.devices().get(0).dieId()).isEqualTo("SIM-npu-node-1");
+  }
+
+  @Test
+  void aSubRequestIsReportedUnderItsRequestAndASharedDeviceUnderItsShare() throws Exception {
+    start(Sharing.CONSUMABLE, 1);
+    String share = "5b1f7c9e-3d2a-4e8b-9f60-1c2d3e4f5a6b";
+    String uid =
+        claim(
+            "fallback",
+            "npu/small",
+            "npu-0",
+            Map.of("aiCore", new Quantity("20"), "memory", new Quantity("4Gi")),
+            share);
+
+    NodePrepareResourceResponse prepared = prepare("fallback", uid);
+
+    assertThat(prepared.getError()).isEmpty();
+    // The container names request "npu"; the kubelet gives it the devices reported under it.
+    assertThat(prepared.getDevices(0).getRequestNamesList()).containsExactly("npu");
+    assertThat(prepared.getDevices(0).getShareId()).isEqualTo(share);
+    assertThat(shimConfig(uid, "npu-0").devices().get(0).cores()).isEqualTo(20);
   }
 
   @Test
@@ -288,7 +342,7 @@ class DraDriverTest {
     client
         .nodes()
         .resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build())
-        .create();
+        .createOr(NonDeletingOperation::update);
     if (!Files.exists(directory.resolve("inventory.yaml"))) {
       inventory(true);
     }
@@ -339,12 +393,19 @@ class DraDriverTest {
 
   /** Creates an allocated claim; returns the UID the API server gave it. */
   private String claim(String name, String device, Map<String, Quantity> consumed) {
+    return claim(name, "npu", device, consumed, null);
+  }
+
+  /** As {@link #claim(String, String, Map)}, for {@code request} and with a share ID. */
+  private String claim(
+      String name, String request, String device, Map<String, Quantity> consumed, String shareId) {
     ResourceClaim claim = new ResourceClaim();
     claim.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace("serving").build());
     ResourceClaim created =
         client.resources(ResourceClaim.class).inNamespace("serving").resource(claim).create();
     DeviceRequestAllocationResult result = new DeviceRequestAllocationResult();
-    result.setRequest("npu");
+    result.setRequest(request);
+    result.setShareID(shareId);
     result.setDriver(DRIVER);
     result.setPool(NODE);
     result.setDevice(device);
