@@ -175,6 +175,25 @@ class DevicePluginTest {
   }
 
   @Test
+  void aStoppedPluginsDevicesTurnUnhealthyAtOnceAndItsResourceGoesAfterTheGracePeriod() {
+    kubelet.endpointStopGracePeriod(Duration.ofMillis(600));
+    assertThat(kubelet.devices(RESOURCE)).allMatch(d -> d.getHealth().equals("Healthy"));
+
+    harness.plugin.close();
+
+    await()
+        .atMost(Duration.ofSeconds(2))
+        .until(
+            () ->
+                !kubelet.devices(RESOURCE).isEmpty()
+                    && kubelet.devices(RESOURCE).stream()
+                        .allMatch(d -> d.getHealth().equals("Unhealthy")));
+    assertThat(kubelet.connected(RESOURCE)).isFalse();
+    await().atMost(Duration.ofSeconds(3)).until(() -> !kubelet.resources().contains(RESOURCE));
+    assertThat(kubelet.devices(RESOURCE)).isEmpty();
+  }
+
+  @Test
   void aSecondPluginOnTheSameNodeRefusesToStart() {
     assertThatThrownBy(() -> PluginHarness.plugin(client, directory, harness.node))
         .isInstanceOf(ChipOwnership.ChipsManagedElsewhereException.class)

@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimStatus;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
+import io.grpc.Server;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,6 +38,7 @@ import org.vnpu.api.payload.ShimConfig;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.driver.SimulatedNpuDriver;
 import org.vnpu.kubelet.DraKubeletEmulator;
+import org.vnpu.kubelet.UnixSockets;
 import org.vnpu.kubelet.dra.v1.Claim;
 import org.vnpu.kubelet.dra.v1.NodePrepareResourceResponse;
 import org.vnpu.sandbox.ApiServer;
@@ -146,16 +148,51 @@ class DraDriverTest {
   }
 
   @Test
-  void slicesTheKubeletWipedAtItsStartAreBackWithinThePollInterval() throws IOException {
+  void aRestartedKubeletWipesTheSlicesAndTheDriverPublishesThemAgainWithinThePollInterval()
+      throws IOException {
     start(Sharing.PARTITIONABLE, 2);
     List<String> names = slices().stream().map(s -> s.getMetadata().getName()).toList();
+    long generation = slices().get(0).getSpec().getPool().getGeneration();
 
-    // pkg/kubelet/cm/dra: a starting kubelet deletes every ResourceSlice of its node.
-    client.resources(ResourceSlice.class).delete();
+    kubelet.close();
+    kubelet = kubelet(); // deletes every slice of the node as it starts
 
     await()
         .atMost(Duration.ofSeconds(2))
         .until(() -> slices().stream().map(s -> s.getMetadata().getName()).toList(), names::equals);
+    assertThat(slices().get(0).getSpec().getPool().getGeneration()).isGreaterThan(generation);
+  }
+
+  @Test
+  void aDeregisteredDriversSlicesAreWipedAfterTheKubeletsWait() throws IOException {
+    start(Sharing.PROFILES, 2);
+    kubelet.wipingDelay(Duration.ofMillis(300));
+
+    driver.close(); // removes its registration socket
+    driver = null;
+
+    await().atMost(Duration.ofSeconds(3)).until(() -> slices().isEmpty());
+  }
+
+  @Test
+  void aSecondRegistrationForTheSameEndpointIsRefused() throws IOException {
+    start(Sharing.PROFILES, 2);
+    Server second =
+        UnixSockets.serve(
+            directory.resolve("plugins_registry/second.sock"),
+            new DraServices.Registration(settings(Sharing.PROFILES, 2)));
+    try {
+      await()
+          .atMost(Duration.ofSeconds(2))
+          .until(
+              () ->
+                  kubelet.rejections().stream()
+                      .anyMatch(
+                          r -> r.startsWith("second.sock") && r.contains("already registered")));
+      assertThat(kubelet.registered(DRIVER)).isTrue();
+    } finally {
+      second.shutdownNow();
+    }
   }
 
   @Test
@@ -245,6 +282,8 @@ class DraDriverTest {
     assertThat(prepared.getError()).isEmpty();
     // The container names request "npu"; the kubelet gives it the devices reported under it.
     assertThat(prepared.getDevices(0).getRequestNamesList()).containsExactly("npu");
+    assertThat(DraKubeletEmulator.cdiDevices(prepared, "npu"))
+        .containsExactly(DRIVER + "/npu=" + uid + "-npu-0");
     assertThat(prepared.getDevices(0).getShareId()).isEqualTo(share);
     assertThat(shimConfig(uid, "npu-0").devices().get(0).cores()).isEqualTo(20);
   }
@@ -346,9 +385,21 @@ class DraDriverTest {
     if (!Files.exists(directory.resolve("inventory.yaml"))) {
       inventory(true);
     }
-    kubelet = new DraKubeletEmulator(directory.resolve("plugins_registry")).start();
+    kubelet = kubelet();
     driver = DraDriver.start(settings(sharing, slices), npus(), client);
     kubelet.awaitPlugin(DRIVER, Duration.ofSeconds(5));
+  }
+
+  /** A DRA kubelet emulator that wipes this node's slices in the API server, as the kubelet. */
+  private DraKubeletEmulator kubelet() {
+    return new DraKubeletEmulator(
+            directory.resolve("plugins_registry"),
+            driver ->
+                slices().stream()
+                    .filter(s -> NODE.equals(s.getSpec().getNodeName()))
+                    .filter(s -> driver == null || driver.equals(s.getSpec().getDriver()))
+                    .forEach(s -> client.resources(ResourceSlice.class).resource(s).delete()))
+        .start();
   }
 
   private DraSettings settings(Sharing sharing, int slices) {

@@ -15,9 +15,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.vnpu.kubelet.dra.v1.Claim;
 import org.vnpu.kubelet.dra.v1.DRAPluginGrpc;
+import org.vnpu.kubelet.dra.v1.NodePrepareResourceResponse;
 import org.vnpu.kubelet.dra.v1.NodePrepareResourcesRequest;
 import org.vnpu.kubelet.dra.v1.NodePrepareResourcesResponse;
 import org.vnpu.kubelet.dra.v1.NodeUnprepareResourcesRequest;
@@ -30,14 +32,31 @@ import org.vnpu.kubelet.pluginregistration.RegistrationStatus;
 /**
  * The DRA half of a kubelet, over real Unix sockets: watches the plugin-registration directory as
  * the kubelet's plugin watcher does (sockets whose name starts with "." are ignored), calls {@code
- * GetInfo}, accepts a {@code DRAPlugin} that supports {@code v1.DRAPlugin}, dials its endpoint and
- * answers {@code NotifyRegistrationStatus}; a removed registration socket deregisters the plugin.
- * Then it calls {@code NodePrepareResources} and {@code NodeUnprepareResources} as pods come and
- * go.
+ * GetInfo}, accepts a {@code DRAPlugin} that supports {@code v1.DRAPlugin} at an endpoint no other
+ * registration uses, dials its endpoint and answers {@code NotifyRegistrationStatus}; a removed
+ * registration socket deregisters the plugin. Then it calls {@code NodePrepareResources} and {@code
+ * NodeUnprepareResources} as pods come and go, refusing an answer about claims it did not ask for
+ * or one that leaves a claim out, and gives a container the devices prepared for the request it
+ * names.
+ *
+ * <p>As the kubelet's DRA manager ({@code pkg/kubelet/cm/dra}, {@code wipeResourceSlices}), it
+ * deletes every ResourceSlice of its node when it starts, and a driver's slices 30 s after that
+ * driver deregistered unless it registered again.
  */
 public final class DraKubeletEmulator implements AutoCloseable {
 
+  /** The kubelet's wait before it deletes a deregistered driver's slices. */
+  public static final Duration WIPING_DELAY = Duration.ofSeconds(30);
+
+  /** Deletes this node's ResourceSlices: of {@code driver}, or of every driver when null. */
+  @FunctionalInterface
+  public interface SliceWiper {
+    void wipe(String driver);
+  }
+
   private final Path registry;
+  private final SliceWiper wiper;
+  private volatile Duration wipingDelay = WIPING_DELAY;
   private final Map<Path, Plugin> bySocket = new ConcurrentHashMap<>();
   private final List<String> rejections = new CopyOnWriteArrayList<>();
   private final Set<Path> refused = ConcurrentHashMap.newKeySet();
@@ -52,19 +71,35 @@ public final class DraKubeletEmulator implements AutoCloseable {
   /** A registered plugin. */
   public record Plugin(PluginInfo info, ManagedChannel channel) {}
 
-  public DraKubeletEmulator(Path registry) {
+  /**
+   * @param wiper deletes the node's ResourceSlices in the API server, as the kubelet does
+   */
+  public DraKubeletEmulator(Path registry, SliceWiper wiper) {
     this.registry = registry;
+    this.wiper = wiper;
   }
 
-  /** Starts watching the registration directory. */
+  /** Shortens the wait before a deregistered driver's slices are deleted (tests). */
+  public DraKubeletEmulator wipingDelay(Duration delay) {
+    this.wipingDelay = delay;
+    return this;
+  }
+
+  /** Deletes the node's slices, as a starting kubelet does, and watches the directory. */
   public DraKubeletEmulator start() {
     try {
       Files.createDirectories(registry);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+    wiper.wipe(null);
     watcher.scheduleWithFixedDelay(this::scan, 0, 20, TimeUnit.MILLISECONDS);
     return this;
+  }
+
+  /** Why registrations were refused so far. */
+  public List<String> rejections() {
+    return List.copyOf(rejections);
   }
 
   /** The plugin registered as {@code driver}, waiting up to {@code timeout}. */
@@ -87,11 +122,43 @@ public final class DraKubeletEmulator implements AutoCloseable {
     return bySocket.values().stream().anyMatch(p -> p.info().getName().equals(driver));
   }
 
+  /**
+   * {@code NodePrepareResources} of {@code claims}; IllegalStateException, with the kubelet's
+   * message, when the answer names a claim not asked for or leaves one out ({@code
+   * pkg/kubelet/cm/dra/manager.go}, {@code prepareResources}).
+   */
   public NodePrepareResourcesResponse prepare(String driver, List<Claim> claims) {
-    return DRAPluginGrpc.newBlockingStub(plugin(driver).channel())
-        .withDeadlineAfter(45, TimeUnit.SECONDS)
-        .nodePrepareResources(
-            NodePrepareResourcesRequest.newBuilder().addAllClaims(claims).build());
+    NodePrepareResourcesResponse response =
+        DRAPluginGrpc.newBlockingStub(plugin(driver).channel())
+            .withDeadlineAfter(45, TimeUnit.SECONDS)
+            .nodePrepareResources(
+                NodePrepareResourcesRequest.newBuilder().addAllClaims(claims).build());
+    Set<String> asked = claims.stream().map(Claim::getUid).collect(Collectors.toSet());
+    for (String uid : response.getClaimsMap().keySet()) {
+      if (!asked.contains(uid)) {
+        throw new IllegalStateException(
+            "NodePrepareResources returned result for unknown claim UID " + uid);
+      }
+    }
+    if (response.getClaimsCount() != asked.size()) {
+      throw new IllegalStateException(
+          "NodePrepareResources left out "
+              + (asked.size() - response.getClaimsCount())
+              + " claims");
+    }
+    return response;
+  }
+
+  /**
+   * The CDI devices a container gets from a prepared claim when it names {@code request} (empty:
+   * the whole claim): the devices whose request names contain it ({@code pkg/kubelet/cm/dra/
+   * manager.go}, {@code GetResources}).
+   */
+  public static List<String> cdiDevices(NodePrepareResourceResponse prepared, String request) {
+    return prepared.getDevicesList().stream()
+        .filter(device -> request.isEmpty() || device.getRequestNamesList().contains(request))
+        .flatMap(device -> device.getCdiDeviceIdsList().stream())
+        .toList();
   }
 
   public NodeUnprepareResourcesResponse unprepare(String driver, List<Claim> claims) {
@@ -121,7 +188,9 @@ public final class DraKubeletEmulator implements AutoCloseable {
     }
     for (Path known : List.copyOf(bySocket.keySet())) {
       if (!sockets.contains(known)) {
-        bySocket.remove(known).channel().shutdownNow();
+        Plugin gone = bySocket.remove(known);
+        gone.channel().shutdownNow();
+        wipeLater(gone.info().getName());
       }
     }
     refused.retainAll(sockets);
@@ -130,6 +199,17 @@ public final class DraKubeletEmulator implements AutoCloseable {
         register(socket);
       }
     }
+  }
+
+  private void wipeLater(String driver) {
+    watcher.schedule(
+        () -> {
+          if (!registered(driver)) {
+            wiper.wipe(driver);
+          }
+        },
+        wipingDelay.toMillis(),
+        TimeUnit.MILLISECONDS);
   }
 
   private void register(Path socket) {
@@ -158,7 +238,15 @@ public final class DraKubeletEmulator implements AutoCloseable {
     }
   }
 
-  private static String validate(PluginInfo info) {
+  private String validate(PluginInfo info) {
+    for (Map.Entry<Path, Plugin> other : bySocket.entrySet()) {
+      if (other.getValue().info().getEndpoint().equals(info.getEndpoint())) {
+        return "DRA plugin with endpoint "
+            + info.getEndpoint()
+            + " already registered by "
+            + other.getKey().getFileName();
+      }
+    }
     if (!info.getType().equals(KubeletPlugins.DRA_PLUGIN)) {
       return "plugin type " + info.getType() + " is not " + KubeletPlugins.DRA_PLUGIN;
     }

@@ -39,7 +39,11 @@ import org.vnpu.kubelet.deviceplugin.v1beta1.RegistrationGrpc;
  * {@code <dir>/kubelet.sock}; on {@code Register} checks the request as the kubelet does, dials the
  * plugin's endpoint, asks for its options and keeps its {@code ListAndWatch} stream open; sends
  * {@code Allocate} one container at a time. {@link #restart()} does what a kubelet restart does to
- * the directory: deletes the sockets and serves a new {@code kubelet.sock}.
+ * the directory: deletes the sockets and serves a new {@code kubelet.sock}. When a plugin's stream
+ * ends, its devices turn unhealthy at once and the resource is gone after the endpoint's grace
+ * period, 5 minutes ({@code pkg/kubelet/cm/devicemanager/manager.go}: {@code PluginDisconnected}
+ * marks the resource unhealthy; {@code GetCapacity} drops it after {@code
+ * endpointStopGracePeriod}).
  */
 public final class KubeletEmulator implements AutoCloseable {
 
@@ -52,7 +56,11 @@ public final class KubeletEmulator implements AutoCloseable {
           "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
               + "/(?=.{1,63}$)[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
 
+  /** {@code devicemanager endpointStopGracePeriod}. */
+  public static final Duration ENDPOINT_STOP_GRACE_PERIOD = Duration.ofMinutes(5);
+
   private final Path directory;
+  private volatile Duration endpointStopGracePeriod = ENDPOINT_STOP_GRACE_PERIOD;
   private final Map<String, Plugin> plugins = new ConcurrentHashMap<>();
   private final List<Registration> registrations = new CopyOnWriteArrayList<>();
   private Server server;
@@ -65,6 +73,7 @@ public final class KubeletEmulator implements AutoCloseable {
     final DevicePluginOptions options;
     volatile List<Device> devices = List.of();
     volatile boolean streamOpen = true;
+    volatile Instant stopped;
 
     Plugin(ManagedChannel channel, DevicePluginOptions options) {
       this.channel = channel;
@@ -74,6 +83,12 @@ public final class KubeletEmulator implements AutoCloseable {
 
   public KubeletEmulator(Path directory) {
     this.directory = directory;
+  }
+
+  /** Shortens the time a disconnected plugin's resource stays (tests; the kubelet's is fixed). */
+  public KubeletEmulator endpointStopGracePeriod(Duration period) {
+    this.endpointStopGracePeriod = period;
+    return this;
   }
 
   /** Serves {@code kubelet.sock}. */
@@ -128,15 +143,28 @@ public final class KubeletEmulator implements AutoCloseable {
     return List.copyOf(registrations);
   }
 
-  /** The resources registered so far, sorted. */
+  /** The resources registered and not yet dropped after a disconnect, sorted. */
   public List<String> resources() {
+    plugins.keySet().forEach(this::current);
     return plugins.keySet().stream().sorted().toList();
   }
 
-  /** The last device snapshot of {@code resource}; empty before one arrived. */
+  /** The last device snapshot of {@code resource}; empty before one arrived or once dropped. */
   public List<Device> devices(String resource) {
-    Plugin plugin = plugins.get(resource);
+    Plugin plugin = current(resource);
     return plugin == null ? List.of() : plugin.devices;
+  }
+
+  /** The plugin of {@code resource}, dropped when it has been disconnected past the grace. */
+  private Plugin current(String resource) {
+    Plugin plugin = plugins.get(resource);
+    if (plugin != null
+        && plugin.stopped != null
+        && Instant.now().isAfter(plugin.stopped.plus(endpointStopGracePeriod))) {
+      plugins.remove(resource, plugin);
+      return null;
+    }
+    return plugin;
   }
 
   /** Whether {@code resource}'s plugin is registered and its ListAndWatch stream is open. */
@@ -277,12 +305,22 @@ public final class KubeletEmulator implements AutoCloseable {
 
     @Override
     public void onError(Throwable error) {
-      plugin.streamOpen = false;
+      disconnected();
     }
 
     @Override
     public void onCompleted() {
+      disconnected();
+    }
+
+    /** {@code PluginDisconnected}: every device of the resource unhealthy, the clock started. */
+    private void disconnected() {
       plugin.streamOpen = false;
+      plugin.devices =
+          plugin.devices.stream()
+              .map(device -> device.toBuilder().setHealth("Unhealthy").build())
+              .toList();
+      plugin.stopped = Instant.now();
     }
   }
 
