@@ -55,6 +55,23 @@ final class NodePlanner {
     }
 
     /**
+     * As {@link #bound(NodeState)}, where only whether the bound could beat {@code best} matters:
+     * the node scorer's coarse bound is asked first, and when it already cannot win it is the
+     * answer (valid wherever the pod fits at all, which is where it matters); with no {@code best},
+     * the coarse bound.
+     */
+    double bound(NodeState node, NodeFit.Fits best) {
+      PlanLimits limits = limits(node);
+      if (limits == null) {
+        return Double.POSITIVE_INFINITY;
+      }
+      double coarse = nodeScorer.coarseBound(limits, context);
+      return best != null && PlacementEngine.better(coarse, node.name(), best)
+          ? nodeScorer.bound(limits, context)
+          : coarse;
+    }
+
+    /**
      * What any plan of the pod does to {@code node}, or null when that cannot be known without
      * planning (the size of a hard-mode share depends on the chip's state, its free AI CPUs) or
      * there is nothing to know (a node without chips).

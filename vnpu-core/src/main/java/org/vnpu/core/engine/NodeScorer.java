@@ -18,4 +18,15 @@ public interface NodeScorer {
   default double bound(PlanLimits limits, PlacementContext context) {
     return Double.POSITIVE_INFINITY;
   }
+
+  /**
+   * A score no plan within {@code limits} exceeds on a node where the pod fits at all, that costs
+   * less to work out than {@link #bound} because it reads less of the node: the engine asks it
+   * first and works out the bound only when this one does not rule the node out. On a node where
+   * the pod fits nowhere it may be below the bound (such a node is never chosen). Without one
+   * ({@code +∞}) the bound is always worked out.
+   */
+  default double coarseBound(PlanLimits limits, PlacementContext context) {
+    return Double.POSITIVE_INFINITY;
+  }
 }

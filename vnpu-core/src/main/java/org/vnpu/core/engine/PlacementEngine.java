@@ -58,7 +58,7 @@ public final class PlacementEngine {
     List<Map.Entry<String, Rejection>> rejections = new ArrayList<>();
     NodePlanner.ForPod planning = new NodePlanner.ForPod(request, host, context);
     for (NodeState node : nodes) {
-      if (best != null && !better(planning.bound(node), node.name(), best)) {
+      if (best != null && !better(planning.bound(node, best), node.name(), best)) {
         continue;
       }
       NodeFit fit = planning.fit(node);
@@ -81,7 +81,8 @@ public final class PlacementEngine {
     return new Decision.Placed(best.plan().toAllocationPlan(request), best.score());
   }
 
-  private static boolean better(double score, String node, NodeFit.Fits best) {
+  /** Whether {@code score} on {@code node} beats {@code best}: higher, or tied and named first. */
+  static boolean better(double score, String node, NodeFit.Fits best) {
     double by = score - best.score();
     return by > SCORE_TOLERANCE
         || (by >= -SCORE_TOLERANCE && node.compareTo(best.plan().node().name()) < 0);

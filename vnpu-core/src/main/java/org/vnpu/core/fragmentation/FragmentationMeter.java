@@ -116,6 +116,18 @@ public final class FragmentationMeter {
   }
 
   /**
+   * A lower bound of the {@link #growth} when one vNPU taking {@code computeTaken} percent goes on
+   * any chip of {@code node}: {@link #leastGrowth(NodeState, double, BiPredicate, HostResources)}
+   * with the chip that keeps the least of the mix, whether or not it takes the vNPU, so that no
+   * chip is read, only the per-node summary (at most that bound where some chip takes the vNPU).
+   */
+  public double leastGrowthOnAnyChip(NodeState node, double computeTaken, HostResources hostAfter) {
+    Probe probe = probe(node);
+    return -computeTaken * (1 - probe.leastKept(level(hostAfter.cpuMilli())))
+        + strandedGrowth(probe, computeTaken, hostAfter);
+  }
+
+  /**
    * A lower bound of the {@link #growth} when vNPUs taking {@code computeTaken} percent in all go
    * on any chips of {@code node}: fragmentation falls at most by the compute taken.
    */
@@ -246,6 +258,7 @@ public final class FragmentationMeter {
     private final double[] hostFree;
     private final double totalFree;
     private volatile double[][] keptByLevel; // [CPU level][chip], built by the first leastGrowth
+    private volatile double[] leastKeptByLevel; // [CPU level], the least of keptByLevel's row
     private volatile double fragmentation = Double.NaN; // worked out on first use
 
     Probe(NodeState node) {
@@ -283,6 +296,24 @@ public final class FragmentationMeter {
         keptByLevel = table;
       }
       return table;
+    }
+
+    /** The least of {@link #kept} over all chips at CPU {@code level}; infinite without chips. */
+    double leastKept(int level) {
+      double[] least = leastKeptByLevel;
+      if (least == null) {
+        double[][] table = keptByLevel();
+        least = new double[table.length];
+        for (int l = 0; l < table.length; l++) {
+          double min = Double.POSITIVE_INFINITY;
+          for (double kept : table[l]) {
+            min = Math.min(min, kept);
+          }
+          least[l] = min;
+        }
+        leastKeptByLevel = least;
+      }
+      return least[level];
     }
 
     /**

@@ -92,6 +92,24 @@ final class FragmentationAwareScorer implements NodeScorer, ChipScorer {
     return nodeScore(leastGrowth, limits.utilizationBefore() + limits.maxUtilizationGain());
   }
 
+  /**
+   * For a pod of one vNPU, {@link #bound} with the least growth of any chip rather than of the
+   * chips that take the vNPU ({@link FragmentationMeter#leastGrowthOnAnyChip}): it reads none of
+   * the node's chips, only the meter's per-node summary. A lower growth gives a higher score, so it
+   * is above the bound wherever a chip takes the vNPU.
+   */
+  @Override
+  public double coarseBound(PlanLimits limits, PlacementContext context) {
+    if (limits.onlyVnpuFits() == null) {
+      return Double.POSITIVE_INFINITY; // the bound reads no chip either
+    }
+    return nodeScore(
+        context
+            .fragmentation()
+            .leastGrowthOnAnyChip(limits.node(), limits.maxComputeTaken(), limits.hostAfter()),
+        limits.utilizationBefore() + limits.maxUtilizationGain());
+  }
+
   private static double nodeScore(double growth, double utilizationAfter) {
     long steps = steps(growth);
     double score =

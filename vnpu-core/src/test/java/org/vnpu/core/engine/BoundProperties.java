@@ -18,11 +18,14 @@ import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.NodeState;
 import org.vnpu.core.request.PodRequest;
 
-/** A node's bound is never below the score of the pod's plan there, whatever the policy. */
+/**
+ * A node's bound, and its coarse bound, are never below the score of the pod's plan there, whatever
+ * the policy.
+ */
 class BoundProperties {
 
   @Property(tries = 1000)
-  void noPlanScoresAboveItsNodesBound(
+  void noPlanScoresAboveItsNodesBoundOrCoarseBound(
       @ForAll("usedNodes") NodeState node,
       @ForAll("pods") PodRequest pod,
       @ForAll("hostRequests") HostResources host) {
@@ -30,8 +33,10 @@ class BoundProperties {
         new NodePlanner.ForPod(pod, host, Fixtures.context(Fixtures.SHARES_AND_WHOLE_CARDS));
 
     if (planning.fit(node) instanceof NodeFit.Fits fits) {
-      assertThat(fits.score())
-          .isLessThanOrEqualTo(planning.bound(node) + PlacementEngine.SCORE_TOLERANCE);
+      double bound = planning.bound(node);
+      assertThat(fits.score()).isLessThanOrEqualTo(bound + PlacementEngine.SCORE_TOLERANCE);
+      double coarse = planning.bound(node, null);
+      assertThat(coarse).isGreaterThanOrEqualTo(bound - PlacementEngine.SCORE_TOLERANCE);
     }
   }
 
