@@ -6,15 +6,21 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Comparator;
+import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.vnpu.api.PlacementPolicy;
+import org.vnpu.sandbox.BurstScenario;
 import org.vnpu.sandbox.NodeSpec;
 import org.vnpu.sandbox.Sandbox;
 import org.vnpu.sandbox.SandboxNode;
 import org.vnpu.sandbox.Scenario;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -43,6 +49,12 @@ import picocli.CommandLine.Spec;
       "It prints the kubeconfig of its API server (kubectl --kubeconfig FILE get pods), the"
           + " scheduler's URL and each node's /metrics URL. Without --once it keeps serving"
           + " until Ctrl-C. Needs Linux x86-64 (the shim and fake runtime are built for it).",
+      "",
+      "--scenario burst measures scheduling instead: --nodes nodes of 8x 910B3, --pods pods"
+          + " created at once (--shapes deployment: replicas of one size; mix: five sizes), then"
+          + " the same pods one at a time on a fresh sandbox; it prints pods bound, seconds, pods"
+          + " per second, node-lock refusals, chips used (and used one at a time) and containers"
+          + " handed out another allocation than their annotation names, and exits.",
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
@@ -51,6 +63,71 @@ import picocli.CommandLine.Spec;
       "2:the sandbox could not start"
     })
 final class DemoCommand implements Callable<Integer> {
+
+  @Option(
+      names = "--scenario",
+      paramLabel = "demo|burst",
+      defaultValue = "demo",
+      description = "demo (default) or burst, a scheduling benchmark (below).")
+  String scenario;
+
+  @Option(
+      names = "--nodes",
+      paramLabel = "N",
+      defaultValue = "4",
+      description = "burst: nodes of 8x 910B3 (default: ${DEFAULT-VALUE}).")
+  int nodes;
+
+  @Option(
+      names = "--pods",
+      paramLabel = "M",
+      defaultValue = "400",
+      description = "burst: pods created at once (default: ${DEFAULT-VALUE}).")
+  int pods;
+
+  @Option(
+      names = "--shapes",
+      paramLabel = "deployment|mix",
+      defaultValue = "deployment",
+      description =
+          "burst: replicas of one size (5 %% AI Core, 4 GiB) or a seeded mix of five sizes"
+              + " (default: ${DEFAULT-VALUE}).")
+  String shapes;
+
+  @Option(
+      names = "--policy",
+      paramLabel = "POLICY",
+      defaultValue = "fragmentation-aware",
+      converter = PlacementPolicyConverter.class,
+      description =
+          "burst: the pods' node and chip policy: binpack, spread or fragmentation-aware"
+              + " (default: ${DEFAULT-VALUE}).")
+  PlacementPolicy policy;
+
+  @Option(
+      names = "--no-workloads",
+      description =
+          "Run no container processes: a pod is Running once admitted and handed out its"
+              + " vNPUs (for burst, so that hundreds of pods measure scheduling, not the"
+              + " machine).")
+  boolean noWorkloads;
+
+  @Option(
+      names = "--no-sequential",
+      description = "burst: skip placing the pods one at a time (chipsUsedSequential).")
+  boolean noSequential;
+
+  @Option(
+      names = "--timeout",
+      paramLabel = "DURATION",
+      defaultValue = "10m",
+      converter = DurationConverter.class,
+      description =
+          "burst: how long a run may take before it is reported as it stands (default:"
+              + " ${DEFAULT-VALUE}).")
+  Duration timeout;
+
+  @Mixin OutputOption output;
 
   @Option(
       names = "--once",
@@ -106,6 +183,22 @@ final class DemoCommand implements Callable<Integer> {
     if (burst < 0 || burst > 200) {
       throw new InputException("--burst " + burst + ": must be 0..200");
     }
+    boolean burstScenario =
+        switch (scenario) {
+          case "demo" -> false;
+          case "burst" -> true;
+          default -> throw new InputException("--scenario " + scenario + ": must be demo or burst");
+        };
+    BurstScenario.Shapes burstShapes =
+        switch (shapes) {
+          case "deployment" -> BurstScenario.Shapes.DEPLOYMENT;
+          case "mix" -> BurstScenario.Shapes.MIX;
+          default -> throw new InputException("--shapes " + shapes + ": must be deployment or mix");
+        };
+    if (nodes < 1 || nodes > 1000 || pods < 1 || pods > 100_000) {
+      throw new InputException(
+          "--nodes " + nodes + " --pods " + pods + ": must be 1..1000 nodes and 1..100000 pods");
+    }
     Path root = directory != null ? directory : Files.createTempDirectory("vnpu-demo-");
     Files.createDirectories(root);
     Path log = root.resolve("components.log");
@@ -116,7 +209,9 @@ final class DemoCommand implements Callable<Integer> {
     System.setErr(new PrintStream(Files.newOutputStream(log), true, StandardCharsets.UTF_8));
     MOCK_SERVER_LOG.setLevel(Level.WARNING);
     try {
-      return run(root, driver, log, out);
+      return burstScenario
+          ? runBurst(root, driver, burstShapes, log, out, terminal)
+          : run(root, driver, log, out);
     } finally {
       System.err.flush();
       System.setErr(terminal);
@@ -163,6 +258,79 @@ final class DemoCommand implements Callable<Integer> {
         sandbox.close();
       }
     }
+  }
+
+  /**
+   * The burst, then the same pods one at a time on a fresh sandbox; the report as text or JSON.
+   * Progress goes to the terminal's standard error when the report is JSON.
+   */
+  private int runBurst(
+      Path root,
+      Sandbox.Driver driver,
+      BurstScenario.Shapes burstShapes,
+      Path log,
+      PrintWriter out,
+      PrintStream terminal)
+      throws IOException, InterruptedException {
+    Consumer<String> progress =
+        output.format == OutputFormat.JSON
+            ? line -> terminal.println(line)
+            : line -> {
+              out.println(line);
+              out.flush();
+            };
+    progress.accept(
+        "vNPU burst: "
+            + pods
+            + " pods ("
+            + shapes
+            + ", "
+            + policy.wireName()
+            + ") onto "
+            + nodes
+            + " nodes of 8x 910B3, scheduled as "
+            + scheduler
+            + " does; components log: "
+            + log);
+    BurstScenario.Report report;
+    try (Sandbox sandbox = burstSandbox(root.resolve("burst"), driver)) {
+      report =
+          new BurstScenario(sandbox, progress, timeout)
+              .burst(BurstScenario.pods(pods, burstShapes, policy, seed));
+    }
+    if (!noSequential) {
+      progress.accept("      the same pods one at a time, on a fresh sandbox");
+      try (Sandbox sandbox = burstSandbox(root.resolve("sequential"), driver)) {
+        report =
+            report.withSequential(
+                new BurstScenario(sandbox, progress, timeout)
+                    .sequential(BurstScenario.pods(pods, burstShapes, policy, seed)));
+      }
+    }
+    BurstScenario.Report result = report;
+    out.println(output.render(Map.of("burst", result), ignored -> burstText(result)));
+    out.flush();
+    return result.bound() == result.pods() && result.mismatchedHandouts() == 0 ? 0 : 1;
+  }
+
+  private Sandbox burstSandbox(Path directory, Sandbox.Driver driver) throws IOException {
+    Sandbox.Options options = new Sandbox.Options(directory, driver, BurstScenario.nodes(nodes));
+    return Sandbox.start(noWorkloads ? options.withoutWorkloads() : options);
+  }
+
+  private static String burstText(BurstScenario.Report report) {
+    TextTable table = new TextTable("figure", "value");
+    table.row("pods", report.pods());
+    table.row("bound and admitted", report.bound());
+    table.row("seconds", String.format("%.1f", report.seconds()));
+    table.row("pods per second", String.format("%.1f", report.podsPerSecond()));
+    table.row("node-lock refusals", report.lockRefusals());
+    table.row("chips used", report.chipsUsed());
+    table.row(
+        "chips used one at a time",
+        report.chipsUsedSequential() == null ? "not run" : report.chipsUsedSequential());
+    table.row("mismatched hand-outs", report.mismatchedHandouts());
+    return table.render("");
   }
 
   private static void printSandbox(PrintWriter out, Sandbox sandbox, Path log) {

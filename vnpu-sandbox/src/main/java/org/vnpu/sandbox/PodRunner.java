@@ -55,6 +55,7 @@ final class PodRunner implements AutoCloseable {
   private final KubeletEmulator kubelet;
   private final ContainerRuntime runtime;
   private final Path podsDirectory;
+  private final boolean workloads;
   private final Map<String, RunningPod> pods = new ConcurrentHashMap<>();
   private final ExecutorService workers;
   private SharedIndexInformer<Pod> informer;
@@ -73,6 +74,7 @@ final class PodRunner implements AutoCloseable {
   private static final class RunningPod {
     final Pod pod;
     final Map<String, List<String>> devices = new HashMap<>();
+    volatile Map<String, ContainerAllocateResponse> handouts = Map.of();
     volatile boolean admitted;
     final List<Process> processes = new ArrayList<>();
     volatile boolean deleted;
@@ -91,12 +93,14 @@ final class PodRunner implements AutoCloseable {
       String node,
       KubeletEmulator kubelet,
       ContainerRuntime runtime,
-      Path podsDirectory) {
+      Path podsDirectory,
+      boolean workloads) {
     this.client = client;
     this.node = node;
     this.kubelet = kubelet;
     this.runtime = runtime;
     this.podsDirectory = podsDirectory;
+    this.workloads = workloads;
     this.workers = Executors.newCachedThreadPool(DaemonThreads.named("vnpu-sandbox-pods-" + node));
   }
 
@@ -104,6 +108,18 @@ final class PodRunner implements AutoCloseable {
     informer =
         client.pods().inAnyNamespace().inform(Informers.handler(this::changed, this::removed));
     return this;
+  }
+
+  /** What each admitted pod's containers were handed out, by pod UID and container name. */
+  Map<String, Map<String, ContainerAllocateResponse>> handouts() {
+    Map<String, Map<String, ContainerAllocateResponse>> byPod = new HashMap<>();
+    pods.forEach(
+        (uid, running) -> {
+          if (running.admitted) {
+            byPod.put(uid, running.handouts);
+          }
+        });
+    return byPod;
   }
 
   /** Device IDs of {@code resource} held by this node's pods. */
@@ -142,6 +158,11 @@ final class PodRunner implements AutoCloseable {
     } catch (NotAdmitted e) {
       LOG.warn("pod {} not admitted on {}: {}: {}", running.key(), node, e.reason, e.getMessage());
       finish(running, "Failed", e.reason, e.getMessage());
+      return;
+    }
+    if (!workloads) {
+      // Admitted and handed out, as far as the node's vNPU part goes; no process runs.
+      report(running, status("Running", null, null));
       return;
     }
     try {
@@ -185,6 +206,9 @@ final class PodRunner implements AutoCloseable {
       throws NotAdmitted {
     Map<Container, ContainerAllocateResponse> handouts = allocateDevices(running);
     fit(running.pod);
+    Map<String, ContainerAllocateResponse> byName = new HashMap<>();
+    handouts.forEach((container, handout) -> byName.put(container.getName(), handout));
+    running.handouts = Map.copyOf(byName);
     running.admitted = true;
     return handouts;
   }

@@ -49,20 +49,28 @@ public final class Sandbox implements AutoCloseable {
    * @param nodes the simulated nodes
    * @param volcano the Volcano configuration the Volcano session follows
    * @param kubeScheduler the kube-scheduler configuration the kube-scheduler cycle follows
+   * @param workloads whether pods' containers run as processes (the workload under the shim);
+   *     without, a pod is Running once admitted and handed out its vNPUs (scheduling benchmarks)
    */
   public record Options(
       Path directory,
       Driver driver,
       List<NodeSpec> nodes,
       VolcanoConfig volcano,
-      KubeSchedulerConfig kubeScheduler) {
+      KubeSchedulerConfig kubeScheduler,
+      boolean workloads) {
     public Options {
       nodes = List.copyOf(nodes);
     }
 
     /** A sandbox whose schedulers run with the configurations the chart ships. */
     public Options(Path directory, Driver driver, List<NodeSpec> nodes) {
-      this(directory, driver, nodes, VolcanoConfig.shipped(), KubeSchedulerConfig.shipped());
+      this(directory, driver, nodes, VolcanoConfig.shipped(), KubeSchedulerConfig.shipped(), true);
+    }
+
+    /** These options, with no container processes. */
+    public Options withoutWorkloads() {
+      return new Options(directory, driver, nodes, volcano, kubeScheduler, false);
     }
   }
 
@@ -159,7 +167,8 @@ public final class Sandbox implements AutoCloseable {
                 api.client(),
                 verifier,
                 natives,
-                catalog));
+                catalog,
+                options.workloads()));
         LOG.info("node {} ({}) is up", spec.name(), spec.description());
       }
       return new Sandbox(options, api, kubeconfig, nodes, catalog, certificates, scheduler);

@@ -39,6 +39,7 @@ import org.vnpu.exporter.Exporter;
 import org.vnpu.exporter.ExporterSettings;
 import org.vnpu.kube.DaemonThreads;
 import org.vnpu.kubelet.KubeletEmulator;
+import org.vnpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
 import org.vnpu.kubelet.deviceplugin.v1beta1.Device;
 
 /**
@@ -92,14 +93,20 @@ public final class SandboxNode implements AutoCloseable {
             DaemonThreads.named("vnpu-sandbox-node-" + spec.name()));
   }
 
-  /** Creates the Node and starts everything that runs on it; the devices are registered. */
+  /**
+   * Creates the Node and starts everything that runs on it; the devices are registered.
+   *
+   * @param workloads whether admitted pods' containers run as processes; without, a pod is Running
+   *     once the kubelet admitted it and its vNPUs were handed out
+   */
   static SandboxNode start(
       NodeSpec spec,
       Path directory,
       KubernetesClient client,
       AllocationVerifier verifier,
       NativeFiles natives,
-      ChipCatalog catalog)
+      ChipCatalog catalog,
+      boolean workloads)
       throws IOException {
     Files.createDirectories(directory);
     Map<String, String> labels = new HashMap<>();
@@ -153,7 +160,8 @@ public final class SandboxNode implements AutoCloseable {
         new ContainerRuntime(
             natives.workload(), directory.resolve("fake-chips"), chips::get, catalog);
     PodRunner pods =
-        new PodRunner(client, spec.name(), kubelet, runtime, directory.resolve("pods")).start();
+        new PodRunner(client, spec.name(), kubelet, runtime, directory.resolve("pods"), workloads)
+            .start();
     SandboxNode node = new SandboxNode(spec, directory, client, kubelet, plugin, exporter, pods);
     node.awaitDevices(Duration.ofSeconds(10));
     node.reportCapacity();
@@ -205,6 +213,11 @@ public final class SandboxNode implements AutoCloseable {
       unhealthy.add(index);
     }
     writeInventory(spec, directory, unhealthy);
+  }
+
+  /** What each admitted pod's containers were handed out, by pod UID and container name. */
+  public Map<String, Map<String, ContainerAllocateResponse>> handouts() {
+    return pods.handouts();
   }
 
   /** The devices the kubelet emulator last saw from the plugin. */

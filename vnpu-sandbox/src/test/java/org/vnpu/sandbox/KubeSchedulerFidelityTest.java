@@ -40,7 +40,8 @@ class KubeSchedulerFidelityTest {
                     NodeSpec.uniform("a2", "two 910B3", SplitMode.SOFT, "910B3", 2),
                     NodeSpec.uniform("duo", "two 310P3", SplitMode.SOFT, "310P3", 2)),
                 VolcanoConfig.shipped(),
-                KubeSchedulerConfig.shipped()));
+                KubeSchedulerConfig.shipped(),
+                true));
     pods = new SandboxPods(sandbox);
   }
 

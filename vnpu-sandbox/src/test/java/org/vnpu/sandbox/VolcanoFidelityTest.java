@@ -46,7 +46,12 @@ class VolcanoFidelityTest {
     sandbox =
         Sandbox.start(
             new Sandbox.Options(
-                directory, Sandbox.Driver.VOLCANO, NODES, config, KubeSchedulerConfig.shipped()));
+                directory,
+                Sandbox.Driver.VOLCANO,
+                NODES,
+                config,
+                KubeSchedulerConfig.shipped(),
+                true));
     pods = new SandboxPods(sandbox);
   }
 

@@ -1,0 +1,297 @@
+package org.vnpu.sandbox;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.vnpu.api.AnnotationKeys;
+import org.vnpu.api.PlacementPolicy;
+import org.vnpu.api.ShimContract;
+import org.vnpu.api.SplitMode;
+import org.vnpu.api.codec.PayloadCodec;
+import org.vnpu.api.codec.ShimConfigFormat;
+import org.vnpu.api.payload.ContainerAllocation;
+import org.vnpu.api.payload.ShimDevice;
+import org.vnpu.api.payload.VnpuAssignment;
+import org.vnpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
+import org.vnpu.kubelet.deviceplugin.v1beta1.Mount;
+
+/**
+ * Many pods at once, as when a Deployment scales by hundreds of replicas (issue 19): every pod is
+ * created in one go and the sandbox's scheduler and nodes work them off. It measures how fast they
+ * bind, how often a node lock turned a pod away, how many chips they ended on against the same pods
+ * placed one at a time with nothing in flight, and whether every container was handed out the
+ * allocation its pod's annotation names.
+ */
+public final class BurstScenario {
+
+  /** What the pods ask for. */
+  public enum Shapes {
+    /** Replicas of one Deployment: one vNPU of 5 % AI Core and 4 GiB each. */
+    DEPLOYMENT,
+    /** A seeded mix of five sizes, from memory-only 2 GiB to 20 % and 16 GiB. */
+    MIX
+  }
+
+  /**
+   * What a burst came to.
+   *
+   * @param pods pods created
+   * @param bound pods bound and admitted at the end
+   * @param seconds from the first creation to the last admission (or the timeout)
+   * @param podsPerSecond bound pods per second
+   * @param lockRefusals nodes turned away for another pod's lock, at filter and at reservation
+   * @param chipsUsed chips holding at least one of the pods at the end
+   * @param chipsUsedSequential the same for the pods placed one at a time; null when not run
+   * @param mismatchedHandouts containers handed out another allocation than their pod's annotation
+   */
+  public record Report(
+      int pods,
+      int bound,
+      double seconds,
+      double podsPerSecond,
+      long lockRefusals,
+      int chipsUsed,
+      Integer chipsUsedSequential,
+      int mismatchedHandouts) {
+
+    /** This report with the sequential run's chip count. */
+    public Report withSequential(int chips) {
+      return new Report(
+          pods, bound, seconds, podsPerSecond, lockRefusals, chipsUsed, chips, mismatchedHandouts);
+    }
+  }
+
+  /** One measured run: pods bound and admitted, and the wall time it took. */
+  private record Run(int bound, double seconds) {}
+
+  private static final Pattern LOCKED =
+      Pattern.compile("(?m)^vnpu_scheduler_rejections_total\\{reason=\"locked\"} (\\S+)$");
+  private static final Pattern REFUSED =
+      Pattern.compile("(?m)^vnpu_scheduler_lock_refusals_total (\\S+)$");
+  private static final Duration POLL = Duration.ofMillis(50);
+
+  private final Sandbox sandbox;
+  private final KubernetesClient client;
+  private final Consumer<String> progress;
+  private final Duration timeout;
+  private final PayloadCodec codec = new PayloadCodec();
+  private final HttpClient http = HttpClient.newHttpClient();
+
+  /**
+   * @param progress receives a line now and then while pods bind
+   * @param timeout how long a run may take before it is reported as it stands
+   */
+  public BurstScenario(Sandbox sandbox, Consumer<String> progress, Duration timeout) {
+    this.sandbox = sandbox;
+    this.client = sandbox.client();
+    this.progress = progress;
+    this.timeout = timeout;
+  }
+
+  /** {@code count} nodes of 8 soft 910B3 chips, as an Atlas 800I A2. */
+  public static List<NodeSpec> nodes(int count) {
+    return IntStream.range(0, count)
+        .mapToObj(
+            i ->
+                NodeSpec.uniform(
+                    String.format("burst-%03d", i),
+                    "Atlas 800I A2, 8x 910B3",
+                    SplitMode.SOFT,
+                    "910B3",
+                    8))
+        .toList();
+  }
+
+  /** {@code count} pods of {@code shapes}, placed by {@code policy} (node and chip). */
+  public static List<Pod> pods(int count, Shapes shapes, PlacementPolicy policy, long seed) {
+    int[][] sizes = {{5, 4}, {10, 8}, {20, 16}, {2, 2}, {0, 2}}; // cores, GiB
+    Random random = new Random(seed);
+    Map<String, String> placement =
+        Map.of(
+            AnnotationKeys.NODE_SCHEDULER_POLICY, policy.wireName(),
+            AnnotationKeys.DEVICE_SCHEDULER_POLICY, policy.wireName());
+    List<Pod> pods = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      int[] size = shapes == Shapes.DEPLOYMENT ? sizes[0] : sizes[random.nextInt(sizes.length)];
+      pods.add(
+          Scenario.inference(
+              String.format("burst-%05d", i), size[0], size[1], null, placement, Map.of()));
+    }
+    return pods;
+  }
+
+  /** Creates every pod at once and waits until each is bound and admitted. */
+  public Report burst(List<Pod> pods) throws IOException, InterruptedException {
+    long refusedBefore = lockRefusals();
+    long started = System.nanoTime();
+    pods.forEach(this::create);
+    Run run = await(pods, started);
+    return new Report(
+        pods.size(),
+        run.bound(),
+        run.seconds(),
+        run.seconds() == 0 ? 0 : run.bound() / run.seconds(),
+        lockRefusals() - refusedBefore,
+        chipsUsed(),
+        null,
+        mismatchedHandouts());
+  }
+
+  /**
+   * Creates the pods one after the other, each once the one before is admitted, and answers how
+   * many chips they hold at the end: the placement with nothing in flight.
+   */
+  public int sequential(List<Pod> pods) throws InterruptedException {
+    long started = System.nanoTime();
+    for (int i = 0; i < pods.size(); i++) {
+      create(pods.get(i));
+      await(pods.subList(i, i + 1), System.nanoTime());
+      if ((i + 1) % 50 == 0) {
+        progress.accept(
+            String.format(
+                "      one at a time: %d of %d placed, %.0f s",
+                i + 1, pods.size(), (System.nanoTime() - started) / 1e9));
+      }
+    }
+    return chipsUsed();
+  }
+
+  private void create(Pod pod) {
+    client.pods().inNamespace(pod.getMetadata().getNamespace()).resource(pod).create();
+  }
+
+  /** Waits until every pod is bound and Running, or the timeout. */
+  private Run await(List<Pod> pods, long started) throws InterruptedException {
+    Set<String> names =
+        pods.stream().map(p -> p.getMetadata().getName()).collect(Collectors.toSet());
+    String namespace = pods.get(0).getMetadata().getNamespace();
+    long deadline = started + timeout.toNanos();
+    long reported = System.nanoTime();
+    int bound = 0;
+    while (true) {
+      bound =
+          (int)
+              client.pods().inNamespace(namespace).list().getItems().stream()
+                  .filter(p -> names.contains(p.getMetadata().getName()))
+                  .filter(p -> p.getSpec().getNodeName() != null)
+                  .filter(p -> p.getStatus() != null && "Running".equals(p.getStatus().getPhase()))
+                  .count();
+      long now = System.nanoTime();
+      if (bound == names.size() || now > deadline) {
+        return new Run(bound, (now - started) / 1e9);
+      }
+      if (names.size() > 1 && now - reported > 5_000_000_000L) {
+        progress.accept(
+            String.format(
+                "      %d of %d bound and admitted, %.0f s",
+                bound, names.size(), (now - started) / 1e9));
+        reported = now;
+      }
+      Thread.sleep(POLL.toMillis());
+    }
+  }
+
+  /** Chips that hold at least one vNPU of a bound pod, by the pods' annotations. */
+  private int chipsUsed() {
+    Set<String> chips = new HashSet<>();
+    for (Pod pod : client.pods().inAnyNamespace().list().getItems()) {
+      for (ContainerAllocation container : allocation(pod)) {
+        for (VnpuAssignment vnpu : container.vnpus()) {
+          chips.add(pod.getSpec().getNodeName() + "/" + vnpu.chipIndex());
+        }
+      }
+    }
+    return chips.size();
+  }
+
+  /**
+   * Containers whose hand-out is not the allocation their pod's annotation names: another chip
+   * ({@code ASCEND_VISIBLE_DEVICES}), or another quota in the shim config mounted for them.
+   */
+  int mismatchedHandouts() throws IOException {
+    Map<String, Map<String, ContainerAllocateResponse>> handouts = new HashMap<>();
+    sandbox.nodes().forEach(node -> handouts.putAll(node.handouts()));
+    ShimConfigFormat configs = new ShimConfigFormat();
+    int mismatched = 0;
+    for (Pod pod : client.pods().inAnyNamespace().list().getItems()) {
+      Map<String, ContainerAllocateResponse> handed = handouts.get(pod.getMetadata().getUid());
+      if (handed == null) {
+        continue;
+      }
+      for (ContainerAllocation container : allocation(pod)) {
+        ContainerAllocateResponse handout = handed.get(container.name());
+        String indexes =
+            container.vnpus().stream()
+                .map(vnpu -> Integer.toString(vnpu.chipIndex()))
+                .collect(Collectors.joining(","));
+        boolean same =
+            handout != null && indexes.equals(handout.getEnvsMap().get("ASCEND_VISIBLE_DEVICES"));
+        if (same && container.vnpus().stream().noneMatch(VnpuAssignment::wholeCard)) {
+          Path config = configOf(handout);
+          same =
+              config != null
+                  && configs
+                      .read(Files.readString(config))
+                      .devices()
+                      .equals(container.vnpus().stream().map(ShimDevice::of).toList());
+        }
+        if (!same) {
+          mismatched++;
+        }
+      }
+    }
+    return mismatched;
+  }
+
+  private static Path configOf(ContainerAllocateResponse handout) {
+    return handout.getMountsList().stream()
+        .filter(mount -> mount.getContainerPath().equals(ShimContract.CONTAINER_CONFIG))
+        .map(Mount::getHostPath)
+        .map(Path::of)
+        .findFirst()
+        .orElse(null);
+  }
+
+  private List<ContainerAllocation> allocation(Pod pod) {
+    Map<String, String> annotations = pod.getMetadata().getAnnotations();
+    String value = annotations == null ? null : annotations.get(AnnotationKeys.ALLOCATION);
+    if (pod.getSpec().getNodeName() == null || value == null) {
+      return List.of();
+    }
+    return codec.decodeAllocation(value).allocation().containers();
+  }
+
+  /** Lock refusals so far, from the scheduler's {@code /metrics}. */
+  private long lockRefusals() throws IOException, InterruptedException {
+    String metrics =
+        http.send(
+                HttpRequest.newBuilder(URI.create(sandbox.schedulerUrl() + "/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString())
+            .body();
+    return (long) (value(LOCKED, metrics) + value(REFUSED, metrics));
+  }
+
+  private static double value(Pattern metric, String metrics) {
+    Matcher matcher = metric.matcher(metrics);
+    return matcher.find() ? Double.parseDouble(matcher.group(1)) : 0;
+  }
+}
