@@ -2,6 +2,7 @@ package org.vnpu.sandbox;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -47,7 +48,7 @@ public final class BurstScenario {
   public enum Shapes {
     /** Replicas of one Deployment: one vNPU of 5 % AI Core and 4 GiB each. */
     DEPLOYMENT,
-    /** A seeded mix of five sizes, from memory-only 2 GiB to 20 % and 16 GiB. */
+    /** A seeded mix of five sizes, from memory-only 2 GiB to 20 % and 8 GiB. */
     MIX
   }
 
@@ -87,7 +88,12 @@ public final class BurstScenario {
       Pattern.compile("(?m)^vnpu_scheduler_rejections_total\\{reason=\"locked\"} (\\S+)$");
   private static final Pattern REFUSED =
       Pattern.compile("(?m)^vnpu_scheduler_lock_refusals_total (\\S+)$");
-  private static final Duration POLL = Duration.ofMillis(50);
+
+  /** How often the pods are read: often enough to time a burst, rarely enough not to load it. */
+  private static final Duration POLL = Duration.ofMillis(250);
+
+  /** A run has settled when no pod bound for this long and every pod left is unschedulable. */
+  private static final Duration STALL = Duration.ofSeconds(10);
 
   private final Sandbox sandbox;
   private final KubernetesClient client;
@@ -123,7 +129,7 @@ public final class BurstScenario {
 
   /** {@code count} pods of {@code shapes}, placed by {@code policy} (node and chip). */
   public static List<Pod> pods(int count, Shapes shapes, PlacementPolicy policy, long seed) {
-    int[][] sizes = {{5, 4}, {10, 8}, {20, 16}, {2, 2}, {0, 2}}; // cores, GiB
+    int[][] sizes = {{5, 4}, {10, 6}, {20, 8}, {2, 2}, {0, 2}}; // cores, GiB
     Random random = new Random(seed);
     Map<String, String> placement =
         Map.of(
@@ -179,24 +185,42 @@ public final class BurstScenario {
     client.pods().inNamespace(pod.getMetadata().getNamespace()).resource(pod).create();
   }
 
-  /** Waits until every pod is bound and Running, or the timeout. */
+  /**
+   * Waits until every pod is bound and Running; or until none bound for {@link #STALL} and every
+   * pod left is marked unschedulable (the cluster is full); or the timeout.
+   */
   private Run await(List<Pod> pods, long started) throws InterruptedException {
     Set<String> names =
         pods.stream().map(p -> p.getMetadata().getName()).collect(Collectors.toSet());
     String namespace = pods.get(0).getMetadata().getNamespace();
     long deadline = started + timeout.toNanos();
     long reported = System.nanoTime();
+    long progressed = System.nanoTime();
     int bound = 0;
     while (true) {
-      bound =
-          (int)
-              client.pods().inNamespace(namespace).list().getItems().stream()
-                  .filter(p -> names.contains(p.getMetadata().getName()))
-                  .filter(p -> p.getSpec().getNodeName() != null)
-                  .filter(p -> p.getStatus() != null && "Running".equals(p.getStatus().getPhase()))
-                  .count();
+      List<Pod> current;
+      try {
+        current =
+            client.pods().inNamespace(namespace).list().getItems().stream()
+                .filter(p -> names.contains(p.getMetadata().getName()))
+                .toList();
+      } catch (KubernetesClientException e) {
+        // The API server is busy with the burst itself: read again at the next poll.
+        progress.accept(
+            "      the API server did not answer a list of the pods: " + e.getMessage());
+        Thread.sleep(POLL.toMillis());
+        continue;
+      }
+      int boundNow = (int) current.stream().filter(BurstScenario::admitted).count();
       long now = System.nanoTime();
-      if (bound == names.size() || now > deadline) {
+      if (boundNow > bound) {
+        bound = boundNow;
+        progressed = now;
+      }
+      boolean stalled =
+          now - progressed > STALL.toNanos()
+              && current.stream().allMatch(p -> admitted(p) || unschedulable(p));
+      if (bound == names.size() || stalled || now > deadline) {
         return new Run(bound, (now - started) / 1e9);
       }
       if (names.size() > 1 && now - reported > 5_000_000_000L) {
@@ -208,6 +232,18 @@ public final class BurstScenario {
       }
       Thread.sleep(POLL.toMillis());
     }
+  }
+
+  private static boolean admitted(Pod pod) {
+    return pod.getSpec().getNodeName() != null
+        && pod.getStatus() != null
+        && "Running".equals(pod.getStatus().getPhase());
+  }
+
+  private static boolean unschedulable(Pod pod) {
+    return pod.getStatus() != null
+        && pod.getStatus().getConditions().stream()
+            .anyMatch(c -> c.getType().equals("PodScheduled") && c.getStatus().equals("False"));
   }
 
   /** Chips that hold at least one vNPU of a bound pod, by the pods' annotations. */
