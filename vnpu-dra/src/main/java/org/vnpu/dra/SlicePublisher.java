@@ -129,8 +129,20 @@ final class SlicePublisher {
         .anyMatch(device -> Boolean.TRUE.equals(device.getAllowMultipleAllocations()));
   }
 
+  /**
+   * This node's slices of this driver. The API server selects them (ResourceSlices offer the field
+   * selectors {@code spec.nodeName} and {@code spec.driver}, {@code resourceslice/strategy.go}
+   * {@code toSelectableFields}), so a poll reads one node's slices, not the cluster's; they are
+   * filtered here again for servers that ignore field selectors.
+   */
   private List<ResourceSlice> ours() {
-    return client.resources(ResourceSlice.class).list().getItems().stream()
+    return client
+        .resources(ResourceSlice.class)
+        .withField("spec.nodeName", node)
+        .withField("spec.driver", driver)
+        .list()
+        .getItems()
+        .stream()
         .filter(
             s -> driver.equals(s.getSpec().getDriver()) && node.equals(s.getSpec().getNodeName()))
         .toList();

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceList;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.dsl.HttpMethod;
@@ -13,7 +14,9 @@ import io.fabric8.mockwebserver.http.Headers;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.net.HttpURLConnection;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -33,7 +36,9 @@ import java.util.regex.Pattern;
  *       requests its limit ({@link PodRequests#defaultRequestsFromLimits});
  *   <li>ResourceSlices as the API server stores them: fields of feature gates that are off are
  *       dropped and the rules of {@code resource.k8s.io/v1} validation are checked ({@link
- *       ResourceSliceRules}); a slice that breaks one is refused with 422 naming the field;
+ *       ResourceSliceRules}); a slice that breaks one is refused with 422 naming the field; a list
+ *       selects by the fields a real one offers, {@code spec.nodeName} and {@code spec.driver}
+ *       ({@code resourceslice/strategy.go}, {@code toSelectableFields}), which the mock ignores;
  *   <li>discovery ({@code /api}, {@code /api/v1}, {@code /apis}, {@code
  *       /apis/coordination.k8s.io/v1}) of the resources the sandbox uses, so that kubectl can look
  *       inside.
@@ -138,6 +143,12 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher {
     }
     Matcher slices = SLICES.matcher(path);
     if (slices.matches()
+        && request.method() == HttpMethod.GET
+        && slices.group(1) == null
+        && request.getPath().contains("fieldSelector=")) {
+      return selectSlices(path, request);
+    }
+    if (slices.matches()
         && (request.method() == HttpMethod.POST && slices.group(1) == null
             || request.method() == HttpMethod.PUT && slices.group(1) != null)) {
       return storeSlice(path, request);
@@ -220,6 +231,50 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher {
             request.getPath(),
             request.getHeaders(),
             new Buffer(Serialization.asJson(slice).getBytes(StandardCharsets.UTF_8))));
+  }
+
+  /** A ResourceSlice list, selected by {@code spec.nodeName} and {@code spec.driver}. */
+  private MockResponse selectSlices(String path, RecordedRequest request) {
+    String query = request.getPath().split("\\?", 2)[1];
+    Map<String, String> wanted = new HashMap<>();
+    for (String parameter : query.split("&")) {
+      if (!parameter.startsWith("fieldSelector=")) {
+        continue;
+      }
+      String selector =
+          URLDecoder.decode(parameter.substring("fieldSelector=".length()), StandardCharsets.UTF_8);
+      for (String term : selector.split(",")) {
+        String[] pair = term.split("=", 2);
+        if (pair.length != 2 || !Set.of("spec.nodeName", "spec.driver").contains(pair[0])) {
+          return status(
+              HttpURLConnection.HTTP_BAD_REQUEST,
+              "BadRequest",
+              "\""
+                  + term
+                  + "\" is not a known field selector: only \"spec.nodeName\", \"spec.driver\"");
+        }
+        wanted.put(pair[0], pair[1]);
+      }
+    }
+    MockResponse all = handleGet(path);
+    if (all.code() != HttpURLConnection.HTTP_OK) {
+      return all;
+    }
+    ResourceSliceList list =
+        Serialization.unmarshal(
+            all.getBody().readString(StandardCharsets.UTF_8), ResourceSliceList.class);
+    list.setItems(
+        list.getItems().stream()
+            .filter(s -> matches(wanted.get("spec.nodeName"), s.getSpec().getNodeName()))
+            .filter(s -> matches(wanted.get("spec.driver"), s.getSpec().getDriver()))
+            .toList());
+    return new MockResponse()
+        .setResponseCode(HttpURLConnection.HTTP_OK)
+        .setBody(Serialization.asJson(list));
+  }
+
+  private static boolean matches(String wanted, String value) {
+    return wanted == null || wanted.equals(value);
   }
 
   private synchronized MockResponse bind(String namespace, String name, RecordedRequest request) {

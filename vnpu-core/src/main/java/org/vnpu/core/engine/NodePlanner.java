@@ -48,17 +48,12 @@ final class NodePlanner {
       this.onlyVnpuFits = only == null ? null : (node, state) -> takes(only, node, state);
     }
 
-    /** A score that no plan of the pod on {@code node} exceeds; infinite when none is known. */
-    double bound(NodeState node) {
-      PlanLimits limits = limits(node);
-      return limits == null ? Double.POSITIVE_INFINITY : nodeScorer.bound(limits, context);
-    }
-
     /**
-     * As {@link #bound(NodeState)}, where only whether the bound could beat {@code best} matters:
-     * the node scorer's coarse bound is asked first, and when it already cannot win it is the
-     * answer (valid wherever the pod fits at all, which is where it matters); with no {@code best},
-     * the coarse bound.
+     * A score that no plan of the pod on {@code node} exceeds (infinite when none is known), where
+     * only whether it could beat {@code best} matters: the node scorer's coarse bound is asked
+     * first, and when it already cannot win it is the answer (valid wherever the pod fits at all,
+     * which is where it matters); otherwise the scorer's bound. With no {@code best}, the coarse
+     * bound.
      */
     double bound(NodeState node, NodeFit.Fits best) {
       PlanLimits limits = limits(node);
@@ -76,7 +71,7 @@ final class NodePlanner {
      * planning (the size of a hard-mode share depends on the chip's state, its free AI CPUs) or
      * there is nothing to know (a node without chips).
      */
-    private PlanLimits limits(NodeState node) {
+    PlanLimits limits(NodeState node) {
       if (!sizedAlike || node.chips().isEmpty()) {
         return null;
       }

@@ -29,14 +29,16 @@ class BoundProperties {
       @ForAll("usedNodes") NodeState node,
       @ForAll("pods") PodRequest pod,
       @ForAll("hostRequests") HostResources host) {
-    NodePlanner.ForPod planning =
-        new NodePlanner.ForPod(pod, host, Fixtures.context(Fixtures.SHARES_AND_WHOLE_CARDS));
+    PlacementContext context = Fixtures.context(Fixtures.SHARES_AND_WHOLE_CARDS);
+    NodePlanner.ForPod planning = new NodePlanner.ForPod(pod, host, context);
+    NodeScorer scorer = context.scorers().nodeScorer(pod.options());
+    PlanLimits limits = planning.limits(node);
 
-    if (planning.fit(node) instanceof NodeFit.Fits fits) {
-      double bound = planning.bound(node);
+    if (planning.fit(node) instanceof NodeFit.Fits fits && limits != null) {
+      double bound = scorer.bound(limits, context);
       assertThat(fits.score()).isLessThanOrEqualTo(bound + PlacementEngine.SCORE_TOLERANCE);
-      double coarse = planning.bound(node, null);
-      assertThat(coarse).isGreaterThanOrEqualTo(bound - PlacementEngine.SCORE_TOLERANCE);
+      assertThat(scorer.coarseBound(limits, context))
+          .isGreaterThanOrEqualTo(bound - PlacementEngine.SCORE_TOLERANCE);
     }
   }
 
