@@ -74,9 +74,10 @@ public final class AnnotationKeys {
   public static final String NODE_HANDSHAKE = "huawei.com/node-vnpu-handshake";
 
   /**
-   * Serialises allocations on one node. Written by: scheduler (take), device plugin (release, by
-   * removing the key). Read by: both. Value: {@link org.vnpu.api.payload.NodeLock} as JSON v1; it
-   * expires at its {@code expiresAt}.
+   * The pods reserved on a node whose vNPUs the device plugin has not yet handed out. Written by:
+   * scheduler (adds a pod), device plugin (counts hand-outs, removes a pod after its last
+   * container). Read by: both. Value: {@link org.vnpu.api.payload.NodeLockSet} as JSON v1; each
+   * entry expires at its {@code expiresAt}.
    */
   public static final String NODE_LOCK = "huawei.com/vnpu-node-lock";
 

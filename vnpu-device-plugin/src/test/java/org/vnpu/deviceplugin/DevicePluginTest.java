@@ -534,7 +534,11 @@ class DevicePluginTest {
             .getUid();
     pods.lock(uid, "bert", Instant.now().minusSeconds(1));
 
-    assertRefused(1, "the lock on node " + node + " for pod serving/bert expired at");
+    assertRefused(
+        1,
+        "no pod reserved on node "
+            + node
+            + " asks for 1 vNPU(s) now (serving/bert asks for [1], expired at");
   }
 
   @Test
@@ -558,9 +562,66 @@ class DevicePluginTest {
   }
 
   @Test
-  void aDeviceCountOtherThanTheAllocationsIsRefused() {
+  void podsAskingForOtherVnpuCountsAreReservedAtOnceAndEachGetsItsOwnInAnyOrder() throws Exception {
+    pods.bind(
+        "small",
+        List.of(new ContainerAllocation("model", false, List.of(soft(0, die0, 8192, 30)))));
+    pods.bindAlongside(
+        "large",
+        List.of(
+            new ContainerAllocation(
+                "model", false, List.of(soft(0, die0, 4096, 10), soft(1, die1, 4096, 10)))));
+    assertThatThrownBy(
+            () ->
+                pods.bindAlongside(
+                    "another-small",
+                    List.of(
+                        new ContainerAllocation("model", false, List.of(soft(1, die1, 8192, 30))))))
+        .hasMessageContaining("is locked by pod serving/small");
+
+    // The kubelet admits the pod asking for 2 first, although it was reserved second.
+    assertThat(allocate(2).getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "0,1");
+    assertThat(pods.podAnnotation("large", AnnotationKeys.BIND_PHASE)).isEqualTo("success");
+    assertThat(pods.podAnnotation("small", AnnotationKeys.BIND_PHASE)).isEqualTo("allocating");
+    assertThat(allocate(1).getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "0");
+    assertThat(pods.podAnnotation("small", AnnotationKeys.BIND_PHASE)).isEqualTo("success");
+    assertThat(pods.nodeAnnotation(AnnotationKeys.NODE_LOCK)).isNull();
+  }
+
+  @Test
+  void aStartedPodKeepsTheNodeUntilItsLastContainerAndTheEntryCountsTheHandouts() {
+    pods.bind(
+        "bert",
+        List.of(
+            new ContainerAllocation("warmup", true, List.of(soft(0, die0, 4096, 10))),
+            new ContainerAllocation("model", false, List.of(soft(1, die1, 8192, 30)))));
+
+    allocate(1);
+    assertThat(pods.locks().holders())
+        .singleElement()
+        .satisfies(e -> assertThat(e.handedOut()).isEqualTo(1));
+    allocate(1);
+    assertThat(pods.locks().holders()).isEmpty();
+  }
+
+  @Test
+  void aDeviceCountNoReservedPodAsksForIsRefused() {
     pods.bind(
         "bert", List.of(new ContainerAllocation("model", false, List.of(soft(0, die0, 8192, 30)))));
+
+    assertRefused(
+        2,
+        "no pod reserved on node " + node + " asks for 2 vNPU(s) now (serving/bert asks for [1])");
+  }
+
+  @Test
+  void aDeviceCountOtherThanTheNextContainersIsRefused() {
+    pods.bind(
+        "bert",
+        List.of(
+            new ContainerAllocation("model", false, List.of(soft(0, die0, 8192, 30))),
+            new ContainerAllocation(
+                "cache", false, List.of(soft(0, die0, 4096, 10), soft(1, die1, 4096, 10)))));
 
     assertRefused(
         2,

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.vnpu.api.AiCorePolicy;
@@ -16,6 +17,7 @@ import org.vnpu.api.SplitMode;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.payload.ContainerAllocation;
 import org.vnpu.api.payload.NodeLock;
+import org.vnpu.api.payload.NodeLockSet;
 import org.vnpu.api.payload.PendingContainers;
 import org.vnpu.api.payload.PodAllocation;
 import org.vnpu.api.payload.VnpuAssignment;
@@ -23,6 +25,7 @@ import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.api.signing.KeySet;
 import org.vnpu.api.signing.SigningKey;
 import org.vnpu.kube.AnnotationPatches;
+import org.vnpu.kube.NodeLocks;
 
 /**
  * Writes what the vNPU scheduler writes when it binds a pod: the signed allocation, the pending
@@ -40,6 +43,7 @@ public final class ScheduledPods {
   public final AllocationSigner signer = new AllocationSigner(KEY, codec);
   private final KubernetesClient client;
   private final String node;
+  private final Map<String, List<Integer>> counts = new HashMap<>();
 
   public ScheduledPods(KubernetesClient client, String node) {
     this.client = client;
@@ -108,8 +112,31 @@ public final class ScheduledPods {
                         containers.stream().map(ContainerAllocation::name).toList())),
                 AnnotationKeys.BIND_PHASE,
                 BindPhase.ALLOCATING.wireName()));
+    counts.put(name, containers.stream().map(c -> c.vnpus().size()).distinct().sorted().toList());
     lock(uid, name, Instant.now().plus(Duration.ofMinutes(5)));
     return client.pods().inNamespace(NAMESPACE).withName(name).get();
+  }
+
+  /**
+   * As {@link #bind(String, List)}, but adds the pod's entry to the node's locks the way the
+   * scheduler does, next to the entries there.
+   *
+   * @throws NodeLocks.RefusedException when an entry there may not share the node with it
+   */
+  public Pod bindAlongside(String name, List<ContainerAllocation> containers)
+      throws NodeLocks.RefusedException {
+    NodeLockSet before = locks();
+    Pod pod = bind(name, containers);
+    NodeLock mine = locks().of(pod.getMetadata().getUid()).orElseThrow();
+    writeLocks(before);
+    new NodeLocks(client, codec).take(node, mine, Instant.now());
+    return pod;
+  }
+
+  /** The node's locks now. */
+  public NodeLockSet locks() {
+    String value = nodeAnnotation(AnnotationKeys.NODE_LOCK);
+    return value == null ? NodeLockSet.EMPTY : codec.decodeLock(value);
   }
 
   /** The nonce of the reservation {@link #bind} records for pod {@code name}. */
@@ -117,25 +144,33 @@ public final class ScheduledPods {
     return name + "-reservation";
   }
 
-  /** Locks the node for the pod, for the reservation {@link #bind} signed its allocation for. */
+  /**
+   * Locks the node for the pod alone, for the reservation {@link #bind} signed its allocation for.
+   */
   public void lock(String uid, String podName, Instant expires) {
     lock(uid, podName, expires, nonce(podName));
   }
 
   public void lock(String uid, String podName, Instant expires, String nonce) {
-    new AnnotationPatches(client)
-        .node(
-            node,
-            Map.of(
-                AnnotationKeys.NODE_LOCK,
-                codec.encodeLock(
-                    new NodeLock(
-                        uid,
-                        NAMESPACE,
-                        podName,
-                        expires.minus(Duration.ofMinutes(10)),
-                        expires,
-                        nonce))));
+    writeLocks(
+        new NodeLockSet(
+            List.of(
+                new NodeLock(
+                    uid,
+                    NAMESPACE,
+                    podName,
+                    expires.minus(Duration.ofMinutes(10)),
+                    expires,
+                    nonce,
+                    "shape-" + podName,
+                    counts.getOrDefault(podName, List.of(1)),
+                    0))));
+  }
+
+  private void writeLocks(NodeLockSet locks) {
+    Map<String, String> value = new HashMap<>();
+    value.put(AnnotationKeys.NODE_LOCK, locks.holders().isEmpty() ? null : codec.encodeLock(locks));
+    new AnnotationPatches(client).node(node, value);
   }
 
   public String podAnnotation(String pod, String key) {

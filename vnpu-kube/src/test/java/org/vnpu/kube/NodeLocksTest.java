@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.vnpu.api.AnnotationKeys;
@@ -31,12 +32,21 @@ class NodeLocksTest {
     locks = new NodeLocks(client, codec);
   }
 
+  private static NodeLock lock(String uid, String name, Instant until, int count) {
+    return new NodeLock(
+        uid, "ns", name, until.minusSeconds(60), until, "nonce-" + uid, "s", List.of(count), 0);
+  }
+
   private static NodeLock lock(String uid, String name, Instant until) {
-    return new NodeLock(uid, "ns", name, until.minusSeconds(60), until, "nonce-" + uid);
+    return lock(uid, name, until, 1);
+  }
+
+  private List<NodeLock> held() {
+    return locks.held(client.nodes().withName("n1").get()).holders();
   }
 
   private NodeLock current() {
-    return locks.held(client.nodes().withName("n1").get()).orElse(null);
+    return held().isEmpty() ? null : held().get(held().size() - 1);
   }
 
   @Test
@@ -53,6 +63,21 @@ class NodeLocksTest {
     NodeLock second = lock("uid-b", "b", NOW.plusSeconds(900));
     locks.take("n1", second, NOW.plusSeconds(301));
     assertThat(current()).isEqualTo(second);
+  }
+
+  @Test
+  void podsAskingForOtherVnpuCountsJoinAndEachEntryAdvancesAndLeavesOnItsOwn() throws Exception {
+    NodeLock one = lock("uid-a", "a", NOW.plusSeconds(300), 1);
+    NodeLock two = lock("uid-b", "b", NOW.plusSeconds(300), 2);
+    locks.take("n1", one, NOW);
+    locks.take("n1", two, NOW);
+    assertThat(held()).containsExactly(one, two);
+
+    assertThat(locks.handedOut("n1", "uid-b")).isTrue();
+    assertThat(held()).containsExactly(one, two.afterHandout());
+    assertThat(locks.release("n1", "uid-a")).isTrue();
+    assertThat(held()).containsExactly(two.afterHandout());
+    assertThat(locks.handedOut("n1", "uid-a")).isFalse();
   }
 
   @Test

@@ -13,6 +13,7 @@ import org.slf4j.LoggerFactory;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.codec.MalformedPayloadException;
 import org.vnpu.api.codec.PayloadCodec;
+import org.vnpu.api.payload.NodeLockSet;
 import org.vnpu.api.payload.NodeRegistration;
 import org.vnpu.api.payload.PodAllocation;
 import org.vnpu.api.signing.SignedAllocation;
@@ -21,7 +22,6 @@ import org.vnpu.core.inventory.NodeInventory;
 import org.vnpu.core.ledger.AllocationPlan;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.Ledger;
-import org.vnpu.core.ledger.NodeState;
 import org.vnpu.core.request.HostRequests;
 import org.vnpu.core.request.PodManifest;
 import org.vnpu.core.validation.Validated;
@@ -76,16 +76,15 @@ final class ClusterView {
     return reservations.expiredAt(now);
   }
 
-  /** The node whose lock the ledger says the pod {@code uid} holds. */
+  /** The node on whose locks the ledger says the pod {@code uid} has an entry. */
   Optional<String> lockedBy(String uid) {
     AllocationPlan plan = allocations.get(uid);
     return plan == null
         ? Optional.empty()
         : ledger
             .node(plan.node())
-            .map(NodeState::lock)
-            .filter(lock -> lock.podUid().equals(uid))
-            .map(lock -> plan.node());
+            .filter(node -> node.locks().of(uid).isPresent())
+            .map(node -> plan.node());
   }
 
   /** A node appeared or changed: its inventory, heartbeat and lock. */
@@ -111,7 +110,7 @@ final class ClusterView {
         ledger.heartbeat(name, codec.decodeHandshake(handshake).at());
       }
       String lock = annotations.get(AnnotationKeys.NODE_LOCK);
-      ledger.lock(name, lock == null ? null : codec.decodeLock(lock));
+      ledger.locks(name, lock == null ? NodeLockSet.EMPTY : codec.decodeLock(lock));
       allocations.values().stream()
           .filter(plan -> plan.node().equals(name))
           .filter(plan -> !ledger.placements().containsKey(plan.podUid()))

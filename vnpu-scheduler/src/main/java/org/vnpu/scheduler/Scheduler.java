@@ -53,6 +53,7 @@ import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.NodeState;
 import org.vnpu.core.policy.Policies;
 import org.vnpu.core.request.ContainerRequest;
+import org.vnpu.core.request.HandoutShape;
 import org.vnpu.core.request.HostRequests;
 import org.vnpu.core.request.PodManifest;
 import org.vnpu.core.request.PodRequest;
@@ -364,6 +365,7 @@ public final class Scheduler {
           "node " + node + " changed; pod " + pod.name() + " no longer fits");
     }
     Instant now = clock.instant();
+    HandoutShape shape = HandoutShape.of(request);
     NodeLock lock =
         new NodeLock(
             pod.uid(),
@@ -371,7 +373,10 @@ public final class Scheduler {
             pod.name(),
             now,
             now.plus(settings.lockTimeout()),
-            AllocationSigner.nonce());
+            AllocationSigner.nonce(),
+            shape.digest(),
+            shape.counts(),
+            0);
     cluster.ledger().lock(node, lock);
     observe(request, cluster.reserved(pod, plan, now));
     return new Claim(plan, lock);

@@ -98,7 +98,11 @@ final class ClusterFixture {
   }
 
   static PodBuilder wholeCardPod(String name, String cpu) {
-    return pod(name, cpu, Map.of("huawei.com/vnpu-number", "1"));
+    return wholeCardsPod(name, cpu, 1);
+  }
+
+  static PodBuilder wholeCardsPod(String name, String cpu, int cards) {
+    return pod(name, cpu, Map.of("huawei.com/vnpu-number", Integer.toString(cards)));
   }
 
   private static PodBuilder pod(String name, String cpu, Map<String, String> vnpus) {

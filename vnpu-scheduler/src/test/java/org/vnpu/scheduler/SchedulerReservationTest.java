@@ -2,6 +2,7 @@ package org.vnpu.scheduler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.vnpu.scheduler.ClusterFixture.sharePod;
 
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.payload.NodeLock;
+import org.vnpu.api.payload.NodeLockSet;
 import org.vnpu.api.payload.PodAllocation;
 import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.api.signing.KeySet;
@@ -108,6 +110,25 @@ class SchedulerReservationTest {
   }
 
   @Test
+  void podsAskingForOtherVnpuCountsAreReservedOnOneNodeAtOnceAndTheSameCountWaits()
+      throws Exception {
+    ClusterFixture.create(client, ClusterFixture.node("c", 4, "64"));
+    Scheduler scheduler = scheduler();
+    scheduler.reserve(pod("share"), "c");
+    scheduler.reserve(
+        Fabric8Views.manifest(
+            ClusterFixture.create(client, ClusterFixture.wholeCardsPod("pair", "1", 2), null)),
+        "c");
+
+    assertThat(ClusterFixture.CODEC.decodeLock(lockOf("c")).holders())
+        .extracting(NodeLock::podName, NodeLock::counts)
+        .containsExactly(tuple("share", List.of(1)), tuple("pair", List.of(2)));
+    assertThat(scheduler.filter(pod("another-share"), List.of("c")).get("c").reason())
+        .isEqualTo("node is locked by another pod's allocation");
+    assertThat(scheduler.lockRefusals()).isZero();
+  }
+
+  @Test
   void aDeletedPodsLockIsReleased() throws Exception {
     Scheduler scheduler = scheduler();
     PodManifest pod = pod("deleted");
@@ -130,13 +151,18 @@ class SchedulerReservationTest {
             Map.of(
                 AnnotationKeys.NODE_LOCK,
                 ClusterFixture.CODEC.encodeLock(
-                    new NodeLock(
-                        "other-uid",
-                        "default",
-                        "other",
-                        now,
-                        now.plusSeconds(60),
-                        "other-nonce"))));
+                    new NodeLockSet(
+                        List.of(
+                            new NodeLock(
+                                "other-uid",
+                                "default",
+                                "other",
+                                now,
+                                now.plusSeconds(60),
+                                "other-nonce",
+                                "other-shape",
+                                List.of(1),
+                                0))))));
 
     assertThatThrownBy(() -> scheduler.reserve(pod("second"), "a"))
         .isInstanceOf(SchedulingException.class)

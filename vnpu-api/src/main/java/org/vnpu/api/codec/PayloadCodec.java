@@ -12,7 +12,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.payload.NodeHandshake;
-import org.vnpu.api.payload.NodeLock;
+import org.vnpu.api.payload.NodeLockSet;
 import org.vnpu.api.payload.NodeRegistration;
 import org.vnpu.api.payload.PendingContainers;
 import org.vnpu.api.payload.PodAllocation;
@@ -66,12 +66,12 @@ public final class PayloadCodec {
     return read(AnnotationKeys.NODE_HANDSHAKE, value, NodeHandshake.class);
   }
 
-  public String encodeLock(NodeLock lock) {
-    return write(lock);
+  public String encodeLock(NodeLockSet locks) {
+    return write(locks);
   }
 
-  public NodeLock decodeLock(String value) {
-    return read(AnnotationKeys.NODE_LOCK, value, NodeLock.class);
+  public NodeLockSet decodeLock(String value) {
+    return read(AnnotationKeys.NODE_LOCK, value, NodeLockSet.class);
   }
 
   public String encodePending(PendingContainers pending) {

@@ -16,6 +16,7 @@ import org.vnpu.api.SplitMode;
 import org.vnpu.api.payload.ContainerAllocation;
 import org.vnpu.api.payload.NodeHandshake;
 import org.vnpu.api.payload.NodeLock;
+import org.vnpu.api.payload.NodeLockSet;
 import org.vnpu.api.payload.NodeRegistration;
 import org.vnpu.api.payload.PendingContainers;
 import org.vnpu.api.payload.PodAllocation;
@@ -41,8 +42,19 @@ class PayloadCodecProperties {
 
   @Property
   void lockRoundTrips(@ForAll("names") String uid, @ForAll("instants") Instant at) {
-    NodeLock lock =
-        new NodeLock(uid, "ns-" + uid, "pod-" + uid, at, at.plusMillis(1), "nonce-" + uid);
+    NodeLockSet lock =
+        new NodeLockSet(
+            List.of(
+                new NodeLock(
+                    uid,
+                    "ns-" + uid,
+                    "pod-" + uid,
+                    at,
+                    at.plusMillis(1),
+                    "nonce-" + uid,
+                    "shape-" + uid,
+                    List.of(1, 2),
+                    1)));
     assertThat(codec.decodeLock(codec.encodeLock(lock))).isEqualTo(lock);
   }
 

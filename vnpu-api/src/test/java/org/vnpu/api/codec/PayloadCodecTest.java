@@ -57,11 +57,11 @@ class PayloadCodecTest {
   @Test
   void decodingToleratesWhiteSpaceAndUnknownFields() {
     String lock =
-        "{ \"v\": 1, \"podUid\": \"u\", \"podNamespace\": \"n\", \"podName\": \"p\",\n"
-            + " \"acquiredAt\": \"2026-11-29T15:00:00Z\", \"expiresAt\": \"2026-11-29T15:05:00Z\","
-            + " \"nonce\": \"bm9uY2U\","
-            + " \"addedLater\": true }";
-    assertThat(codec.decodeLock(lock).podUid()).isEqualTo("u");
+        "{ \"v\": 1, \"holders\": [{ \"podUid\": \"u\", \"podNamespace\": \"n\","
+            + " \"podName\": \"p\",\n \"acquiredAt\": \"2026-11-29T15:00:00Z\","
+            + " \"expiresAt\": \"2026-11-29T15:05:00Z\", \"nonce\": \"bm9uY2U\","
+            + " \"shape\": \"s\", \"counts\": [1], \"handedOut\": 0, \"addedLater\": true }] }";
+    assertThat(codec.decodeLock(lock).holders().get(0).podUid()).isEqualTo("u");
   }
 
   @Test

@@ -8,6 +8,7 @@ import org.vnpu.api.SplitMode;
 import org.vnpu.api.payload.ContainerAllocation;
 import org.vnpu.api.payload.NodeHandshake;
 import org.vnpu.api.payload.NodeLock;
+import org.vnpu.api.payload.NodeLockSet;
 import org.vnpu.api.payload.NodeRegistration;
 import org.vnpu.api.payload.PendingContainers;
 import org.vnpu.api.payload.PodAllocation;
@@ -34,8 +35,19 @@ public final class Payloads {
     return new NodeHandshake(HandshakeState.REPORTED, T0);
   }
 
-  public static NodeLock lock() {
-    return new NodeLock("7c1d-uid", "team-a", "infer-0", T0, T0.plusSeconds(300), "bm9uY2U");
+  public static NodeLockSet lock() {
+    return new NodeLockSet(
+        List.of(
+            new NodeLock(
+                "7c1d-uid",
+                "team-a",
+                "infer-0",
+                T0,
+                T0.plusSeconds(300),
+                "bm9uY2U",
+                "3f2a9c1d0b7e",
+                List.of(1),
+                0)));
   }
 
   public static PendingContainers pending() {

@@ -13,6 +13,7 @@ import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.NodeState;
 import org.vnpu.core.ledger.VnpuSizer;
 import org.vnpu.core.request.ContainerRequest;
+import org.vnpu.core.request.HandoutShape;
 import org.vnpu.core.request.PodRequest;
 
 /** Plans one pod on one node: node-level checks, then a chip for every vNPU. */
@@ -30,6 +31,7 @@ final class NodePlanner {
     private final ChipScorer chipScorer;
     private final boolean sizedAlike;
     private final BiPredicate<NodeState, ChipState> onlyVnpuFits;
+    private final HandoutShape handoutShape;
 
     ForPod(PodRequest request, HostResources host, PlacementContext context) {
       this.request = request;
@@ -38,6 +40,7 @@ final class NodePlanner {
       this.heartbeatCutoff = context.now().minus(context.heartbeatTolerance());
       this.shares = request.containers().stream().anyMatch(c -> !c.wholeCard());
       this.singleVnpu = request.containers().stream().mapToInt(ContainerRequest::count).sum() == 1;
+      this.handoutShape = HandoutShape.of(request);
       this.nodeScorer = context.scorers().nodeScorer(request.options());
       this.chipScorer = context.scorers().chipScorer(request.options());
       this.sizedAlike = request.options().mode() == SplitMode.SOFT || !shares;
@@ -191,9 +194,7 @@ final class NodePlanner {
       if (node.heartbeat() == null || node.heartbeat().isBefore(heartbeatCutoff)) {
         return Rejection.of(RejectKind.STALE_HEARTBEAT);
       }
-      if (node.lock() != null
-          && !node.lock().isExpiredAt(context.now())
-          && !node.lock().podUid().equals(request.uid())) {
+      if (node.locks().blocker(request.uid(), handoutShape.counts(), context.now()).isPresent()) {
         return Rejection.of(RejectKind.LOCKED);
       }
       SplitMode mode = node.inventory().splitMode();

@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import org.vnpu.api.payload.ContainerAllocation;
 import org.vnpu.api.payload.NodeLock;
+import org.vnpu.api.payload.NodeLockSet;
 import org.vnpu.api.payload.VnpuAssignment;
 import org.vnpu.core.inventory.NodeInventory;
 
@@ -33,7 +34,7 @@ public final class Ledger {
     NodeState old = nodes.get(inventory.node());
     NodeState fresh =
         NodeState.idle(inventory, hostCapacity, old == null ? null : old.heartbeat())
-            .withLock(old == null ? null : old.lock());
+            .withLocks(old == null ? NodeLockSet.EMPTY : old.locks());
     for (AllocationPlan plan : placements.values()) {
       if (plan.node().equals(inventory.node())) {
         fresh = charge(fresh, plan, false).orElseThrow();
@@ -68,19 +69,20 @@ public final class Ledger {
     nodes.computeIfPresent(node, (name, state) -> state.withHeartbeat(at));
   }
 
-  /** Sets the node's lock; {@code null} clears it. */
-  public void lock(String node, NodeLock lock) {
-    nodes.computeIfPresent(node, (name, state) -> state.withLock(lock));
+  /** Sets the node's locks, as the node's annotation says. */
+  public void locks(String node, NodeLockSet locks) {
+    nodes.computeIfPresent(node, (name, state) -> state.withLocks(locks));
   }
 
-  /** Clears the node's lock if it is the pod {@code podUid}'s; another pod's lock stays. */
-  public void unlock(String node, String podUid) {
+  /** Adds {@code lock} to the node's locks, dropping those expired when it was taken. */
+  public void lock(String node, NodeLock lock) {
     nodes.computeIfPresent(
-        node,
-        (name, state) ->
-            state.lock() != null && state.lock().podUid().equals(podUid)
-                ? state.withLock(null)
-                : state);
+        node, (name, state) -> state.withLocks(state.locks().with(lock, lock.acquiredAt())));
+  }
+
+  /** Removes the pod {@code podUid}'s entry from the node's locks; other pods' entries stay. */
+  public void unlock(String node, String podUid) {
+    nodes.computeIfPresent(node, (name, state) -> state.withLocks(state.locks().without(podUid)));
   }
 
   /**

@@ -4,7 +4,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
-import org.vnpu.api.payload.NodeLock;
+import org.vnpu.api.payload.NodeLockSet;
 import org.vnpu.core.inventory.NodeInventory;
 
 /**
@@ -20,7 +20,7 @@ public final class NodeState {
   private final HostResources hostCapacity;
   private final HostResources hostFree;
   private final Instant heartbeat;
-  private final NodeLock lock;
+  private final NodeLockSet locks;
   private final double utilization;
   private final long leastChipMemoryMiB;
   private final long mostChipMemoryMiB;
@@ -35,7 +35,7 @@ public final class NodeState {
    * @param hostCapacity host CPU and memory allocatable to pods
    * @param hostFree host CPU and memory not yet requested
    * @param heartbeat the device plugin's last report; null when it never reported
-   * @param lock the allocation lock on the node; null when none
+   * @param locks the pods reserved on the node and not yet handed out
    */
   public NodeState(
       NodeInventory inventory,
@@ -43,13 +43,13 @@ public final class NodeState {
       HostResources hostCapacity,
       HostResources hostFree,
       Instant heartbeat,
-      NodeLock lock) {
+      NodeLockSet locks) {
     this.inventory = inventory;
     this.chips = List.copyOf(chips);
     this.hostCapacity = hostCapacity;
     this.hostFree = hostFree;
     this.heartbeat = heartbeat;
-    this.lock = lock;
+    this.locks = Objects.requireNonNull(locks, "locks");
     this.utilization = Utilization.of(this.chips);
     long least = this.chips.isEmpty() ? 0 : Long.MAX_VALUE;
     long most = 0;
@@ -67,13 +67,13 @@ public final class NodeState {
       HostResources hostCapacity,
       HostResources hostFree,
       Instant heartbeat,
-      NodeLock lock) {
+      NodeLockSet locks) {
     this.inventory = same.inventory;
     this.chips = same.chips;
     this.hostCapacity = hostCapacity;
     this.hostFree = hostFree;
     this.heartbeat = heartbeat;
-    this.lock = lock;
+    this.locks = locks;
     this.utilization = same.utilization;
     this.leastChipMemoryMiB = same.leastChipMemoryMiB;
     this.mostChipMemoryMiB = same.mostChipMemoryMiB;
@@ -88,7 +88,7 @@ public final class NodeState {
         hostCapacity,
         hostCapacity,
         heartbeat,
-        null);
+        NodeLockSet.EMPTY);
   }
 
   public NodeInventory inventory() {
@@ -111,8 +111,8 @@ public final class NodeState {
     return heartbeat;
   }
 
-  public NodeLock lock() {
-    return lock;
+  public NodeLockSet locks() {
+    return locks;
   }
 
   public String name() {
@@ -150,7 +150,7 @@ public final class NodeState {
   }
 
   public NodeState withChips(List<ChipState> newChips, HostResources newHostFree) {
-    return new NodeState(inventory, newChips, hostCapacity, newHostFree, heartbeat, lock);
+    return new NodeState(inventory, newChips, hostCapacity, newHostFree, heartbeat, locks);
   }
 
   /**
@@ -162,15 +162,15 @@ public final class NodeState {
         new HostResources(
             hostCapacity.cpuMilli() - hostFree.cpuMilli(),
             hostCapacity.memoryMiB() - hostFree.memoryMiB());
-    return new NodeState(this, capacity, capacity.minus(taken), heartbeat, lock);
+    return new NodeState(this, capacity, capacity.minus(taken), heartbeat, locks);
   }
 
   public NodeState withHeartbeat(Instant at) {
-    return new NodeState(this, hostCapacity, hostFree, at, lock);
+    return new NodeState(this, hostCapacity, hostFree, at, locks);
   }
 
-  public NodeState withLock(NodeLock newLock) {
-    return new NodeState(this, hostCapacity, hostFree, heartbeat, newLock);
+  public NodeState withLocks(NodeLockSet newLocks) {
+    return new NodeState(this, hostCapacity, hostFree, heartbeat, newLocks);
   }
 
   @Override
@@ -181,12 +181,12 @@ public final class NodeState {
         && hostCapacity.equals(that.hostCapacity)
         && hostFree.equals(that.hostFree)
         && Objects.equals(heartbeat, that.heartbeat)
-        && Objects.equals(lock, that.lock);
+        && locks.equals(that.locks);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(inventory, chips, hostCapacity, hostFree, heartbeat, lock);
+    return Objects.hash(inventory, chips, hostCapacity, hostFree, heartbeat, locks);
   }
 
   @Override
@@ -201,8 +201,8 @@ public final class NodeState {
         + hostFree
         + ", heartbeat="
         + heartbeat
-        + ", lock="
-        + lock
+        + ", locks="
+        + locks
         + "]";
   }
 }

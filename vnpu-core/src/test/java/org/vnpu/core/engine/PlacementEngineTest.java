@@ -7,6 +7,7 @@ import static org.vnpu.core.engine.Fixtures.node;
 import static org.vnpu.core.engine.Fixtures.placeAndApply;
 import static org.vnpu.core.engine.Fixtures.pod;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -517,9 +518,7 @@ class PlacementEngineTest {
     Ledger ledger =
         ledger(node("stale", "910B3", 1), node("locked", "910B3", 1), node("ok", "910B3", 1));
     ledger.heartbeat("stale", Fixtures.NOW.minusSeconds(61));
-    ledger.lock(
-        "locked",
-        new NodeLock("other", "ns", "p", Fixtures.NOW, Fixtures.NOW.plusSeconds(300), "n1"));
+    ledger.lock("locked", lock("other", Fixtures.NOW, Fixtures.NOW.plusSeconds(300), 1));
 
     Decision.Placed placed =
         (Decision.Placed) placeAndApply(ledger, pod("p", Map.of(), "number=1"), context());
@@ -535,25 +534,30 @@ class PlacementEngineTest {
   @Test
   void expiredLockOrOwnLockDoesNotBlock() {
     Ledger ledger = ledger(node("n", "910B3", 1));
-    ledger.lock(
-        "n",
-        new NodeLock(
-            "mine", "ns", "p", Fixtures.NOW.minusSeconds(10), Fixtures.NOW.plusSeconds(300), "n2"));
+    ledger.lock("n", lock("mine", Fixtures.NOW.minusSeconds(10), Fixtures.NOW.plusSeconds(300), 1));
     assertThat(placeAndApply(ledger, pod("mine", Map.of(), "number=1"), context()))
         .isInstanceOf(Decision.Placed.class);
 
     Ledger expired = ledger(node("n", "910B3", 1));
     expired.lock(
-        "n",
-        new NodeLock(
-            "other",
-            "ns",
-            "p",
-            Fixtures.NOW.minusSeconds(400),
-            Fixtures.NOW.minusSeconds(100),
-            "n3"));
+        "n", lock("other", Fixtures.NOW.minusSeconds(400), Fixtures.NOW.minusSeconds(100), 1));
     assertThat(placeAndApply(expired, pod("p", Map.of(), "number=1"), context()))
         .isInstanceOf(Decision.Placed.class);
+  }
+
+  @Test
+  void anotherPodsLockBlocksOnlyPodsAskingForTheSameVnpuCount() {
+    Ledger ledger = ledger(node("n", "910B3", 4));
+    ledger.lock("n", lock("other", Fixtures.NOW, Fixtures.NOW.plusSeconds(300), 1));
+
+    assertThat(placeAndApply(ledger, pod("two", Map.of(), "number=2"), context()))
+        .isInstanceOf(Decision.Placed.class);
+    assertThat(reason(placeAndApply(ledger, pod("one", Map.of(), "number=1"), context())))
+        .isEqualTo("0/1 nodes fit: 1 node is locked by another pod's allocation");
+  }
+
+  private static NodeLock lock(String uid, Instant at, Instant expires, int count) {
+    return new NodeLock(uid, "ns", "p", at, expires, "n-" + uid, "shape-" + uid, List.of(count), 0);
   }
 
   @Test

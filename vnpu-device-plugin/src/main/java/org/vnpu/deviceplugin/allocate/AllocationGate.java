@@ -6,12 +6,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.BindPhase;
 import org.vnpu.api.codec.MalformedPayloadException;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.payload.ContainerAllocation;
 import org.vnpu.api.payload.NodeLock;
+import org.vnpu.api.payload.NodeLockSet;
 import org.vnpu.api.payload.PendingContainers;
 import org.vnpu.api.payload.PodAllocation;
 import org.vnpu.api.payload.RegisteredChip;
@@ -23,11 +25,11 @@ import org.vnpu.handouts.NodeFiles;
 /**
  * Decides whether an Allocate call may hand anything out, from what the API server says. No I/O:
  * the caller reads the node and the pod, the gate checks them in order and names the first thing
- * wrong. The pod must be the one the node lock names (by UID), bound to this node, in bind phase
- * {@code allocating}, with an allocation signed by the scheduler for this pod and this node, and a
- * next pending container with as many vNPUs as the kubelet sent device IDs, each on a chip the node
- * has now: the same index and die ID, healthy (a card replaced or failed since the scheduler
- * decided is refused, not handed out).
+ * wrong. The pod must be the one whose entry in the node's locks the call serves (by UID), bound to
+ * this node, in bind phase {@code allocating}, with an allocation signed by the scheduler for this
+ * pod and this node, and a next pending container with as many vNPUs as the kubelet sent device
+ * IDs, each on a chip the node has now: the same index and die ID, healthy (a card replaced or
+ * failed since the scheduler decided is refused, not handed out).
  */
 public final class AllocationGate {
 
@@ -48,8 +50,11 @@ public final class AllocationGate {
     this.verifier = verifier;
   }
 
-  /** The node's lock, valid at {@code now}. */
-  public NodeLock lock(Map<String, String> nodeAnnotations, Instant now)
+  /**
+   * The node's lock entry that an Allocate call for {@code count} vNPUs serves at {@code now}
+   * ({@link NodeLockSet#serving}).
+   */
+  public NodeLock holder(Map<String, String> nodeAnnotations, int count, Instant now)
       throws AllocationRefusedException {
     String value = nodeAnnotations == null ? null : nodeAnnotations.get(AnnotationKeys.NODE_LOCK);
     if (value == null) {
@@ -61,25 +66,35 @@ public final class AllocationGate {
               + " annotation: no pod is being allocated here (was it scheduled by the vNPU"
               + " scheduler?)");
     }
-    NodeLock lock;
+    NodeLockSet locks;
     try {
-      lock = codec.decodeLock(value);
+      locks = codec.decodeLock(value);
     } catch (MalformedPayloadException e) {
       throw new AllocationRefusedException(
           "node " + node + " has a malformed lock: " + e.getMessage());
     }
-    if (lock.isExpiredAt(now)) {
-      throw new AllocationRefusedException(
-          "the lock on node "
-              + node
-              + " for pod "
-              + lock.podNamespace()
-              + "/"
-              + lock.podName()
-              + " expired at "
-              + lock.expiresAt());
+    Optional<NodeLock> serving = locks.serving(count, now);
+    if (serving.isPresent()) {
+      return serving.get();
     }
-    return lock;
+    String holders =
+        locks.holders().stream()
+            .map(
+                holder ->
+                    holder.podNamespace()
+                        + "/"
+                        + holder.podName()
+                        + " asks for "
+                        + holder.counts()
+                        + (holder.isExpiredAt(now) ? ", expired at " + holder.expiresAt() : ""))
+            .collect(Collectors.joining("; "));
+    throw new AllocationRefusedException(
+        "no pod reserved on node "
+            + node
+            + " asks for "
+            + count
+            + " vNPU(s) now"
+            + (holders.isEmpty() ? "" : " (" + holders + ")"));
   }
 
   /**

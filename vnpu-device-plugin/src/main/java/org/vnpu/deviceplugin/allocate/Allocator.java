@@ -36,12 +36,13 @@ import org.vnpu.kube.AnnotationPatches;
 import org.vnpu.kube.NodeLocks;
 
 /**
- * Answers the kubelet's Allocate calls, one container at a time: reads the node lock and the pod it
- * names, lets the {@link AllocationGate} verify them, writes the container's shim config, and
- * records progress: the pending list shrinks by one; after the last container the pod's bind phase
- * becomes {@code success} and the node lock is released. A refusal sets the bind phase to {@code
- * failed} (when the lock identified the pod) and releases the lock. A repeated call with the same
- * device IDs, while the pod that got them is alive, returns the same answer.
+ * Answers the kubelet's Allocate calls, one container at a time: finds the entry of the node's
+ * locks that the call serves and the pod it names, lets the {@link AllocationGate} verify them,
+ * writes the container's shim config, and records progress: the pending list shrinks by one and the
+ * entry counts the hand-out; after the last container the pod's bind phase becomes {@code success}
+ * and its entry is released. A refusal sets the bind phase to {@code failed} (when an entry
+ * identified the pod) and releases the entry. A repeated call with the same device IDs, while the
+ * pod that got them is alive, returns the same answer.
  */
 public final class Allocator {
 
@@ -99,7 +100,8 @@ public final class Allocator {
     if (self == null) {
       throw new AllocationRefusedException("node " + node + " does not exist in the API server");
     }
-    NodeLock lock = gate.lock(self.getMetadata().getAnnotations(), clock.instant());
+    NodeLock lock =
+        gate.holder(self.getMetadata().getAnnotations(), deviceIds.size(), clock.instant());
     try {
       Pod pod = client.pods().inNamespace(lock.podNamespace()).withName(lock.podName()).get();
       AllocationGate.Admission admission = gate.admit(lock, pod, deviceIds.size(), chips);
@@ -212,6 +214,8 @@ public final class Allocator {
         admission.remaining().size());
     if (admission.remaining().isEmpty()) {
       locks.release(node, lock.podUid());
+    } else {
+      locks.handedOut(node, lock.podUid());
     }
   }
 

@@ -1,0 +1,98 @@
+package org.vnpu.api.payload;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The pods reserved on a node and not yet handed out, under {@code huawei.com/vnpu-node-lock}.
+ * Several pods may hold the node at once as long as every pair {@linkplain
+ * NodeLock#mayShareNodeWith may share it}, so that the device plugin can tell from an Allocate call
+ * alone whose vNPUs it hands out ({@link #serving}).
+ *
+ * @param holders one entry per pod, at most one per pod UID
+ */
+public record NodeLockSet(List<NodeLock> holders) {
+
+  /** No pod holds the node. */
+  public static final NodeLockSet EMPTY = new NodeLockSet(List.of());
+
+  private static final Comparator<NodeLock> ARRIVAL =
+      Comparator.comparing(NodeLock::acquiredAt).thenComparing(NodeLock::podUid);
+
+  public NodeLockSet {
+    holders = Checks.list(holders, "holders");
+    Set<String> uids = new HashSet<>();
+    for (NodeLock holder : holders) {
+      if (!uids.add(holder.podUid())) {
+        throw new IllegalArgumentException(
+            "holders name pod UID " + holder.podUid() + " more than once");
+      }
+    }
+  }
+
+  /** The entry of the pod {@code podUid}. */
+  public Optional<NodeLock> of(String podUid) {
+    return holders.stream().filter(holder -> holder.podUid().equals(podUid)).findFirst();
+  }
+
+  /** The entries that have not expired at {@code now}. */
+  public List<NodeLock> live(Instant now) {
+    return holders.stream().filter(holder -> !holder.isExpiredAt(now)).toList();
+  }
+
+  /**
+   * The live entry of another pod that keeps the pod {@code podUid}, whose containers ask for
+   * {@code counts} vNPUs, off this node now; empty when the pod may join.
+   */
+  public Optional<NodeLock> blocker(String podUid, List<Integer> counts, Instant now) {
+    return live(now).stream()
+        .filter(holder -> !holder.mayShareNodeWith(podUid, counts))
+        .findFirst();
+  }
+
+  /** This set with {@code lock} added (replacing its pod's entry) and expired entries dropped. */
+  public NodeLockSet with(NodeLock lock, Instant now) {
+    List<NodeLock> next = new ArrayList<>();
+    for (NodeLock holder : live(now)) {
+      if (!holder.podUid().equals(lock.podUid())) {
+        next.add(holder);
+      }
+    }
+    next.add(lock);
+    return new NodeLockSet(next);
+  }
+
+  /** This set without the pod {@code podUid}'s entry. */
+  public NodeLockSet without(String podUid) {
+    return new NodeLockSet(
+        holders.stream().filter(holder -> !holder.podUid().equals(podUid)).toList());
+  }
+
+  /** This set with one more container of the pod {@code podUid} handed out. */
+  public NodeLockSet afterHandout(String podUid) {
+    return new NodeLockSet(
+        holders.stream()
+            .map(holder -> holder.podUid().equals(podUid) ? holder.afterHandout() : holder)
+            .toList());
+  }
+
+  /**
+   * The entry an Allocate call for {@code count} vNPUs serves now: the pod the kubelet is admitting
+   * ({@linkplain NodeLock#started started}), else the earliest reserved pod that asks for that
+   * many. The kubelet admits one pod at a time and makes all of its Allocate calls inside that
+   * admission, so a started pod's calls come before any other pod's.
+   */
+  public Optional<NodeLock> serving(int count, Instant now) {
+    List<NodeLock> candidates =
+        live(now).stream().filter(holder -> holder.serves(count)).sorted(ARRIVAL).toList();
+    return candidates.stream()
+        .filter(NodeLock::started)
+        .findFirst()
+        .or(() -> candidates.stream().findFirst());
+  }
+}
