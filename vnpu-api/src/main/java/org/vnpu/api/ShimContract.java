@@ -57,20 +57,24 @@ public final class ShimContract {
 
   /**
    * A container's books directory on the host, under the device plugin's state directory: {@code
-   * pods/<podUid>/<container>.books}.
+   * pods/<key>/<container>.books}. The key names the hand-out: the reservation's nonce for the
+   * device plugin (it stays with the allocation when interchangeable pods swap, ADR 0013), the
+   * claim's UID for the DRA driver.
    *
-   * @throws IllegalArgumentException when the UID or the container name could name another path
+   * @throws IllegalArgumentException when the key or the container name could name another path
    */
-  public static Path hostBooksDirectory(Path state, String podUid, String container) {
-    return state
-        .resolve("pods")
-        .resolve(safe(podUid, "pod UID"))
-        .resolve(safe(container, "container name") + ".books");
+  public static Path hostBooksDirectory(Path state, String key, String container) {
+    return hostFilesDirectory(state, key).resolve(safe(container, "container name") + ".books");
+  }
+
+  /** The directory of one hand-out's files on the host: {@code pods/<key>}. */
+  public static Path hostFilesDirectory(Path state, String key) {
+    return state.resolve("pods").resolve(safe(key, "hand-out key"));
   }
 
   /** A container's books of the chip with {@code dieId} on the host. */
-  public static Path hostBooks(Path state, String podUid, String container, String dieId) {
-    return hostBooksDirectory(state, podUid, container).resolve(safe(dieId, "die ID"));
+  public static Path hostBooks(Path state, String key, String container, String dieId) {
+    return hostBooksDirectory(state, key, container).resolve(safe(dieId, "die ID"));
   }
 
   private static String safe(String name, String what) {

@@ -330,6 +330,16 @@ final class DemoCommand implements Callable<Integer> {
         "chips used one at a time",
         report.chipsUsedSequential() == null ? "not run" : report.chipsUsedSequential());
     table.row("mismatched hand-outs", report.mismatchedHandouts());
+    table.row("seconds to settle hand-outs", String.format("%.1f", report.settleSeconds()));
+    table.row("seconds placing (schedulers)", String.format("%.1f", report.time().placing()));
+    report
+        .time()
+        .extender()
+        .forEach(
+            (verb, seconds) ->
+                table.row("seconds in extender " + verb, String.format("%.1f", seconds)));
+    table.row(
+        "seconds in Allocate (device plugins)", String.format("%.1f", report.time().allocate()));
     return table.render("");
   }
 

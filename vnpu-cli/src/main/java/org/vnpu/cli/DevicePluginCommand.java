@@ -83,6 +83,15 @@ final class DevicePluginCommand implements Callable<Integer> {
       description = "How often the files of finished pods are removed (default: ${DEFAULT-VALUE}).")
   Duration cleanupInterval;
 
+  @Option(
+      names = "--pod-resources-socket",
+      paramLabel = "PATH",
+      description =
+          "The kubelet's pod-resources socket. Asked which pod got which devices when pods of"
+              + " the same shape were allocated together, so that the scheduler can re-sign"
+              + " swapped allocations (default: ${DEFAULT-VALUE}).")
+  Path podResourcesSocket = DevicePluginSettings.DEFAULT_POD_RESOURCES_SOCKET;
+
   @Mixin CatalogOption catalog;
 
   @Override
@@ -109,7 +118,8 @@ final class DevicePluginCommand implements Callable<Integer> {
             handout.shimLogLevel,
             agent.pollInterval,
             heartbeatInterval,
-            cleanupInterval);
+            cleanupInterval,
+            podResourcesSocket);
     KubernetesClient client = new KubernetesClientBuilder().build();
     DevicePlugin plugin;
     try {

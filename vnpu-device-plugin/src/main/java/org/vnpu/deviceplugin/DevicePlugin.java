@@ -11,6 +11,7 @@ import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.deviceplugin.allocate.AllocationGate;
 import org.vnpu.deviceplugin.allocate.Allocator;
+import org.vnpu.deviceplugin.allocate.HandoutResolver;
 import org.vnpu.deviceplugin.kubelet.ChipOwnership;
 import org.vnpu.deviceplugin.kubelet.KubeletRegistrar;
 import org.vnpu.deviceplugin.kubelet.KubeletServices;
@@ -22,6 +23,7 @@ import org.vnpu.driver.ReadingsPublisher;
 import org.vnpu.handouts.Handouts;
 import org.vnpu.handouts.NodeFiles;
 import org.vnpu.kube.DaemonThreads;
+import org.vnpu.kube.NodeLocks;
 
 /**
  * One running device plugin: discovers chips, serves the kubelet, publishes the node, hands out
@@ -33,14 +35,17 @@ public final class DevicePlugin implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DevicePlugin.class);
 
   private final KubeletRegistrar registrar;
+  private final HandoutResolver resolver;
   private final ScheduledExecutorService kubeletLoop;
   private final ScheduledExecutorService nodeLoop;
 
   private DevicePlugin(
       KubeletRegistrar registrar,
+      HandoutResolver resolver,
       ScheduledExecutorService kubeletLoop,
       ScheduledExecutorService nodeLoop) {
     this.registrar = registrar;
+    this.resolver = resolver;
     this.kubeletLoop = kubeletLoop;
     this.nodeLoop = nodeLoop;
   }
@@ -87,7 +92,12 @@ public final class DevicePlugin implements AutoCloseable {
             },
             settings.heartbeatInterval(),
             clock);
-    PodFileJanitor janitor = new PodFileJanitor(client, files, allocator::forget);
+    NodeLocks locks = new NodeLocks(client, codec);
+    PodFileJanitor janitor =
+        new PodFileJanitor(client, settings.node(), locks, files, allocator::forget);
+    HandoutResolver resolver =
+        new HandoutResolver(
+            client, settings.node(), locks, files, settings.podResourcesSocket(), clock);
     KubeletRegistrar registrar = new KubeletRegistrar(settings.pluginDirectory(), services);
 
     monitor.poll();
@@ -109,6 +119,11 @@ public final class DevicePlugin implements AutoCloseable {
         TimeUnit.MILLISECONDS);
     nodeLoop.scheduleWithFixedDelay(
         janitor::sweep, 0, settings.cleanupInterval().toMillis(), TimeUnit.MILLISECONDS);
+    nodeLoop.scheduleWithFixedDelay(
+        resolver::resolve,
+        DevicePluginSettings.HANDOUT_CHECK_INTERVAL.toMillis(),
+        DevicePluginSettings.HANDOUT_CHECK_INTERVAL.toMillis(),
+        TimeUnit.MILLISECONDS);
     // On the driver's thread: the exporter reads these instead of the chips' device files.
     nodeLoop.scheduleWithFixedDelay(
         readings,
@@ -121,7 +136,7 @@ public final class DevicePlugin implements AutoCloseable {
         driver.name(),
         settings.pluginDirectory(),
         settings.stateDirectory());
-    return new DevicePlugin(registrar, kubeletLoop, nodeLoop);
+    return new DevicePlugin(registrar, resolver, kubeletLoop, nodeLoop);
   }
 
   @Override
@@ -135,6 +150,7 @@ public final class DevicePlugin implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     registrar.close();
+    resolver.close();
     LOG.info("device plugin stopped");
   }
 }

@@ -21,6 +21,7 @@ import org.vnpu.api.SplitMode;
  * @param pollInterval how often the driver is asked for the chips
  * @param heartbeatInterval how often inventory and heartbeat are published without a change
  * @param cleanupInterval how often the files of finished pods are removed
+ * @param podResourcesSocket the kubelet's pod-resources socket, asked which pod got which devices
  */
 public record DevicePluginSettings(
     String node,
@@ -33,10 +34,18 @@ public record DevicePluginSettings(
     LogLevel shimLogLevel,
     Duration pollInterval,
     Duration heartbeatInterval,
-    Duration cleanupInterval) {
+    Duration cleanupInterval,
+    Path podResourcesSocket) {
 
   /** How often the registration loop looks at the sockets; a kubelet restart is seen within it. */
   public static final Duration SOCKET_CHECK_INTERVAL = Duration.ofMillis(100);
+
+  /** How often the kubelet is asked who holds the hand-outs not settled yet. */
+  public static final Duration HANDOUT_CHECK_INTERVAL = Duration.ofMillis(250);
+
+  /** Where the kubelet serves its pod-resources API. */
+  public static final Path DEFAULT_POD_RESOURCES_SOCKET =
+      Path.of("/var/lib/kubelet/pod-resources/kubelet.sock");
 
   public DevicePluginSettings {
     driverMounts = List.copyOf(driverMounts);

@@ -2,6 +2,7 @@ package org.vnpu.deviceplugin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 import static org.vnpu.deviceplugin.ScheduledPods.hard;
 import static org.vnpu.deviceplugin.ScheduledPods.soft;
@@ -21,6 +22,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
@@ -44,6 +47,7 @@ import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.api.signing.SigningKey;
 import org.vnpu.deviceplugin.kubelet.ChipOwnership;
 import org.vnpu.kubelet.KubeletEmulator;
+import org.vnpu.kubelet.PodResourcesEmulator;
 import org.vnpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
 import org.vnpu.kubelet.deviceplugin.v1beta1.Device;
 import org.vnpu.kubelet.deviceplugin.v1beta1.DevicePluginOptions;
@@ -320,11 +324,14 @@ class DevicePluginTest {
     assertThat(region.getReadOnly()).isFalse();
     assertThat(Path.of(region.getHostPath())).isRegularFile().hasSize(ChipRegion.SIZE);
     assertThat(mounts).doesNotContainKey(ShimContract.CONTAINER_CHIPS + "/" + die0);
-    // The container's books are its own: a directory under its pod's, mounted into it alone.
+    // The container's books are its own: a directory under its hand-out's (keyed by the
+    // reservation's nonce), mounted into it alone.
     Mount books = mounts.get(ShimContract.CONTAINER_BOOKS);
     assertThat(books.getReadOnly()).isFalse();
     assertThat(Path.of(books.getHostPath()))
-        .isEqualTo(ShimContract.hostBooksDirectory(directory.resolve("state"), uid, "model"))
+        .isEqualTo(
+            ShimContract.hostBooksDirectory(
+                directory.resolve("state"), ScheduledPods.nonce("bert"), "model"))
         .isDirectory();
     assertThat(mounts.get(directory.toString()).getReadOnly()).isTrue();
 
@@ -586,6 +593,65 @@ class DevicePluginTest {
     assertThat(allocate(1).getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "0");
     assertThat(pods.podAnnotation("small", AnnotationKeys.BIND_PHASE)).isEqualTo("success");
     assertThat(pods.nodeAnnotation(AnnotationKeys.NODE_LOCK)).isNull();
+  }
+
+  @Test
+  void podsOfOneShapeStandTogetherAndTheKubeletTellsWhoGotWhichHandout() throws Exception {
+    List<PodResourcesEmulator.ActivePod> active = new CopyOnWriteArrayList<>();
+    PodResourcesEmulator podResources =
+        new PodResourcesEmulator(PluginHarness.podResourcesSocket(directory), () -> active).start();
+    try {
+      String a =
+          pods.bindAlongside(
+                  "a",
+                  "same",
+                  List.of(
+                      new ContainerAllocation("model", false, List.of(soft(0, die0, 8192, 30)))))
+              .getMetadata()
+              .getUid();
+      String b =
+          pods.bindAlongside(
+                  "b",
+                  "same",
+                  List.of(
+                      new ContainerAllocation("model", false, List.of(soft(1, die1, 8192, 30)))))
+              .getMetadata()
+              .getUid();
+      assertThat(pods.locks().holders()).hasSize(2);
+
+      // The kubelet admits b first; Allocate serves the earliest reservation, a's.
+      List<String> first = kubelet.pickHealthy(RESOURCE, 1, Set.of());
+      assertThat(allocate(1, first).getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "0");
+      active.add(activePod("b", first));
+      assertThat(pods.locks().handouts())
+          .singleElement()
+          .satisfies(handout -> assertThat(handout.signedFor().uid()).isEqualTo(a));
+      // b's own reservation still stands: who holds a's hand-out is not recorded yet.
+      Thread.sleep(3 * DevicePluginSettings.HANDOUT_CHECK_INTERVAL.toMillis());
+      assertThat(pods.locks().handouts().get(0).heldBy()).isNull();
+
+      List<String> second = kubelet.pickHealthy(RESOURCE, 1, Set.copyOf(first));
+      assertThat(allocate(1, second).getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "1");
+      active.add(activePod("a", second));
+
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .untilAsserted(
+              () ->
+                  assertThat(pods.locks().handouts())
+                      .extracting(
+                          h -> h.signedFor().uid(),
+                          h -> h.heldBy() == null ? null : h.heldBy().uid())
+                      .containsExactlyInAnyOrder(tuple(a, b), tuple(b, a)));
+      assertThat(pods.locks().holders()).isEmpty();
+    } finally {
+      podResources.close();
+    }
+  }
+
+  private static PodResourcesEmulator.ActivePod activePod(String name, List<String> ids) {
+    return new PodResourcesEmulator.ActivePod(
+        ScheduledPods.NAMESPACE, name, List.of("model"), Map.of("model", Map.of(RESOURCE, ids)));
   }
 
   @Test

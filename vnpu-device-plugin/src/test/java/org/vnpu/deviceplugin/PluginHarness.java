@@ -18,6 +18,7 @@ import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.driver.SimulatedNpuDriver;
 import org.vnpu.kubelet.KubeletEmulator;
+import org.vnpu.kubelet.PodResourcesEmulator;
 import org.vnpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
 
 /**
@@ -77,12 +78,18 @@ public final class PluginHarness implements AutoCloseable {
             LogLevel.INFO,
             Duration.ofMillis(50),
             Duration.ofSeconds(1),
-            Duration.ofMillis(100)),
+            Duration.ofMillis(100),
+            podResourcesSocket(directory)),
         new SimulatedNpuDriver(
             directory.resolve("inventory.yaml"), node, ChipCatalog.builtIn(), Clock.systemUTC()),
         new AllocationVerifier(ScheduledPods.VERIFYING, new PayloadCodec()),
         client,
         Clock.systemUTC());
+  }
+
+  /** Where the harness's plugin asks the kubelet's pod-resources API. */
+  public static Path podResourcesSocket(Path directory) {
+    return directory.resolve(PodResourcesEmulator.DIRECTORY).resolve(PodResourcesEmulator.SOCKET);
   }
 
   /** The die ID of simulated chip {@code index}. */

@@ -44,6 +44,7 @@ public final class ScheduledPods {
   private final KubernetesClient client;
   private final String node;
   private final Map<String, List<Integer>> counts = new HashMap<>();
+  private final Map<String, String> shapes = new HashMap<>();
 
   public ScheduledPods(KubernetesClient client, String node) {
     this.client = client;
@@ -125,6 +126,13 @@ public final class ScheduledPods {
    */
   public Pod bindAlongside(String name, List<ContainerAllocation> containers)
       throws NodeLocks.RefusedException {
+    return bindAlongside(name, "shape-" + name, containers);
+  }
+
+  /** As {@link #bindAlongside(String, List)}, with the request digest {@code shape}. */
+  public Pod bindAlongside(String name, String shape, List<ContainerAllocation> containers)
+      throws NodeLocks.RefusedException {
+    shapes.put(name, shape);
     NodeLockSet before = locks();
     Pod pod = bind(name, containers);
     NodeLock mine = locks().of(pod.getMetadata().getUid()).orElseThrow();
@@ -162,9 +170,10 @@ public final class ScheduledPods {
                     expires.minus(Duration.ofMinutes(10)),
                     expires,
                     nonce,
-                    "shape-" + podName,
+                    shapes.getOrDefault(podName, "shape-" + podName),
                     counts.getOrDefault(podName, List.of(1)),
-                    0))));
+                    0)),
+            List.of()));
   }
 
   private void writeLocks(NodeLockSet locks) {

@@ -217,6 +217,7 @@ final class ClaimPreparer {
     return handouts.of(
         container,
         files.writeShimFiles(
+            ref.uid(),
             new NodeFiles.PodRecord(ref.uid(), ref.namespace(), ref.name()),
             device,
             configs.write(config)));

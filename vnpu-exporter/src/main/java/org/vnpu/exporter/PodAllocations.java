@@ -30,7 +30,13 @@ public final class PodAllocations implements AutoCloseable {
   private static final Set<String> FINISHED = Set.of("Succeeded", "Failed");
 
   /** One pod's allocation. */
-  public record PodVnpus(String uid, String namespace, String name, PodAllocation allocation) {}
+  /**
+   * A pod's verified allocation.
+   *
+   * @param filesKey the key of its hand-out's files on the node: the reservation's nonce
+   */
+  public record PodVnpus(
+      String uid, String namespace, String name, PodAllocation allocation, String filesKey) {}
 
   private final String node;
   private final AllocationVerifier verifier;
@@ -91,7 +97,11 @@ public final class PodAllocations implements AutoCloseable {
         pods.put(
             uid,
             new PodVnpus(
-                uid, pod.getMetadata().getNamespace(), pod.getMetadata().getName(), allocation));
+                uid,
+                pod.getMetadata().getNamespace(),
+                pod.getMetadata().getName(),
+                allocation,
+                signed.nonce()));
       } else {
         pods.remove(uid);
       }

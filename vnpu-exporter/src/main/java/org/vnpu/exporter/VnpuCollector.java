@@ -211,9 +211,9 @@ public final class VnpuCollector implements MultiCollector {
             "mode", vnpu.wholeCard() ? "whole-card" : vnpu.mode().wireName(),
             "policy", vnpu.policy() == null ? NONE : vnpu.policy().wireName(),
             "template", vnpu.template() == null ? NONE : vnpu.template());
-    String key = pod.uid() + "/" + container.name() + "/" + chip.dieId();
+    String key = pod.filesKey() + "/" + container.name() + "/" + chip.dieId();
     seen.add(key);
-    Optional<ContainerBooks> books = books(key, pod.uid(), container.name(), chip.dieId());
+    Optional<ContainerBooks> books = books(key, pod.filesKey(), container.name(), chip.dieId());
     long busy = books.map(ContainerBooks::busyNanos).orElse(0L);
     long[] previous = lastBusy.put(key, new long[] {busy, now});
     double share =
@@ -259,11 +259,11 @@ public final class VnpuCollector implements MultiCollector {
    * pod's directory goes only when the pod does. Books not there yet are looked for at each scrape.
    */
   private Optional<ContainerBooks> books(
-      String key, String podUid, String container, String dieId) {
+      String key, String filesKey, String container, String dieId) {
     Mapping mapping = mappings.get(key);
     try {
       if (mapping == null) {
-        Path file = ShimContract.hostBooks(stateDirectory, podUid, container, dieId);
+        Path file = ShimContract.hostBooks(stateDirectory, filesKey, container, dieId);
         if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
           return Optional.empty();
         }
@@ -276,7 +276,7 @@ public final class VnpuCollector implements MultiCollector {
       mappings.remove(key);
       LOG.warn(
           "cannot read the books of {}/{} on chip {}: {}",
-          podUid,
+          filesKey,
           container,
           dieId,
           e.getMessage());

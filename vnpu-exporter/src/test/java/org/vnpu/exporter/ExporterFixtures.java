@@ -94,7 +94,8 @@ public final class ExporterFixtures {
         namespace,
         name,
         new PodAllocation(
-            uid, node, List.of(new ContainerAllocation(container, false, List.of(vnpus)))));
+            uid, node, List.of(new ContainerAllocation(container, false, List.of(vnpus)))),
+        uid);
   }
 
   /** The Prometheus text exposition of {@code snapshots}. */

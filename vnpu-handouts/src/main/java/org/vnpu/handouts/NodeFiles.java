@@ -22,10 +22,14 @@ import org.vnpu.api.region.ChipRegion;
  * <pre>
  * &lt;state&gt;/ld.so.preload                      names the shim; mounted as /etc/ld.so.preload
  * &lt;state&gt;/chips/&lt;dieId&gt;/region              a chip's region (mode 0666, mounted alone)
- * &lt;state&gt;/pods/&lt;podUid&gt;/pod                 namespace and name of the pod, one per line
- * &lt;state&gt;/pods/&lt;podUid&gt;/&lt;container&gt;.conf    a container's shim config (mode 0444)
- * &lt;state&gt;/pods/&lt;podUid&gt;/&lt;container&gt;.books/  its books, one file per chip (mode 0777)
+ * &lt;state&gt;/pods/&lt;key&gt;/pod                 namespace, name and UID of the pod, one per line
+ * &lt;state&gt;/pods/&lt;key&gt;/&lt;container&gt;.conf    a container's shim config (mode 0444)
+ * &lt;state&gt;/pods/&lt;key&gt;/&lt;container&gt;.books/  its books, one file per chip (mode 0777)
  * </pre>
+ *
+ * <p>The key names the hand-out ({@link ShimContract#hostBooksDirectory}): the reservation's nonce
+ * for the device plugin, the claim's UID for the DRA driver. The {@code pod} file names the pod
+ * that uses the files; it changes when interchangeable pods turn out to have swapped.
  *
  * <p>Host paths come from {@link ShimContract}, which the exporter reads them by.
  */
@@ -33,6 +37,9 @@ public final class NodeFiles {
 
   /** A pod the node has files for. */
   public record PodRecord(String uid, String namespace, String name) {}
+
+  /** The files of one hand-out: its key and the pod that uses them. */
+  public record KeyedFiles(String key, PodRecord pod) {}
 
   /**
    * A container's shim files on the host.
@@ -83,14 +90,13 @@ public final class NodeFiles {
    * Writes a container's shim config, read-only, and creates its books directory, writable for
    * whichever user the container runs as.
    */
-  public ShimFiles writeShimFiles(PodRecord pod, String container, String config)
+  public ShimFiles writeShimFiles(String key, PodRecord pod, String container, String config)
       throws IOException {
-    Path books = hostPath(() -> ShimContract.hostBooksDirectory(state, pod.uid(), container));
+    Path books = hostPath(() -> ShimContract.hostBooksDirectory(state, key, container));
     Path directory = books.getParent();
     Files.createDirectories(directory);
-    Path record = directory.resolve("pod");
-    if (!Files.exists(record)) {
-      writeAtomically(record, pod.namespace() + "\n" + pod.name() + "\n");
+    if (!Files.exists(directory.resolve("pod"))) {
+      user(key, pod);
     }
     Path file = directory.resolve(container + ".conf");
     writeAtomically(file, config);
@@ -110,16 +116,28 @@ public final class NodeFiles {
     }
   }
 
-  /** The pods that have files here; directories without a readable record are skipped. */
-  public List<PodRecord> pods() throws IOException {
-    List<PodRecord> pods = new ArrayList<>();
+  /** Records that {@code pod} uses the files of hand-out {@code key}, when there are any. */
+  public void user(String key, PodRecord pod) throws IOException {
+    Path directory = hostPath(() -> ShimContract.hostFilesDirectory(state, key));
+    if (Files.isDirectory(directory, LinkOption.NOFOLLOW_LINKS)) {
+      writeAtomically(
+          directory.resolve("pod"), pod.namespace() + "\n" + pod.name() + "\n" + pod.uid() + "\n");
+    }
+  }
+
+  /** The hand-outs that have files here; directories without a readable record are skipped. */
+  public List<KeyedFiles> pods() throws IOException {
+    List<KeyedFiles> pods = new ArrayList<>();
     try (Stream<Path> directories = Files.list(state.resolve("pods"))) {
       for (Path directory : directories.toList()) {
         Path record = directory.resolve("pod");
         if (Files.isRegularFile(record)) {
           List<String> lines = Files.readAllLines(record, StandardCharsets.UTF_8);
-          if (lines.size() >= 2) {
-            pods.add(new PodRecord(directory.getFileName().toString(), lines.get(0), lines.get(1)));
+          if (lines.size() >= 3) {
+            pods.add(
+                new KeyedFiles(
+                    directory.getFileName().toString(),
+                    new PodRecord(lines.get(2), lines.get(0), lines.get(1))));
           }
         }
       }
@@ -127,9 +145,9 @@ public final class NodeFiles {
     return pods;
   }
 
-  /** Deletes every file of the pod {@code uid}. */
-  public void remove(String uid) throws IOException {
-    Path directory = state.resolve("pods").resolve(uid);
+  /** Deletes every file of hand-out {@code key}. */
+  public void remove(String key) throws IOException {
+    Path directory = state.resolve("pods").resolve(key);
     if (!Files.exists(directory)) {
       return;
     }

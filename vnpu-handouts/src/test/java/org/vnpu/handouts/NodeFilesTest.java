@@ -36,19 +36,24 @@ class NodeFilesTest {
   }
 
   @Test
-  void podFilesAreListedAndRemoved() throws IOException {
+  void handoutFilesAreKeyedListedWithTheirPodAndRemoved() throws IOException {
     NodeFiles files = new NodeFiles(state).prepare();
     NodeFiles.PodRecord pod = new NodeFiles.PodRecord("uid-1", "serving", "bert");
 
-    NodeFiles.ShimFiles shim = files.writeShimFiles(pod, "model", "version=2\n");
-    files.writeShimFiles(pod, "model", "version=2\n# rewritten\n");
+    NodeFiles.ShimFiles shim = files.writeShimFiles("nonce-1", pod, "model", "version=2\n");
+    files.writeShimFiles("nonce-1", pod, "model", "version=2\n# rewritten\n");
 
     assertThat(shim.config()).hasContent("version=2\n# rewritten");
     assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(shim.books())))
         .isEqualTo("rwxrwxrwx");
-    assertThat(shim.books()).isEqualTo(state.resolve("pods/uid-1/model.books"));
-    assertThat(files.pods()).containsExactly(pod);
-    files.remove("uid-1");
+    assertThat(shim.books()).isEqualTo(state.resolve("pods/nonce-1/model.books"));
+    assertThat(files.pods()).containsExactly(new NodeFiles.KeyedFiles("nonce-1", pod));
+    // Interchangeable pods swapped: another pod uses these files now.
+    NodeFiles.PodRecord other = new NodeFiles.PodRecord("uid-2", "serving", "bert-2");
+    files.user("nonce-1", other);
+    files.user("no-such-files", other);
+    assertThat(files.pods()).containsExactly(new NodeFiles.KeyedFiles("nonce-1", other));
+    files.remove("nonce-1");
     assertThat(files.pods()).isEmpty();
     assertThat(Files.readString(files.preloadFile())).isEqualTo("/usr/local/vnpu/lib/libvnpu.so\n");
   }

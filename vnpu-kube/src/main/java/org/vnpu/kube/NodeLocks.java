@@ -6,14 +6,17 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.codec.MalformedPayloadException;
 import org.vnpu.api.codec.PayloadCodec;
+import org.vnpu.api.payload.HandoutRecord;
 import org.vnpu.api.payload.NodeLock;
 import org.vnpu.api.payload.NodeLockSet;
+import org.vnpu.api.payload.PodRef;
 
 /**
  * A node's allocation locks ({@link AnnotationKeys#NODE_LOCK}), the one implementation the
@@ -82,7 +85,7 @@ public final class NodeLocks {
         throw new RefusedException("node " + name + " does not exist", false);
       }
       NodeLockSet held = held(node);
-      Optional<NodeLock> blocker = held.blocker(lock.podUid(), lock.counts(), now);
+      Optional<NodeLock> blocker = held.blocker(lock.podUid(), lock.shape(), lock.counts(), now);
       if (blocker.isPresent()) {
         throw new RefusedException(
             "node "
@@ -109,7 +112,34 @@ public final class NodeLocks {
    * @return whether the pod's entry was there and was updated
    */
   public boolean handedOut(String name, String podUid) {
-    return change(name, podUid, held -> held.afterHandout(podUid));
+    return change(name, held -> held.of(podUid).isPresent(), held -> held.afterHandout(podUid));
+  }
+
+  /**
+   * Records on the locks of {@code name} that the last container of the pod {@code podUid} was
+   * handed out at {@code now} ({@link NodeLockSet#afterLastHandout}).
+   *
+   * @return whether the pod's entry was there and was removed
+   */
+  public boolean lastHandedOut(String name, String podUid, HandoutRecord record, Instant now) {
+    return change(
+        name,
+        held -> held.of(podUid).isPresent(),
+        held -> held.afterLastHandout(podUid, record, now));
+  }
+
+  /**
+   * Records that the hand-out of reservation {@code nonce} on {@code name} is held by {@code
+   * holder}.
+   */
+  public boolean heldBy(String name, String nonce, PodRef holder) {
+    return change(
+        name, held -> held.handout(nonce).isPresent(), held -> held.heldBy(nonce, holder));
+  }
+
+  /** Removes the hand-out of reservation {@code nonce} from the locks of {@code name}. */
+  public boolean settled(String name, String nonce) {
+    return change(name, held -> held.handout(nonce).isPresent(), held -> held.settled(nonce));
   }
 
   /**
@@ -119,41 +149,39 @@ public final class NodeLocks {
    * @return whether an entry of that pod was removed
    */
   public boolean release(String name, String podUid) {
-    boolean released = change(name, podUid, held -> held.without(podUid));
+    boolean released =
+        change(name, held -> held.of(podUid).isPresent(), held -> held.without(podUid));
     if (released) {
       LOG.info("released the lock of node {} held for pod UID {}", name, podUid);
     }
     return released;
   }
 
-  /** Applies {@code change} to the locks of {@code name} if the pod {@code podUid} has an entry. */
-  private boolean change(String name, String podUid, UnaryOperator<NodeLockSet> change) {
+  /** Applies {@code change} to the locks of {@code name} while they are as {@code applies} asks. */
+  private boolean change(
+      String name, Predicate<NodeLockSet> applies, UnaryOperator<NodeLockSet> change) {
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
       Node node = client.nodes().withName(name).get();
       if (node == null) {
         return false;
       }
       NodeLockSet held = held(node);
-      if (held.of(podUid).isEmpty()) {
+      if (!applies.test(held)) {
         return false;
       }
       if (write(node, change.apply(held))) {
         return true;
       }
     }
-    LOG.warn(
-        "could not change the lock of node {} for pod UID {} after {} attempts; it expires",
-        name,
-        podUid,
-        ATTEMPTS);
+    LOG.warn("could not change the locks of node {} after {} attempts", name, ATTEMPTS);
     return false;
   }
 
-  /** Writes {@code locks} on {@code node} as it was read; none removes the annotation. */
+  /** Writes {@code locks} on {@code node} as it was read; an empty set removes the annotation. */
   private boolean write(Node node, NodeLockSet locks) {
     Map<String, String> change = new HashMap<>();
-    change.put(
-        AnnotationKeys.NODE_LOCK, locks.holders().isEmpty() ? null : codec.encodeLock(locks));
+    boolean none = locks.holders().isEmpty() && locks.handouts().isEmpty();
+    change.put(AnnotationKeys.NODE_LOCK, none ? null : codec.encodeLock(locks));
     return patches.nodeIfUnchanged(node, change);
   }
 }

@@ -12,7 +12,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.codec.PayloadCodec;
+import org.vnpu.api.payload.HandoutRecord;
 import org.vnpu.api.payload.NodeLock;
+import org.vnpu.api.payload.NodeLockSet;
+import org.vnpu.api.payload.PodRef;
 
 @EnableKubernetesMockClient(crud = true)
 class NodeLocksTest {
@@ -34,7 +37,15 @@ class NodeLocksTest {
 
   private static NodeLock lock(String uid, String name, Instant until, int count) {
     return new NodeLock(
-        uid, "ns", name, until.minusSeconds(60), until, "nonce-" + uid, "s", List.of(count), 0);
+        uid,
+        "ns",
+        name,
+        until.minusSeconds(60),
+        until,
+        "nonce-" + uid,
+        "s-" + uid,
+        List.of(count),
+        0);
   }
 
   private static NodeLock lock(String uid, String name, Instant until) {
@@ -78,6 +89,43 @@ class NodeLocksTest {
     assertThat(locks.release("n1", "uid-a")).isTrue();
     assertThat(held()).containsExactly(two.afterHandout());
     assertThat(locks.handedOut("n1", "uid-a")).isFalse();
+  }
+
+  @Test
+  void aHandoutOutlivesTheLastEntryUntilItIsSettled() throws Exception {
+    NodeLock a = sameShape("uid-a", "a");
+    NodeLock b = sameShape("uid-b", "b");
+    locks.take("n1", a, NOW);
+    locks.take("n1", b, NOW);
+
+    HandoutRecord record =
+        new HandoutRecord(
+            "nonce-uid-a",
+            "s",
+            new PodRef("uid-a", "ns", "a"),
+            "{}",
+            "main",
+            List.of("d"),
+            NOW,
+            null);
+    assertThat(locks.lastHandedOut("n1", "uid-a", record, NOW)).isTrue();
+    assertThat(locks.release("n1", "uid-b")).isTrue();
+    NodeLockSet held = locks.held(client.nodes().withName("n1").get());
+    assertThat(held.holders()).isEmpty();
+    assertThat(held.handouts()).containsExactly(record);
+
+    PodRef holder = new PodRef("uid-b", "ns", "b");
+    assertThat(locks.heldBy("n1", "nonce-uid-a", holder)).isTrue();
+    assertThat(locks.held(client.nodes().withName("n1").get()).handouts())
+        .containsExactly(record.heldBy(holder));
+    assertThat(locks.settled("n1", "nonce-uid-a")).isTrue();
+    assertThat(client.nodes().withName("n1").get().getMetadata().getAnnotations())
+        .doesNotContainKey(AnnotationKeys.NODE_LOCK);
+  }
+
+  private static NodeLock sameShape(String uid, String name) {
+    return new NodeLock(
+        uid, "ns", name, NOW, NOW.plusSeconds(300), "nonce-" + uid, "s", List.of(1), 0);
   }
 
   @Test

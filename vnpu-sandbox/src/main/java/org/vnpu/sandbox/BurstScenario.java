@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -62,7 +63,10 @@ public final class BurstScenario {
    * @param lockRefusals nodes turned away for another pod's lock, at filter and at reservation
    * @param chipsUsed chips holding at least one of the pods at the end
    * @param chipsUsedSequential the same for the pods placed one at a time; null when not run
-   * @param mismatchedHandouts containers handed out another allocation than their pod's annotation
+   * @param mismatchedHandouts containers handed out another allocation than their pod's annotation,
+   *     once every hand-out between interchangeable pods was settled
+   * @param settleSeconds from the last admission until no node had a hand-out left to settle
+   * @param time where the burst's time went
    */
   public record Report(
       int pods,
@@ -72,14 +76,35 @@ public final class BurstScenario {
       long lockRefusals,
       int chipsUsed,
       Integer chipsUsedSequential,
-      int mismatchedHandouts) {
+      int mismatchedHandouts,
+      double settleSeconds,
+      TimeSpent time) {
 
     /** This report with the sequential run's chip count. */
     public Report withSequential(int chips) {
       return new Report(
-          pods, bound, seconds, podsPerSecond, lockRefusals, chipsUsed, chips, mismatchedHandouts);
+          pods,
+          bound,
+          seconds,
+          podsPerSecond,
+          lockRefusals,
+          chipsUsed,
+          chips,
+          mismatchedHandouts,
+          settleSeconds,
+          time);
     }
   }
+
+  /**
+   * Seconds spent during a burst, summed over the calls (they overlap across threads).
+   *
+   * @param placing the schedulers placing pods one after the other: their calls to the extender and
+   *     the API server's bindings
+   * @param extender the extender answering, by verb (its own {@code /metrics})
+   * @param allocate the device plugins answering the kubelets' Allocate calls, API writes included
+   */
+  public record TimeSpent(double placing, Map<String, Double> extender, double allocate) {}
 
   /** One measured run: pods bound and admitted, and the wall time it took. */
   private record Run(int bound, double seconds) {}
@@ -88,6 +113,12 @@ public final class BurstScenario {
       Pattern.compile("(?m)^vnpu_scheduler_rejections_total\\{reason=\"locked\"} (\\S+)$");
   private static final Pattern REFUSED =
       Pattern.compile("(?m)^vnpu_scheduler_lock_refusals_total (\\S+)$");
+  private static final Pattern VERB_SECONDS =
+      Pattern.compile(
+          "(?m)^vnpu_scheduler_request_duration_seconds_sum\\{[^}]*verb=\"([^\"]+)\"[^}]*} (\\S+)$");
+
+  /** How long the hand-outs between interchangeable pods may take to settle after a burst. */
+  private static final Duration SETTLE = Duration.ofSeconds(30);
 
   /** How often the pods are read: often enough to time a burst, rarely enough not to load it. */
   private static final Duration POLL = Duration.ofMillis(250);
@@ -151,6 +182,13 @@ public final class BurstScenario {
     long started = System.nanoTime();
     pods.forEach(this::create);
     Run run = await(pods, started);
+    double settleSeconds = awaitSettled();
+    String metrics = metrics();
+    Map<String, Double> verbs = new TreeMap<>();
+    Matcher matcher = VERB_SECONDS.matcher(metrics);
+    while (matcher.find()) {
+      verbs.put(matcher.group(1), Double.parseDouble(matcher.group(2)));
+    }
     return new Report(
         pods.size(),
         run.bound(),
@@ -159,7 +197,25 @@ public final class BurstScenario {
         lockRefusals() - refusedBefore,
         chipsUsed(),
         null,
-        mismatchedHandouts());
+        mismatchedHandouts(),
+        settleSeconds,
+        new TimeSpent(
+            sandbox.placingSeconds(),
+            verbs,
+            sandbox.nodes().stream().mapToDouble(SandboxNode::allocateSeconds).sum()));
+  }
+
+  /**
+   * Waits until no node has a hand-out between interchangeable pods left to settle, at most {@link
+   * #SETTLE}; answers the seconds it waited.
+   */
+  private double awaitSettled() throws InterruptedException {
+    long started = System.nanoTime();
+    while (System.nanoTime() - started < SETTLE.toNanos()
+        && sandbox.nodes().stream().anyMatch(node -> !node.locks().handouts().isEmpty())) {
+      Thread.sleep(POLL.toMillis());
+    }
+    return (System.nanoTime() - started) / 1e9;
   }
 
   /**
@@ -318,12 +374,15 @@ public final class BurstScenario {
 
   /** Lock refusals so far, from the scheduler's {@code /metrics}. */
   private long lockRefusals() throws IOException, InterruptedException {
-    String metrics =
-        http.send(
-                HttpRequest.newBuilder(URI.create(sandbox.schedulerUrl() + "/metrics")).build(),
-                HttpResponse.BodyHandlers.ofString())
-            .body();
+    String metrics = metrics();
     return (long) (value(LOCKED, metrics) + value(REFUSED, metrics));
+  }
+
+  private String metrics() throws IOException, InterruptedException {
+    return http.send(
+            HttpRequest.newBuilder(URI.create(sandbox.schedulerUrl() + "/metrics")).build(),
+            HttpResponse.BodyHandlers.ofString())
+        .body();
   }
 
   private static double value(Pattern metric, String metrics) {

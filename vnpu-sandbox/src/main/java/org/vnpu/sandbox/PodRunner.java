@@ -29,12 +29,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.api.ResourceNames;
 import org.vnpu.kube.DaemonThreads;
 import org.vnpu.kube.Informers;
 import org.vnpu.kubelet.KubeletEmulator;
+import org.vnpu.kubelet.PodResourcesEmulator;
 import org.vnpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
 
 /**
@@ -58,6 +60,7 @@ final class PodRunner implements AutoCloseable {
   private final boolean workloads;
   private final Map<String, RunningPod> pods = new ConcurrentHashMap<>();
   private final ExecutorService workers;
+  private final LongAdder allocateNanos = new LongAdder();
   private SharedIndexInformer<Pod> informer;
 
   /** Why the kubelet did not admit a pod: its status reason and message. */
@@ -74,6 +77,7 @@ final class PodRunner implements AutoCloseable {
   private static final class RunningPod {
     final Pod pod;
     final Map<String, List<String>> devices = new HashMap<>();
+    final Map<String, Map<String, List<String>>> containerDevices = new HashMap<>();
     volatile Map<String, ContainerAllocateResponse> handouts = Map.of();
     volatile boolean admitted;
     final List<Process> processes = new ArrayList<>();
@@ -110,6 +114,11 @@ final class PodRunner implements AutoCloseable {
     return this;
   }
 
+  /** Seconds the device plugins took to answer this node's Allocate calls so far. */
+  double allocateSeconds() {
+    return allocateNanos.sum() / 1e9;
+  }
+
   /** What each admitted pod's containers were handed out, by pod UID and container name. */
   Map<String, Map<String, ContainerAllocateResponse>> handouts() {
     Map<String, Map<String, ContainerAllocateResponse>> byPod = new HashMap<>();
@@ -120,6 +129,25 @@ final class PodRunner implements AutoCloseable {
           }
         });
     return byPod;
+  }
+
+  /**
+   * What the kubelet's pod-resources API reports: the admitted pods not yet finished or deleted,
+   * their app containers and the devices the device manager recorded for each.
+   */
+  synchronized List<PodResourcesEmulator.ActivePod> activePods() {
+    List<PodResourcesEmulator.ActivePod> active = new ArrayList<>();
+    for (RunningPod running : pods.values()) {
+      if (running.admitted && !running.deleted) {
+        active.add(
+            new PodResourcesEmulator.ActivePod(
+                running.pod.getMetadata().getNamespace(),
+                running.pod.getMetadata().getName(),
+                running.pod.getSpec().getContainers().stream().map(Container::getName).toList(),
+                Map.copyOf(running.containerDevices)));
+      }
+    }
+    return active;
   }
 
   /** Device IDs of {@code resource} held by this node's pods. */
@@ -249,8 +277,14 @@ final class PodRunner implements AutoCloseable {
           Set<String> taken = new HashSet<>(devicesInUse(resource));
           taken.addAll(ids);
           ids.addAll(kubelet.pickHealthy(resource, needed - ids.size(), taken));
+          long started = System.nanoTime();
           ContainerAllocateResponse answer = kubelet.allocate(resource, ids);
+          allocateNanos.add(System.nanoTime() - started);
           running.devices.computeIfAbsent(resource, r -> new ArrayList<>()).addAll(ids);
+          running
+              .containerDevices
+              .computeIfAbsent(container.getName(), c -> new HashMap<>())
+              .put(resource, List.copyOf(ids));
           if (init) {
             reuse.addAll(ids);
           } else {

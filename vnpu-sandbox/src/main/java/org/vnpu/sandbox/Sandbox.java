@@ -235,6 +235,11 @@ public final class Sandbox implements AutoCloseable {
     return "https://" + LOOPBACK + ":" + schedulerTlsPort;
   }
 
+  /** Seconds the schedulers spent placing pods so far (the extender's verbs and the bindings). */
+  public double placingSeconds() {
+    return loop.placingSeconds();
+  }
+
   public List<SandboxNode> nodes() {
     return List.copyOf(nodes);
   }

@@ -1,5 +1,6 @@
 package org.vnpu.sandbox;
 
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeStatus;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -28,6 +29,8 @@ import org.slf4j.LoggerFactory;
 import org.vnpu.api.LabelKeys;
 import org.vnpu.api.LogLevel;
 import org.vnpu.api.ResourceNames;
+import org.vnpu.api.codec.PayloadCodec;
+import org.vnpu.api.payload.NodeLockSet;
 import org.vnpu.api.payload.RegisteredChip;
 import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.core.chip.ChipCatalog;
@@ -38,7 +41,9 @@ import org.vnpu.driver.SimulatedNpuDriver;
 import org.vnpu.exporter.Exporter;
 import org.vnpu.exporter.ExporterSettings;
 import org.vnpu.kube.DaemonThreads;
+import org.vnpu.kube.NodeLocks;
 import org.vnpu.kubelet.KubeletEmulator;
+import org.vnpu.kubelet.PodResourcesEmulator;
 import org.vnpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
 import org.vnpu.kubelet.deviceplugin.v1beta1.Device;
 
@@ -58,6 +63,7 @@ public final class SandboxNode implements AutoCloseable {
   private final Path directory;
   private final KubernetesClient client;
   private final KubeletEmulator kubelet;
+  private final PodResourcesEmulator podResources;
   private final DevicePlugin plugin;
   private final Exporter exporter;
   private final PodRunner pods;
@@ -78,6 +84,7 @@ public final class SandboxNode implements AutoCloseable {
       Path directory,
       KubernetesClient client,
       KubeletEmulator kubelet,
+      PodResourcesEmulator podResources,
       DevicePlugin plugin,
       Exporter exporter,
       PodRunner pods) {
@@ -85,6 +92,7 @@ public final class SandboxNode implements AutoCloseable {
     this.directory = directory;
     this.client = client;
     this.kubelet = kubelet;
+    this.podResources = podResources;
     this.plugin = plugin;
     this.exporter = exporter;
     this.pods = pods;
@@ -126,6 +134,8 @@ public final class SandboxNode implements AutoCloseable {
     Path pluginDirectory = directory.resolve("device-plugins");
     Path state = directory.resolve("state");
     KubeletEmulator kubelet = new KubeletEmulator(pluginDirectory).start();
+    Path podResourcesSocket =
+        directory.resolve(PodResourcesEmulator.DIRECTORY).resolve(PodResourcesEmulator.SOCKET);
     Path inventory = directory.resolve("inventory.yaml");
     DevicePlugin plugin =
         DevicePlugin.start(
@@ -140,7 +150,8 @@ public final class SandboxNode implements AutoCloseable {
                 LogLevel.WARN,
                 POLL,
                 Duration.ofSeconds(10),
-                POLL),
+                POLL,
+                podResourcesSocket),
             new SimulatedNpuDriver(inventory, spec.name(), catalog, Clock.systemUTC()),
             verifier,
             client,
@@ -162,7 +173,10 @@ public final class SandboxNode implements AutoCloseable {
     PodRunner pods =
         new PodRunner(client, spec.name(), kubelet, runtime, directory.resolve("pods"), workloads)
             .start();
-    SandboxNode node = new SandboxNode(spec, directory, client, kubelet, plugin, exporter, pods);
+    PodResourcesEmulator podResources =
+        new PodResourcesEmulator(podResourcesSocket, pods::activePods).start();
+    SandboxNode node =
+        new SandboxNode(spec, directory, client, kubelet, podResources, plugin, exporter, pods);
     node.awaitDevices(Duration.ofSeconds(10));
     node.reportCapacity();
     node.status.scheduleWithFixedDelay(
@@ -213,6 +227,17 @@ public final class SandboxNode implements AutoCloseable {
       unhealthy.add(index);
     }
     writeInventory(spec, directory, unhealthy);
+  }
+
+  /** Seconds this node's device plugin took to answer the kubelet's Allocate calls so far. */
+  public double allocateSeconds() {
+    return pods.allocateSeconds();
+  }
+
+  /** The node's locks as its Node carries them now. */
+  public NodeLockSet locks() {
+    Node node = client.nodes().withName(spec.name()).get();
+    return node == null ? NodeLockSet.EMPTY : new NodeLocks(client, new PayloadCodec()).held(node);
   }
 
   /** What each admitted pod's containers were handed out, by pod UID and container name. */
@@ -294,5 +319,6 @@ public final class SandboxNode implements AutoCloseable {
     exporter.close();
     plugin.close();
     kubelet.close();
+    podResources.close();
   }
 }

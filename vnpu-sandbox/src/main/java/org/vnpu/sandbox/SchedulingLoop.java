@@ -2,6 +2,7 @@ package org.vnpu.sandbox;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodStatus;
@@ -11,6 +12,7 @@ import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.kube.DaemonThreads;
@@ -44,6 +47,7 @@ final class SchedulingLoop implements AutoCloseable {
   private final Map<String, Outcome> outcomes = new ConcurrentHashMap<>();
   private final Map<String, Long> firstSeen = new ConcurrentHashMap<>();
   private final ScheduledExecutorService thread;
+  private final LongAdder placingNanos = new LongAdder();
 
   SchedulingLoop(KubernetesClient client, SchedulingProtocol protocol, Clock clock) {
     this.client = client;
@@ -58,35 +62,58 @@ final class SchedulingLoop implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Seconds spent placing pods so far: the schedulers' calls to the extender and the bindings,
+   * without the loop's own listing.
+   */
+  double placingSeconds() {
+    return placingNanos.sum() / 1e9;
+  }
+
   /** Outcomes by pod UID. */
   Map<String, Outcome> outcomes() {
     return Map.copyOf(outcomes);
   }
 
+  /**
+   * One scheduling cycle over one snapshot of the cluster, as both schedulers keep one: Volcano
+   * opens a session on a snapshot of its cache and charges each allocation to the session's node
+   * ({@code pkg/scheduler/framework/session.go openSession}, {@code cache.Snapshot}; {@code
+   * actions/allocate/allocate.go} → {@code NodeInfo.AddTask}); kube-scheduler schedules from its
+   * informer cache and assumes each pod it binds ({@code pkg/scheduler/schedule_one.go assume} →
+   * {@code Cache.AssumePod}). Neither lists the API server per pod: the round lists nodes and pods
+   * once and books each pod it binds on its node's book, as the assumed pod.
+   */
   private void round() {
     try {
+      List<Pod> all = new ArrayList<>(client.pods().inAnyNamespace().list().getItems());
+      List<Node> nodes =
+          client.nodes().list().getItems().stream()
+              .sorted(Comparator.comparing(n -> n.getMetadata().getName()))
+              .toList();
+      Map<String, NodeBook> books = NodeBook.of(nodes, all);
       List<Pod> pending =
-          client.pods().inAnyNamespace().list().getItems().stream()
+          all.stream()
               .filter(pod -> pod.getSpec().getNodeName() == null)
               .filter(pod -> pod.getMetadata().getDeletionTimestamp() == null)
               .filter(this::due)
               .sorted(Comparator.comparingLong(this::creationOrder))
               .toList();
       for (Pod pod : pending) {
-        List<Node> nodes =
-            client.nodes().list().getItems().stream()
-                .sorted(Comparator.comparing(n -> n.getMetadata().getName()))
-                .toList();
         String unemulated = unemulated(pod, nodes);
+        long started = System.nanoTime();
         SchedulingProtocol.Attempt attempt =
             unemulated != null
                 ? SchedulingProtocol.Attempt.notBound(unemulated)
-                : protocol.schedule(
-                    pod,
-                    NodeBook.of(nodes, client.pods().inAnyNamespace().list().getItems()).values());
+                : protocol.schedule(pod, books.values());
+        placingNanos.add(System.nanoTime() - started);
         outcomes.put(pod.getMetadata().getUid(), new Outcome(attempt, clock.instant()));
         if (attempt.isBound()) {
           LOG.info("pod {} bound to {}", key(pod), attempt.node());
+          all.add(new PodBuilder(pod).editSpec().withNodeName(attempt.node()).endSpec().build());
+          nodes.stream()
+              .filter(node -> node.getMetadata().getName().equals(attempt.node()))
+              .forEach(node -> books.putAll(NodeBook.of(List.of(node), all)));
         } else {
           LOG.info("pod {} not scheduled: {}", key(pod), attempt.reason());
           markUnschedulable(pod, attempt.reason());

@@ -4,15 +4,19 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.codec.MalformedPayloadException;
 import org.vnpu.api.codec.PayloadCodec;
+import org.vnpu.api.payload.HandoutRecord;
 import org.vnpu.api.payload.NodeLockSet;
 import org.vnpu.api.payload.NodeRegistration;
 import org.vnpu.api.payload.PodAllocation;
@@ -43,7 +47,18 @@ final class ClusterView {
   private final Ledger ledger = new Ledger();
   private final HostUsage hosts = new HostUsage();
   private final Map<String, AllocationPlan> allocations = new HashMap<>();
+  private final Map<String, String> nonces = new HashMap<>();
+  private final Map<String, Map<String, VerifiedHandout>> handouts = new HashMap<>();
   private final Reservations reservations;
+
+  /** A hand-out record of a node's locks whose allocation's signature the caller checked. */
+  record VerifiedHandout(HandoutRecord record, SignedAllocation signed) {}
+
+  /** A pod whose charge {@link #recharged} replaces: now charged with {@code signed}. */
+  record Recharge(String uid, SignedAllocation signed) {}
+
+  /** Ledger keys of hand-outs charged on their record alone, not on any pod's annotation. */
+  private static final String HANDOUT_KEY = "handout:";
 
   ClusterView(ChipCatalog catalog, PayloadCodec codec, SchedulerSettings settings, Clock clock) {
     this.catalog = catalog;
@@ -65,8 +80,9 @@ final class ClusterView {
    * The pod was reserved with {@code plan} (already charged to the ledger) at {@code now}; returns
    * what it requests of the host, now charged too.
    */
-  HostResources reserved(PodManifest pod, AllocationPlan plan, Instant now) {
+  HostResources reserved(PodManifest pod, AllocationPlan plan, String nonce, Instant now) {
     allocations.put(pod.uid(), plan);
+    nonces.put(pod.uid(), nonce);
     reservations.reserved(pod.uid(), pod.namespace(), pod.name(), plan.node(), now);
     return chargeHost(pod, plan.node());
   }
@@ -87,8 +103,24 @@ final class ClusterView {
             .map(node -> plan.node());
   }
 
-  /** A node appeared or changed: its inventory, heartbeat and lock. */
-  void nodeChanged(Node node) {
+  /**
+   * The hand-out records of {@code node}'s locks, decoded; their signatures are for the caller to
+   * check, outside the scheduler's lock.
+   */
+  List<HandoutRecord> handoutRecords(Node node) {
+    String lock = annotations(node.getMetadata().getAnnotations()).get(AnnotationKeys.NODE_LOCK);
+    try {
+      return lock == null ? List.of() : codec.decodeLock(lock).handouts();
+    } catch (MalformedPayloadException e) {
+      return List.of(); // nodeChanged logs it
+    }
+  }
+
+  /**
+   * A node appeared or changed: its inventory, heartbeat, locks and {@code verified}, the hand-out
+   * records among its locks whose signatures the caller checked.
+   */
+  void nodeChanged(Node node, List<VerifiedHandout> verified) {
     String name = node.getMetadata().getName();
     Map<String, String> annotations = annotations(node.getMetadata().getAnnotations());
     String register = annotations.get(AnnotationKeys.NODE_REGISTER);
@@ -116,12 +148,107 @@ final class ClusterView {
           .filter(plan -> !ledger.placements().containsKey(plan.podUid()))
           .toList()
           .forEach(this::charge);
+      Map<String, VerifiedHandout> byNonce = new HashMap<>();
+      verified.forEach(handout -> byNonce.put(handout.record().nonce(), handout));
+      handouts.put(name, byNonce);
+      chargeHandouts(name);
     } catch (MalformedPayloadException e) {
       LOG.warn("node {}: {}", name, e.getMessage());
     }
   }
 
+  /**
+   * The hand-out records the scheduler may settle now: their holder is known and has no entry left
+   * on the node's locks at {@code now}, so no Allocate reads its annotations any more.
+   */
+  List<HandoutRecord> settleable(Instant now) {
+    List<HandoutRecord> ready = new ArrayList<>();
+    handouts.forEach(
+        (node, records) ->
+            records.values().stream()
+                .map(VerifiedHandout::record)
+                .filter(record -> record.heldBy() != null)
+                .filter(
+                    record ->
+                        ledger
+                            .node(node)
+                            .map(
+                                state ->
+                                    state.locks().live(now).stream()
+                                        .noneMatch(
+                                            lock -> lock.podUid().equals(record.heldBy().uid())))
+                            .orElse(true))
+                .forEach(ready::add));
+    return ready;
+  }
+
+  /** The nonce of the reservation whose allocation the pod {@code uid} carries, or null. */
+  String nonce(String uid) {
+    return nonces.get(uid);
+  }
+
+  /**
+   * Re-charges pods after interchangeable pods' allocations were re-signed: each pod of {@code
+   * recharges} is charged with its new allocation instead of its old one. All old charges go before
+   * any new one is made, so two pods trading chips never over-fill them.
+   */
+  void recharged(List<Recharge> recharges) {
+    Set<String> nodes = new HashSet<>();
+    for (Recharge recharge : recharges) {
+      AllocationPlan old = allocations.remove(recharge.uid());
+      if (old != null) {
+        ledger.release(recharge.uid());
+        nodes.add(old.node());
+      }
+    }
+    for (Recharge recharge : recharges) {
+      AllocationPlan plan = new AllocationPlan(recharge.signed().allocation(), HostResources.NONE);
+      allocations.put(recharge.uid(), plan);
+      nonces.put(recharge.uid(), recharge.signed().nonce());
+      charge(plan);
+      nodes.add(plan.node());
+    }
+    nodes.forEach(this::chargeHandouts);
+  }
+
+  /**
+   * Keeps every hand-out recorded on {@code node}'s locks charged exactly once: by the pod whose
+   * annotation carries its nonce, or, when no pod's does (the pod it was signed for is gone, or its
+   * annotation was already re-signed for another reservation), on the record alone until the record
+   * is settled. So a chip in use is never under-counted while its pod is unknown.
+   */
+  private void chargeHandouts(String node) {
+    Set<String> named = new HashSet<>();
+    allocations.forEach(
+        (uid, plan) -> {
+          if (plan.node().equals(node) && nonces.containsKey(uid)) {
+            named.add(nonces.get(uid));
+          }
+        });
+    Map<String, VerifiedHandout> records = handouts.getOrDefault(node, Map.of());
+    for (String key : List.copyOf(ledger.placements().keySet())) {
+      if (key.startsWith(HANDOUT_KEY) && ledger.placements().get(key).node().equals(node)) {
+        String nonce = key.substring(HANDOUT_KEY.length());
+        if (!records.containsKey(nonce) || named.contains(nonce)) {
+          ledger.release(key);
+        }
+      }
+    }
+    records.forEach(
+        (nonce, handout) -> {
+          String key = HANDOUT_KEY + nonce;
+          if (!named.contains(nonce) && !ledger.placements().containsKey(key)) {
+            PodAllocation allocation = handout.signed().allocation();
+            charge(
+                new AllocationPlan(
+                    new PodAllocation(key, allocation.node(), allocation.containers()),
+                    HostResources.NONE));
+          }
+        });
+  }
+
   void nodeRemoved(String name) {
+    handouts.remove(name);
     hosts.nodeRemoved(name);
     ledger.removeNode(name);
   }
@@ -154,7 +281,7 @@ final class ClusterView {
    * The pod appeared or changed: its host requests, and {@code verified}, its allocation whose
    * signature the caller checked, charged until it finishes.
    */
-  void podChanged(Pod pod, Optional<PodAllocation> verified) {
+  void podChanged(Pod pod, Optional<SignedAllocation> verified) {
     String uid = pod.getMetadata().getUid();
     String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
     if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
@@ -169,9 +296,11 @@ final class ClusterView {
     if (verified.isEmpty() || allocations.containsKey(uid)) {
       return;
     }
-    AllocationPlan plan = new AllocationPlan(verified.get(), HostResources.NONE);
+    AllocationPlan plan = new AllocationPlan(verified.get().allocation(), HostResources.NONE);
     allocations.put(uid, plan);
+    nonces.put(uid, verified.get().nonce());
     charge(plan);
+    chargeHandouts(plan.node());
     if (!bound) {
       // Reserved by an earlier leader (or before a restart) and not bound yet: it expires as if
       // this scheduler had made it.
@@ -234,10 +363,14 @@ final class ClusterView {
 
   /** Drops the pod: its allocation, reservation, ledger charge and host requests. */
   void forget(String uid) {
-    allocations.remove(uid);
+    AllocationPlan plan = allocations.remove(uid);
+    nonces.remove(uid);
     reservations.ended(uid);
     ledger.release(uid);
     hosts.release(uid).ifPresent(this::hostChanged);
+    if (plan != null) {
+      chargeHandouts(plan.node());
+    }
   }
 
   private static String messages(Validated.Invalid<?> invalid) {

@@ -30,11 +30,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.BindPhase;
+import org.vnpu.api.codec.MalformedPayloadException;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.payload.ContainerAllocation;
+import org.vnpu.api.payload.HandoutRecord;
 import org.vnpu.api.payload.NodeLock;
 import org.vnpu.api.payload.PendingContainers;
 import org.vnpu.api.payload.PodAllocation;
+import org.vnpu.api.payload.PodRef;
 import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.api.signing.SignedAllocation;
@@ -136,9 +139,45 @@ public final class Scheduler {
     client.pods().inAnyNamespace().list().getItems().forEach(this::podChanged);
   }
 
-  /** A node appeared or changed: its inventory, heartbeat and lock. */
-  public synchronized void nodeChanged(Node node) {
-    cluster.nodeChanged(node);
+  /** A node appeared or changed: its inventory, heartbeat, locks and hand-outs. */
+  public void nodeChanged(Node node) {
+    List<HandoutRecord> records;
+    synchronized (this) {
+      records = cluster.handoutRecords(node);
+    }
+    // Verifying may read the public keys from the API server: outside the lock.
+    List<ClusterView.VerifiedHandout> verified = new ArrayList<>();
+    for (HandoutRecord record : records) {
+      verifiedHandout(node.getMetadata().getName(), record).ifPresent(verified::add);
+    }
+    synchronized (this) {
+      cluster.nodeChanged(node, verified);
+    }
+  }
+
+  /**
+   * The record's allocation, when it is signed by this scheduler for the pod and node the record
+   * names, with the record's nonce; a record that fails is logged and not charged.
+   */
+  private Optional<ClusterView.VerifiedHandout> verifiedHandout(String node, HandoutRecord record) {
+    try {
+      SignedAllocation signed = codec.decodeAllocation(record.allocation());
+      if (signed.nonce().equals(record.nonce())
+          && signed.allocation().podUid().equals(record.signedFor().uid())
+          && signed.allocation().node().equals(node)
+          && verifier.verifies(signed)) {
+        return Optional.of(new ClusterView.VerifiedHandout(record, signed));
+      }
+    } catch (MalformedPayloadException e) {
+      LOG.warn("node {}: hand-out {}: {}", node, record.nonce(), e.getMessage());
+      return Optional.empty();
+    }
+    LOG.warn(
+        "node {}: hand-out {} names an allocation not signed for pod {} there; ignored",
+        node,
+        record.nonce(),
+        record.signedFor());
+    return Optional.empty();
   }
 
   public synchronized void nodeRemoved(String name) {
@@ -152,11 +191,10 @@ public final class Scheduler {
       uncharged = cluster.unchargedAllocation(pod);
     }
     // Verifying may read the public keys from the API server: outside the lock.
-    Optional<PodAllocation> verified =
+    Optional<SignedAllocation> verified =
         uncharged
             .filter(signed -> signed.allocation().podUid().equals(pod.getMetadata().getUid()))
-            .filter(verifier::verifies)
-            .map(SignedAllocation::allocation);
+            .filter(verifier::verifies);
     if (uncharged.isPresent() && verified.isEmpty()) {
       LOG.warn(
           "pod {}/{}: ignoring an allocation whose signature does not verify",
@@ -192,6 +230,119 @@ public final class Scheduler {
           reservation.node());
       unreserve(reservation.namespace(), reservation.name(), reservation.uid());
     }
+  }
+
+  /**
+   * Settles the hand-outs whose holder the device plugins found (ADR 0013): the pod that runs on an
+   * allocation signed for an interchangeable pod gets that allocation signed for itself, and that
+   * pod gets the holder's former allocation, so that every pod's annotations name the chips it runs
+   * on. Each record is settled only when neither pod's annotations can still be read by an
+   * Allocate; every step can be repeated after a crash, and the record goes last.
+   */
+  public void settleHandouts() {
+    List<HandoutRecord> ready;
+    synchronized (this) {
+      ready = cluster.settleable(clock.instant());
+    }
+    for (HandoutRecord record : ready) {
+      try {
+        settle(record);
+      } catch (RuntimeException e) {
+        LOG.warn("cannot settle hand-out {} yet: {}", record.nonce(), e.toString());
+      }
+    }
+  }
+
+  private void settle(HandoutRecord record) {
+    SignedAllocation handedOut = codec.decodeAllocation(record.allocation());
+    String node = handedOut.allocation().node();
+    Optional<Pod> holding = current(record.heldBy());
+    if (holding.isEmpty()) {
+      locks.settled(node, record.nonce()); // the holder is gone: nothing runs on it any more
+      return;
+    }
+    Map<String, String> held = annotations(holding.get());
+    Optional<SignedAllocation> former = allocationOf(held);
+    List<ClusterView.Recharge> recharges = new ArrayList<>();
+    Optional<Pod> signedFor = current(record.signedFor());
+    if (signedFor.isPresent()) {
+      Optional<SignedAllocation> owned = allocationOf(annotations(signedFor.get()));
+      if (owned.isPresent()
+          && owned.get().nonce().equals(record.nonce())
+          && former.isPresent()
+          && !former.get().nonce().equals(record.nonce())) {
+        // The pod the hand-out was signed for takes what its holder was reserved with.
+        owned = Optional.of(resign(former.get(), record.signedFor().uid()));
+        Map<String, String> values = new HashMap<>();
+        values.put(AnnotationKeys.ALLOCATION, codec.encodeAllocation(owned.get()));
+        values.put(
+            AnnotationKeys.DEVICES_TO_ALLOCATE, held.get(AnnotationKeys.DEVICES_TO_ALLOCATE));
+        values.put(AnnotationKeys.BIND_PHASE, held.get(AnnotationKeys.BIND_PHASE));
+        patches.pod(record.signedFor().namespace(), record.signedFor().name(), values);
+      }
+      owned
+          .filter(allocation -> allocation.allocation().podUid().equals(record.signedFor().uid()))
+          .filter(verifier::verifies)
+          .ifPresent(
+              allocation ->
+                  recharges.add(new ClusterView.Recharge(record.signedFor().uid(), allocation)));
+    }
+    SignedAllocation mine = former.orElse(null);
+    if (mine == null || !mine.nonce().equals(record.nonce())) {
+      mine = resign(handedOut, record.heldBy().uid());
+      patches.pod(
+          record.heldBy().namespace(),
+          record.heldBy().name(),
+          Map.of(
+              AnnotationKeys.ALLOCATION,
+              codec.encodeAllocation(mine),
+              AnnotationKeys.DEVICES_TO_ALLOCATE,
+              codec.encodePending(new PendingContainers(List.of())),
+              AnnotationKeys.BIND_PHASE,
+              BindPhase.SUCCESS.wireName()));
+      LOG.info(
+          "pod {} runs on the vNPUs reserved for pod {} (interchangeable): re-signed both",
+          record.heldBy(),
+          record.signedFor());
+    }
+    if (mine.allocation().podUid().equals(record.heldBy().uid()) && verifier.verifies(mine)) {
+      recharges.add(new ClusterView.Recharge(record.heldBy().uid(), mine));
+    }
+    // The ledger follows the annotations as they are now, whatever an earlier attempt left.
+    synchronized (this) {
+      cluster.recharged(recharges);
+    }
+    locks.settled(node, record.nonce());
+  }
+
+  /** The pod {@code ref} names, if it still exists with that UID. */
+  private Optional<Pod> current(PodRef ref) {
+    Pod pod = client.pods().inNamespace(ref.namespace()).withName(ref.name()).get();
+    return pod != null && ref.uid().equals(pod.getMetadata().getUid())
+        ? Optional.of(pod)
+        : Optional.empty();
+  }
+
+  /** The signed allocation in {@code annotations}, if one can be read. */
+  private Optional<SignedAllocation> allocationOf(Map<String, String> annotations) {
+    String value = annotations.get(AnnotationKeys.ALLOCATION);
+    try {
+      return value == null ? Optional.empty() : Optional.of(codec.decodeAllocation(value));
+    } catch (MalformedPayloadException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** {@code signed}'s allocation signed again for the pod {@code uid}, same node and nonce. */
+  private SignedAllocation resign(SignedAllocation signed, String uid) {
+    PodAllocation allocation = signed.allocation();
+    return signer.sign(
+        new PodAllocation(uid, allocation.node(), allocation.containers()), signed.nonce());
+  }
+
+  private static Map<String, String> annotations(Pod pod) {
+    Map<String, String> annotations = pod.getMetadata().getAnnotations();
+    return annotations == null ? Map.of() : annotations;
   }
 
   // ---- decisions ----
@@ -378,7 +529,7 @@ public final class Scheduler {
             shape.counts(),
             0);
     cluster.ledger().lock(node, lock);
-    observe(request, cluster.reserved(pod, plan, now));
+    observe(request, cluster.reserved(pod, plan, lock.nonce(), now));
     return new Claim(plan, lock);
   }
 

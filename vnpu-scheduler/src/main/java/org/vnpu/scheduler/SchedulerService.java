@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -20,6 +21,9 @@ import org.vnpu.kube.Informers;
 public final class SchedulerService implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(SchedulerService.class);
+
+  /** How often hand-outs whose holder the device plugin found are re-signed. */
+  static final Duration SETTLE_INTERVAL = Duration.ofMillis(250);
 
   private final SharedIndexInformer<Node> nodes;
   private final SharedIndexInformer<Pod> pods;
@@ -71,6 +75,15 @@ public final class SchedulerService implements AutoCloseable {
         10,
         10,
         TimeUnit.SECONDS);
+    expiry.scheduleWithFixedDelay(
+        () -> {
+          if (leadership.isLeader()) {
+            scheduler.settleHandouts();
+          }
+        },
+        SETTLE_INTERVAL.toMillis(),
+        SETTLE_INTERVAL.toMillis(),
+        TimeUnit.MILLISECONDS);
     ExtenderServer server = ExtenderServer.start(listeners, scheduler, client, leadership);
     if (listeners.mutualTls()) {
       LOG.info(

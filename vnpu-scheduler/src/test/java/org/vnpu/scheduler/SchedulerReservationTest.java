@@ -110,7 +110,7 @@ class SchedulerReservationTest {
   }
 
   @Test
-  void podsAskingForOtherVnpuCountsAreReservedOnOneNodeAtOnceAndTheSameCountWaits()
+  void podsAskingForOtherVnpuCountsOrOfOneShapeShareANodeAndAnotherShapeOfACountWaits()
       throws Exception {
     ClusterFixture.create(client, ClusterFixture.node("c", 4, "64"));
     Scheduler scheduler = scheduler();
@@ -123,7 +123,12 @@ class SchedulerReservationTest {
     assertThat(ClusterFixture.CODEC.decodeLock(lockOf("c")).holders())
         .extracting(NodeLock::podName, NodeLock::counts)
         .containsExactly(tuple("share", List.of(1)), tuple("pair", List.of(2)));
-    assertThat(scheduler.filter(pod("another-share"), List.of("c")).get("c").reason())
+    assertThat(scheduler.lockRefusals()).isZero();
+    scheduler.reserve(pod("same-shape"), "c");
+    PodManifest card =
+        Fabric8Views.manifest(
+            ClusterFixture.create(client, ClusterFixture.wholeCardPod("card", "1"), null));
+    assertThat(scheduler.filter(card, List.of("c")).get("c").reason())
         .isEqualTo("node is locked by another pod's allocation");
     assertThat(scheduler.lockRefusals()).isZero();
   }
@@ -162,7 +167,8 @@ class SchedulerReservationTest {
                                 "other-nonce",
                                 "other-shape",
                                 List.of(1),
-                                0))))));
+                                0)),
+                        List.of()))));
 
     assertThatThrownBy(() -> scheduler.reserve(pod("second"), "a"))
         .isInstanceOf(SchedulingException.class)
@@ -258,7 +264,8 @@ class SchedulerReservationTest {
         scheduler.nodeChanged(ClusterFixture.node("a", 2, "64"));
         scheduler.nodeChanged(ClusterFixture.node("b", 2, "64"));
         PodManifest waiting = Fabric8Views.manifest(sharePod("waiting", "1").build());
-        PodManifest next = Fabric8Views.manifest(sharePod("next", "1").build());
+        // Another shape asking for as many vNPUs: it may not stand beside the waiting one.
+        PodManifest next = Fabric8Views.manifest(ClusterFixture.wholeCardPod("next", "1").build());
         CompletableFuture.runAsync(
             () -> {
               try {

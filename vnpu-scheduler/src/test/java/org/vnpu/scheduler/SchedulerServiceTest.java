@@ -235,7 +235,8 @@ class SchedulerServiceTest {
 
   @Test
   void twoPodsRacingForTheNodeCannotBothWin() throws Exception {
-    List<Pod> pods = List.of(create("a", "30", "8"), create("b", "30", "8"));
+    // Two shapes asking for one vNPU each: Allocate could not tell them apart, so one waits.
+    List<Pod> pods = List.of(create("a", "30", "8"), create("b", "40", "8"));
     CountDownLatch go = new CountDownLatch(1);
     List<String> errors = new ArrayList<>();
     List<Thread> threads = new ArrayList<>();

@@ -75,16 +75,19 @@ public record NodeLock(
 
   /**
    * Whether this pod and {@code other} may be reserved on one node at once, so that every Allocate
-   * call still names its pod or a pod interchangeable with it: the same pod, or no vNPU count in
-   * common (a call's count tells them apart).
+   * call still names its pod or a pod interchangeable with it: the same pod, the same shape (either
+   * may run on the other's allocation), or no vNPU count in common (a call's count tells them
+   * apart).
    */
   public boolean mayShareNodeWith(NodeLock other) {
-    return mayShareNodeWith(other.podUid, other.counts);
+    return mayShareNodeWith(other.podUid, other.shape, other.counts);
   }
 
   /** {@link #mayShareNodeWith(NodeLock)} for a pod not reserved yet. */
-  public boolean mayShareNodeWith(String otherUid, List<Integer> otherCounts) {
-    return podUid.equals(otherUid) || counts.stream().noneMatch(otherCounts::contains);
+  public boolean mayShareNodeWith(String otherUid, String otherShape, List<Integer> otherCounts) {
+    return podUid.equals(otherUid)
+        || shape.equals(otherShape)
+        || counts.stream().noneMatch(otherCounts::contains);
   }
 
   /** Whether an Allocate call for {@code count} vNPUs may be this pod's. */

@@ -9,28 +9,39 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The pods reserved on a node and not yet handed out, under {@code huawei.com/vnpu-node-lock}.
- * Several pods may hold the node at once as long as every pair {@linkplain
- * NodeLock#mayShareNodeWith may share it}, so that the device plugin can tell from an Allocate call
- * alone whose vNPUs it hands out ({@link #serving}).
+ * The pods reserved on a node and not yet handed out, and the hand-outs whose holder is not settled
+ * yet, under {@code huawei.com/vnpu-node-lock}. Several pods may hold the node at once as long as
+ * every pair {@linkplain NodeLock#mayShareNodeWith may share it}, so that the device plugin can
+ * tell from an Allocate call alone whose vNPUs — or whose interchangeable vNPUs — it hands out
+ * ({@link #serving}).
  *
  * @param holders one entry per pod, at most one per pod UID
+ * @param handouts hand-outs that may have gone to another pod of the same shape, at most one per
+ *     nonce
  */
-public record NodeLockSet(List<NodeLock> holders) {
+public record NodeLockSet(List<NodeLock> holders, List<HandoutRecord> handouts) {
 
   /** No pod holds the node. */
-  public static final NodeLockSet EMPTY = new NodeLockSet(List.of());
+  public static final NodeLockSet EMPTY = new NodeLockSet(List.of(), List.of());
 
   private static final Comparator<NodeLock> ARRIVAL =
       Comparator.comparing(NodeLock::acquiredAt).thenComparing(NodeLock::podUid);
 
   public NodeLockSet {
     holders = Checks.list(holders, "holders");
+    handouts = Checks.list(handouts, "handouts");
     Set<String> uids = new HashSet<>();
     for (NodeLock holder : holders) {
       if (!uids.add(holder.podUid())) {
         throw new IllegalArgumentException(
             "holders name pod UID " + holder.podUid() + " more than once");
+      }
+    }
+    Set<String> nonces = new HashSet<>();
+    for (HandoutRecord handout : handouts) {
+      if (!nonces.add(handout.nonce())) {
+        throw new IllegalArgumentException(
+            "handouts name nonce " + handout.nonce() + " more than once");
       }
     }
   }
@@ -49,9 +60,10 @@ public record NodeLockSet(List<NodeLock> holders) {
    * The live entry of another pod that keeps the pod {@code podUid}, whose containers ask for
    * {@code counts} vNPUs, off this node now; empty when the pod may join.
    */
-  public Optional<NodeLock> blocker(String podUid, List<Integer> counts, Instant now) {
+  public Optional<NodeLock> blocker(
+      String podUid, String shape, List<Integer> counts, Instant now) {
     return live(now).stream()
-        .filter(holder -> !holder.mayShareNodeWith(podUid, counts))
+        .filter(holder -> !holder.mayShareNodeWith(podUid, shape, counts))
         .findFirst();
   }
 
@@ -64,13 +76,13 @@ public record NodeLockSet(List<NodeLock> holders) {
       }
     }
     next.add(lock);
-    return new NodeLockSet(next);
+    return new NodeLockSet(next, handouts);
   }
 
   /** This set without the pod {@code podUid}'s entry. */
   public NodeLockSet without(String podUid) {
     return new NodeLockSet(
-        holders.stream().filter(holder -> !holder.podUid().equals(podUid)).toList());
+        holders.stream().filter(holder -> !holder.podUid().equals(podUid)).toList(), handouts);
   }
 
   /** This set with one more container of the pod {@code podUid} handed out. */
@@ -78,7 +90,48 @@ public record NodeLockSet(List<NodeLock> holders) {
     return new NodeLockSet(
         holders.stream()
             .map(holder -> holder.podUid().equals(podUid) ? holder.afterHandout() : holder)
+            .toList(),
+        handouts);
+  }
+
+  /**
+   * This set after the last container of the pod {@code podUid} was handed out at {@code now}: its
+   * entry removed, and {@code record} kept when the hand-out may have gone to another pod — when
+   * another live entry or an unsettled hand-out has the same shape. Otherwise the kubelet can only
+   * have been admitting that pod (the only one of its kind here, with nothing of its kind
+   * outstanding).
+   */
+  public NodeLockSet afterLastHandout(String podUid, HandoutRecord record, Instant now) {
+    NodeLockSet without = without(podUid);
+    boolean alike =
+        without.live(now).stream().anyMatch(holder -> holder.shape().equals(record.shape()))
+            || handouts.stream().anyMatch(handout -> handout.shape().equals(record.shape()));
+    if (!alike) {
+      return without;
+    }
+    List<HandoutRecord> next = new ArrayList<>(handouts);
+    next.add(record);
+    return new NodeLockSet(without.holders, next);
+  }
+
+  /** The hand-out of reservation {@code nonce}. */
+  public Optional<HandoutRecord> handout(String nonce) {
+    return handouts.stream().filter(handout -> handout.nonce().equals(nonce)).findFirst();
+  }
+
+  /** This set with the hand-out of reservation {@code nonce} held by {@code holder}. */
+  public NodeLockSet heldBy(String nonce, PodRef holder) {
+    return new NodeLockSet(
+        holders,
+        handouts.stream()
+            .map(handout -> handout.nonce().equals(nonce) ? handout.heldBy(holder) : handout)
             .toList());
+  }
+
+  /** This set without the hand-out of reservation {@code nonce}: its holder names it now. */
+  public NodeLockSet settled(String nonce) {
+    return new NodeLockSet(
+        holders, handouts.stream().filter(handout -> !handout.nonce().equals(nonce)).toList());
   }
 
   /**

@@ -54,7 +54,8 @@ class PayloadCodecProperties {
                     "nonce-" + uid,
                     "shape-" + uid,
                     List.of(1, 2),
-                    1)));
+                    1)),
+            List.of());
     assertThat(codec.decodeLock(codec.encodeLock(lock))).isEqualTo(lock);
   }
 

@@ -60,7 +60,7 @@ class PayloadCodecTest {
         "{ \"v\": 1, \"holders\": [{ \"podUid\": \"u\", \"podNamespace\": \"n\","
             + " \"podName\": \"p\",\n \"acquiredAt\": \"2026-11-29T15:00:00Z\","
             + " \"expiresAt\": \"2026-11-29T15:05:00Z\", \"nonce\": \"bm9uY2U\","
-            + " \"shape\": \"s\", \"counts\": [1], \"handedOut\": 0, \"addedLater\": true }] }";
+            + " \"shape\": \"s\", \"counts\": [1], \"handedOut\": 0, \"addedLater\": true }], \"handouts\": [] }";
     assertThat(codec.decodeLock(lock).holders().get(0).podUid()).isEqualTo("u");
   }
 

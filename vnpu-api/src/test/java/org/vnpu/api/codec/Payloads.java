@@ -6,12 +6,14 @@ import org.vnpu.api.AiCorePolicy;
 import org.vnpu.api.HandshakeState;
 import org.vnpu.api.SplitMode;
 import org.vnpu.api.payload.ContainerAllocation;
+import org.vnpu.api.payload.HandoutRecord;
 import org.vnpu.api.payload.NodeHandshake;
 import org.vnpu.api.payload.NodeLock;
 import org.vnpu.api.payload.NodeLockSet;
 import org.vnpu.api.payload.NodeRegistration;
 import org.vnpu.api.payload.PendingContainers;
 import org.vnpu.api.payload.PodAllocation;
+import org.vnpu.api.payload.PodRef;
 import org.vnpu.api.payload.RegisteredChip;
 import org.vnpu.api.payload.VnpuAssignment;
 
@@ -47,7 +49,17 @@ public final class Payloads {
                 "bm9uY2U",
                 "3f2a9c1d0b7e",
                 List.of(1),
-                0)));
+                0)),
+        List.of(
+            new HandoutRecord(
+                "b3RoZXI",
+                "3f2a9c1d0b7e",
+                new PodRef("9e4f-uid", "team-a", "infer-1"),
+                "{\"v\":1,\"podUid\":\"9e4f-uid\",\"...\":\"the signed allocation\"}",
+                "server",
+                List.of("VDIE-0a1b-2"),
+                T0.plusSeconds(4),
+                new PodRef("5a7b-uid", "team-a", "infer-2"))));
   }
 
   public static PendingContainers pending() {

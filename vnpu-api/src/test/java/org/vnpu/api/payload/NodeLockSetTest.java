@@ -29,9 +29,54 @@ class NodeLockSetTest {
   void podsWhoseCountsDifferShareTheNode() {
     NodeLockSet set = NodeLockSet.EMPTY.with(lock("a", 0, "s1", 1), T0);
 
-    assertThat(set.blocker("b", List.of(2, 4), T0)).isEmpty();
-    assertThat(set.blocker("c", List.of(1, 2), T0)).map(NodeLock::podUid).contains("a");
-    assertThat(set.blocker("a", List.of(1), T0)).isEmpty();
+    assertThat(set.blocker("b", "s2", List.of(2, 4), T0)).isEmpty();
+    assertThat(set.blocker("c", "s2", List.of(1, 2), T0)).map(NodeLock::podUid).contains("a");
+    assertThat(set.blocker("a", "s2", List.of(1), T0)).isEmpty();
+  }
+
+  @Test
+  void podsOfTheSameShapeShareTheNodeWhateverTheirCounts() {
+    NodeLockSet set = NodeLockSet.EMPTY.with(lock("a", 0, "s1", 1), T0);
+
+    assertThat(set.blocker("b", "s1", List.of(1), T0)).isEmpty();
+    assertThat(set.blocker("c", "s2", List.of(1), T0)).isPresent();
+  }
+
+  @Test
+  void aLastHandoutIsRecordedOnlyWhenAnotherPodOfItsShapeIsReservedOrOutstanding() {
+    NodeLockSet set =
+        NodeLockSet.EMPTY
+            .with(lock("a", 0, "s1", 1), T0)
+            .with(lock("b", 1, "s1", 1), T0)
+            .with(lock("c", 2, "s2", 2), T0);
+
+    NodeLockSet afterA = set.afterLastHandout("a", record("n-a", "s1"), T0);
+    assertThat(afterA.holders()).extracting(NodeLock::podUid).containsExactly("b", "c");
+    assertThat(afterA.handouts()).extracting(HandoutRecord::nonce).containsExactly("n-a");
+    // b is now the only s1 pod reserved, but a's hand-out is outstanding: b's may be a's pod's.
+    NodeLockSet afterB = afterA.afterLastHandout("b", record("n-b", "s1"), T0);
+    assertThat(afterB.handouts()).extracting(HandoutRecord::nonce).containsExactly("n-a", "n-b");
+    // c is the only s2 pod: its hand-out is exact.
+    assertThat(afterB.afterLastHandout("c", record("n-c", "s2"), T0).handouts()).hasSize(2);
+
+    PodRef holder = new PodRef("b", "team-a", "pod-b");
+    NodeLockSet held = afterB.heldBy("n-a", holder);
+    assertThat(held.handout("n-a")).map(HandoutRecord::heldBy).contains(holder);
+    assertThat(held.settled("n-a").handouts())
+        .extracting(HandoutRecord::nonce)
+        .containsExactly("n-b");
+  }
+
+  private static HandoutRecord record(String nonce, String shape) {
+    return new HandoutRecord(
+        nonce,
+        shape,
+        new PodRef("u-" + nonce, "team-a", "pod-" + nonce),
+        "{}",
+        "main",
+        List.of("d-0"),
+        T0,
+        null);
   }
 
   @Test
@@ -39,7 +84,7 @@ class NodeLockSetTest {
     NodeLockSet set = NodeLockSet.EMPTY.with(lock("a", 0, "s1", 1), T0);
     Instant later = T0.plusSeconds(301);
 
-    assertThat(set.blocker("c", List.of(1), later)).isEmpty();
+    assertThat(set.blocker("c", "s2", List.of(1), later)).isEmpty();
     assertThat(set.with(lock("c", 301, "s1", 1), later).holders())
         .extracting(NodeLock::podUid)
         .containsExactly("c");
@@ -49,7 +94,7 @@ class NodeLockSetTest {
   void allocateServesTheStartedPodFirstThenTheEarliest() {
     NodeLock first = lock("a", 0, "s1", 1);
     NodeLock second = lock("b", 5, "s1", 1);
-    NodeLockSet set = new NodeLockSet(List.of(second, first));
+    NodeLockSet set = new NodeLockSet(List.of(second, first), List.of());
 
     assertThat(set.serving(1, T0.plusSeconds(6))).contains(first);
     NodeLockSet started = set.without("b").with(second.afterHandout(), T0.plusSeconds(6));
@@ -59,7 +104,8 @@ class NodeLockSetTest {
 
   @Test
   void refusesTwoEntriesForOnePod() {
-    assertThatThrownBy(() -> new NodeLockSet(List.of(lock("a", 0, "s", 1), lock("a", 1, "s", 2))))
+    assertThatThrownBy(
+            () -> new NodeLockSet(List.of(lock("a", 0, "s", 1), lock("a", 1, "s", 2)), List.of()))
         .hasMessage("holders name pod UID a more than once");
   }
 

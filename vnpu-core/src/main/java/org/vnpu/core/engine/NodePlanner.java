@@ -194,7 +194,9 @@ final class NodePlanner {
       if (node.heartbeat() == null || node.heartbeat().isBefore(heartbeatCutoff)) {
         return Rejection.of(RejectKind.STALE_HEARTBEAT);
       }
-      if (node.locks().blocker(request.uid(), handoutShape.counts(), context.now()).isPresent()) {
+      if (node.locks()
+          .blocker(request.uid(), handoutShape.digest(), handoutShape.counts(), context.now())
+          .isPresent()) {
         return Rejection.of(RejectKind.LOCKED);
       }
       SplitMode mode = node.inventory().splitMode();

@@ -23,8 +23,10 @@ import org.vnpu.api.SplitMode;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.codec.ShimConfigFormat;
 import org.vnpu.api.payload.ContainerAllocation;
+import org.vnpu.api.payload.HandoutRecord;
 import org.vnpu.api.payload.NodeLock;
 import org.vnpu.api.payload.PendingContainers;
+import org.vnpu.api.payload.PodRef;
 import org.vnpu.api.payload.RegisteredChip;
 import org.vnpu.api.payload.ShimConfig;
 import org.vnpu.api.payload.ShimDevice;
@@ -105,8 +107,9 @@ public final class Allocator {
     try {
       Pod pod = client.pods().inNamespace(lock.podNamespace()).withName(lock.podName()).get();
       AllocationGate.Admission admission = gate.admit(lock, pod, deviceIds.size(), chips);
-      Handout handout = handOut(admission);
-      record(admission, lock);
+      Handout handout = handOut(admission, lock.nonce());
+      claim(admission, lock, pod, key);
+      record(admission);
       answers.put(key, new Answer(admission.pod(), handout));
       return handout;
     } catch (AllocationRefusedException e) {
@@ -156,14 +159,15 @@ public final class Allocator {
     return Optional.of(answer.handout());
   }
 
-  private Handout handOut(AllocationGate.Admission admission) throws AllocationRefusedException {
+  private Handout handOut(AllocationGate.Admission admission, String nonce)
+      throws AllocationRefusedException {
     ContainerAllocation container = admission.container();
     try {
       NodeFiles.ShimFiles shim = null;
       if (container.vnpus().stream().anyMatch(Allocator::isSoftShare)) {
         shim =
             files.writeShimFiles(
-                admission.pod(), container.name(), shimConfigs.write(shimConfig(admission)));
+                nonce, admission.pod(), container.name(), shimConfigs.write(shimConfig(admission)));
       }
       return handouts.of(container, shim);
     } catch (IOException | UncheckedIOException e) {
@@ -196,7 +200,48 @@ public final class Allocator {
     return vnpu.mode() == SplitMode.SOFT && !vnpu.wholeCard();
   }
 
-  private void record(AllocationGate.Admission admission, NodeLock lock) {
+  /**
+   * Counts the hand-out in the pod's entry of the node's locks, or removes the entry after its last
+   * container, keeping a {@link HandoutRecord} when a pod of the same shape may have been the one
+   * admitted. Done before the pod's annotations, under compare-and-set, so that an entry released
+   * or expired meanwhile refuses the call instead of handing out what is no longer reserved.
+   */
+  private void claim(
+      AllocationGate.Admission admission, NodeLock lock, Pod pod, Set<String> deviceIds)
+      throws AllocationRefusedException {
+    boolean claimed;
+    if (admission.remaining().isEmpty()) {
+      NodeFiles.PodRecord owner = admission.pod();
+      HandoutRecord record =
+          new HandoutRecord(
+              lock.nonce(),
+              lock.shape(),
+              new PodRef(owner.uid(), owner.namespace(), owner.name()),
+              pod.getMetadata().getAnnotations().get(AnnotationKeys.ALLOCATION),
+              admission.container().name(),
+              List.copyOf(deviceIds),
+              clock.instant(),
+              null);
+      claimed = locks.lastHandedOut(node, lock.podUid(), record, clock.instant());
+    } else {
+      claimed = locks.handedOut(node, lock.podUid());
+    }
+    if (!claimed) {
+      throw new AllocationRefusedException(
+          "the entry of pod "
+              + lock.podNamespace()
+              + "/"
+              + lock.podName()
+              + " in the locks of node "
+              + node
+              + " went away (released or expired) before its container "
+              + admission.container().name()
+              + " could be handed out",
+          admission.pod());
+    }
+  }
+
+  private void record(AllocationGate.Admission admission) {
     NodeFiles.PodRecord pod = admission.pod();
     Map<String, String> changes = new HashMap<>();
     changes.put(
@@ -212,11 +257,6 @@ public final class Allocator {
         pod.namespace(),
         pod.name(),
         admission.remaining().size());
-    if (admission.remaining().isEmpty()) {
-      locks.release(node, lock.podUid());
-    } else {
-      locks.handedOut(node, lock.podUid());
-    }
   }
 
   private void markFailed(NodeFiles.PodRecord pod) {

@@ -1,18 +1,24 @@
 package org.vnpu.deviceplugin.node;
 
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.vnpu.api.payload.HandoutRecord;
 import org.vnpu.handouts.NodeFiles;
+import org.vnpu.kube.NodeLocks;
 
 /**
- * Removes the per-pod files of pods that are gone: deleted, replaced by a pod of the same name, or
- * finished (Succeeded or Failed). Runs by polling the pods it has files for, one GET each, because
- * field selectors on {@code spec.nodeName} are not available everywhere (fabric8's mock).
+ * Removes the files of hand-outs whose pods are gone: deleted, replaced by a pod of the same name,
+ * or finished (Succeeded or Failed). Runs by polling the pods it has files for, one GET each,
+ * because field selectors on {@code spec.nodeName} are not available everywhere (fabric8's mock).
+ * The files of a hand-out still recorded on the node's locks stay: the pod they name may not be the
+ * pod that uses them ({@link org.vnpu.api.payload.HandoutRecord}).
  */
 public final class PodFileJanitor {
 
@@ -20,14 +26,23 @@ public final class PodFileJanitor {
   private static final Set<String> FINISHED = Set.of("Succeeded", "Failed");
 
   private final KubernetesClient client;
+  private final String node;
+  private final NodeLocks locks;
   private final NodeFiles files;
   private final Consumer<String> forget;
 
   /**
    * @param forget told the UID of every pod whose files were removed
    */
-  public PodFileJanitor(KubernetesClient client, NodeFiles files, Consumer<String> forget) {
+  public PodFileJanitor(
+      KubernetesClient client,
+      String node,
+      NodeLocks locks,
+      NodeFiles files,
+      Consumer<String> forget) {
     this.client = client;
+    this.node = node;
+    this.locks = locks;
     this.files = files;
     this.forget = forget;
   }
@@ -35,12 +50,23 @@ public final class PodFileJanitor {
   /** One sweep. Never throws. */
   public void sweep() {
     try {
-      for (NodeFiles.PodRecord record : files.pods()) {
+      Node self = client.nodes().withName(node).get();
+      Set<String> recorded =
+          self == null
+              ? Set.of()
+              : locks.held(self).handouts().stream()
+                  .map(HandoutRecord::nonce)
+                  .collect(Collectors.toSet());
+      for (NodeFiles.KeyedFiles keyed : files.pods()) {
+        if (recorded.contains(keyed.key())) {
+          continue;
+        }
+        NodeFiles.PodRecord record = keyed.pod();
         Pod pod = client.pods().inNamespace(record.namespace()).withName(record.name()).get();
         if (pod == null
             || !record.uid().equals(pod.getMetadata().getUid())
             || (pod.getStatus() != null && FINISHED.contains(pod.getStatus().getPhase()))) {
-          files.remove(record.uid());
+          files.remove(keyed.key());
           forget.accept(record.uid());
           LOG.info(
               "removed the files of pod {}/{} ({})",

@@ -43,6 +43,7 @@ class ShimBooksTest {
     // Outside a container the host paths stand where the mounts would put the container paths.
     NodeFiles.ShimFiles shim =
         files.writeShimFiles(
+            pod.uid(),
             pod,
             "model",
             new ShimConfigFormat()

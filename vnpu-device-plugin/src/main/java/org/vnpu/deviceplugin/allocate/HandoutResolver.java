@@ -1,0 +1,173 @@
+package org.vnpu.deviceplugin.allocate;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.grpc.ManagedChannel;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.vnpu.api.ResourceNames;
+import org.vnpu.api.payload.HandoutRecord;
+import org.vnpu.api.payload.NodeLockSet;
+import org.vnpu.api.payload.PodRef;
+import org.vnpu.handouts.NodeFiles;
+import org.vnpu.kube.NodeLocks;
+import org.vnpu.kubelet.UnixSockets;
+import org.vnpu.kubelet.podresources.v1.ContainerDevices;
+import org.vnpu.kubelet.podresources.v1.ContainerResources;
+import org.vnpu.kubelet.podresources.v1.ListPodResourcesRequest;
+import org.vnpu.kubelet.podresources.v1.PodResources;
+import org.vnpu.kubelet.podresources.v1.PodResourcesListerGrpc;
+
+/**
+ * Learns which pod holds each {@link HandoutRecord} of this node: asks the kubelet's PodResources
+ * API ({@code List}) which pod's container got the record's device IDs, and records that pod on the
+ * node's locks ({@link NodeLocks#heldBy}) and on the hand-out's files ({@link NodeFiles#user}); the
+ * scheduler then re-signs the swapped pods' allocations and removes the record. A record held by
+ * the pod it was signed for is removed here at once. A holder whose own reservation still stands
+ * waits until it is handed out, so that no pod's annotations change while Allocate may read them. A
+ * record no pod claims within {@link #UNCLAIMED} (the kubelet refused that pod after the hand-out)
+ * is dropped.
+ */
+public final class HandoutResolver {
+
+  /** How long a hand-out may go without a pod the kubelet reports holding it. */
+  public static final Duration UNCLAIMED = Duration.ofMinutes(2);
+
+  private static final Logger LOG = LoggerFactory.getLogger(HandoutResolver.class);
+  private static final long LIST_DEADLINE_SECONDS = 5;
+
+  private final KubernetesClient client;
+  private final String node;
+  private final NodeLocks locks;
+  private final NodeFiles files;
+  private final Path podResources;
+  private final Clock clock;
+  private ManagedChannel channel;
+
+  /** Who holds which devices of a container, as the kubelet reports it. */
+  private record Holding(String namespace, String name, String container, Set<String> deviceIds) {}
+
+  public HandoutResolver(
+      KubernetesClient client,
+      String node,
+      NodeLocks locks,
+      NodeFiles files,
+      Path podResources,
+      Clock clock) {
+    this.client = client;
+    this.node = node;
+    this.locks = locks;
+    this.files = files;
+    this.podResources = podResources;
+    this.clock = clock;
+  }
+
+  /** One pass over the node's unresolved hand-outs. Never throws. */
+  public void resolve() {
+    try {
+      Node self = client.nodes().withName(node).get();
+      if (self == null) {
+        return;
+      }
+      NodeLockSet held = locks.held(self);
+      List<HandoutRecord> open =
+          held.handouts().stream().filter(handout -> handout.heldBy() == null).toList();
+      if (open.isEmpty()) {
+        return;
+      }
+      Map<Set<String>, Holding> holdings = holdings();
+      for (HandoutRecord handout : open) {
+        resolve(handout, holdings.get(new TreeSet<>(handout.deviceIds())), held);
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("cannot resolve who holds this node's hand-outs, will retry: {}", e.toString());
+    }
+  }
+
+  private void resolve(HandoutRecord handout, Holding holding, NodeLockSet held)
+      throws IOException {
+    if (holding == null || !holding.container().equals(handout.container())) {
+      if (clock.instant().isAfter(handout.at().plus(UNCLAIMED))) {
+        LOG.warn(
+            "no pod holds the hand-out of pod {}'s reservation {} (devices {}) {} after it was"
+                + " handed out: the kubelet refused the pod it was for; dropping the record",
+            handout.signedFor(),
+            handout.nonce(),
+            handout.deviceIds(),
+            UNCLAIMED);
+        locks.settled(node, handout.nonce());
+      }
+      return;
+    }
+    Pod pod = client.pods().inNamespace(holding.namespace()).withName(holding.name()).get();
+    if (pod == null || !node.equals(pod.getSpec().getNodeName())) {
+      return; // gone meanwhile: the next pass finds nobody, and the record is dropped in time
+    }
+    PodRef holder = new PodRef(pod.getMetadata().getUid(), holding.namespace(), holding.name());
+    if (holder.uid().equals(handout.signedFor().uid())) {
+      locks.settled(node, handout.nonce());
+      LOG.info(
+          "pod {} runs on the allocation signed for it (reservation {}); nothing to re-sign",
+          holder,
+          handout.nonce());
+      return;
+    }
+    if (held.live(clock.instant()).stream().anyMatch(lock -> lock.podUid().equals(holder.uid()))) {
+      return; // its own reservation is still to be handed out; its annotations must not move yet
+    }
+    if (locks.heldBy(node, handout.nonce(), holder)) {
+      files.user(
+          handout.nonce(),
+          new NodeFiles.PodRecord(holder.uid(), holder.namespace(), holder.name()));
+      LOG.info(
+          "pod {} runs on the allocation signed for pod {} (reservation {}), an interchangeable"
+              + " pod: the scheduler re-signs both",
+          holder,
+          handout.signedFor(),
+          handout.nonce());
+    }
+  }
+
+  /** The kubelet's answer, by the sorted device IDs of {@code vnpu-number} per container. */
+  private Map<Set<String>, Holding> holdings() {
+    if (channel == null) {
+      channel = UnixSockets.dial(podResources);
+    }
+    Map<Set<String>, Holding> holdings = new HashMap<>();
+    List<PodResources> pods =
+        PodResourcesListerGrpc.newBlockingStub(channel)
+            .withDeadlineAfter(LIST_DEADLINE_SECONDS, TimeUnit.SECONDS)
+            .list(ListPodResourcesRequest.getDefaultInstance())
+            .getPodResourcesList();
+    for (PodResources pod : pods) {
+      for (ContainerResources container : pod.getContainersList()) {
+        for (ContainerDevices devices : container.getDevicesList()) {
+          if (devices.getResourceName().equals(ResourceNames.VNPU_NUMBER)) {
+            Set<String> ids = new TreeSet<>(devices.getDeviceIdsList());
+            holdings.put(
+                ids, new Holding(pod.getNamespace(), pod.getName(), container.getName(), ids));
+          }
+        }
+      }
+    }
+    return holdings;
+  }
+
+  /** Closes the connection to the kubelet. */
+  public void close() {
+    if (channel != null) {
+      channel.shutdownNow();
+    }
+  }
+}

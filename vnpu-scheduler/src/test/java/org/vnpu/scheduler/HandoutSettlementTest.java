@@ -1,0 +1,176 @@
+package org.vnpu.scheduler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.vnpu.api.AnnotationKeys;
+import org.vnpu.api.BindPhase;
+import org.vnpu.api.codec.PayloadCodec;
+import org.vnpu.api.payload.HandoutRecord;
+import org.vnpu.api.payload.NodeLock;
+import org.vnpu.api.payload.PendingContainers;
+import org.vnpu.api.payload.PodAllocation;
+import org.vnpu.api.payload.PodRef;
+import org.vnpu.api.signing.SignedAllocation;
+import org.vnpu.core.request.PodManifest;
+import org.vnpu.kube.AnnotationPatches;
+import org.vnpu.kube.NodeLocks;
+import org.vnpu.testkit.MutableClock;
+
+/**
+ * Interchangeable pods on one node (ADR 0013): reserved together, handed out crosswise by the
+ * device plugin, settled by the scheduler so that every pod's annotation names the chips it runs
+ * on, with no chip under-counted on the way.
+ */
+@EnableKubernetesMockClient(crud = true)
+class HandoutSettlementTest {
+
+  private static final PayloadCodec CODEC = ClusterFixture.CODEC;
+
+  KubernetesClient client;
+
+  private final MutableClock clock = new MutableClock(Instant.now());
+  private Scheduler scheduler;
+  private NodeLocks locks;
+
+  @BeforeEach
+  void cluster() {
+    ClusterFixture.create(client, ClusterFixture.node("c", 4, "64"));
+    scheduler = ClusterFixture.scheduler(client, clock);
+    scheduler.rebuild();
+    locks = new NodeLocks(client, CODEC);
+  }
+
+  private PodManifest pod(String name) {
+    return Fabric8Views.manifest(
+        ClusterFixture.create(client, ClusterFixture.sharePod(name, "1"), null));
+  }
+
+  private Pod stored(String name) {
+    return client.pods().inNamespace("default").withName(name).get();
+  }
+
+  private SignedAllocation allocation(String name) {
+    return CODEC.decodeAllocation(
+        stored(name).getMetadata().getAnnotations().get(AnnotationKeys.ALLOCATION));
+  }
+
+  /** What the device plugin does after the last container of {@code signedFor}'s allocation. */
+  private void handedOut(String signedFor, String device) {
+    Pod pod = stored(signedFor);
+    NodeLock entry =
+        locks.held(client.nodes().withName("c").get()).of(pod.getMetadata().getUid()).orElseThrow();
+    HandoutRecord record =
+        new HandoutRecord(
+            entry.nonce(),
+            entry.shape(),
+            ref(signedFor),
+            pod.getMetadata().getAnnotations().get(AnnotationKeys.ALLOCATION),
+            "main",
+            List.of(device),
+            clock.instant(),
+            null);
+    assertThat(locks.lastHandedOut("c", entry.podUid(), record, clock.instant())).isTrue();
+    new AnnotationPatches(client)
+        .pod(
+            "default",
+            signedFor,
+            Map.of(
+                AnnotationKeys.DEVICES_TO_ALLOCATE,
+                CODEC.encodePending(new PendingContainers(List.of())),
+                AnnotationKeys.BIND_PHASE,
+                BindPhase.SUCCESS.wireName()));
+  }
+
+  private PodRef ref(String name) {
+    return new PodRef(stored(name).getMetadata().getUid(), "default", name);
+  }
+
+  private void nodeChanged() {
+    scheduler.nodeChanged(client.nodes().withName("c").get());
+  }
+
+  @Test
+  void podsOfOneShapeHandedOutCrosswiseEndUpNamingTheChipsTheyRunOn() throws Exception {
+    PodManifest a = pod("a");
+    PodManifest b = pod("b");
+    scheduler.reserve(a, "c");
+    scheduler.reserve(b, "c");
+    assertThat(scheduler.lockRefusals()).isZero();
+    SignedAllocation reservedForA = allocation("a");
+    SignedAllocation reservedForB = allocation("b");
+    Map<String, PodAllocation> before = placements();
+
+    // The kubelet admitted b first and got a's reservation, then a got b's.
+    handedOut("a", "d-1");
+    handedOut("b", "d-2");
+    locks.heldBy("c", reservedForA.nonce(), ref("b"));
+    locks.heldBy("c", reservedForB.nonce(), ref("a"));
+    nodeChanged();
+    scheduler.settleHandouts();
+
+    SignedAllocation nowA = allocation("a");
+    SignedAllocation nowB = allocation("b");
+    assertThat(nowA.nonce()).isEqualTo(reservedForB.nonce());
+    assertThat(nowA.allocation().containers()).isEqualTo(reservedForB.allocation().containers());
+    assertThat(nowA.allocation().podUid()).isEqualTo(a.uid());
+    assertThat(nowB.nonce()).isEqualTo(reservedForA.nonce());
+    assertThat(nowB.allocation().containers()).isEqualTo(reservedForA.allocation().containers());
+    assertThat(ClusterFixture.VERIFIER.verifies(nowA)).isTrue();
+    assertThat(ClusterFixture.VERIFIER.verifies(nowB)).isTrue();
+    assertThat(stored("b").getMetadata().getAnnotations())
+        .containsEntry(AnnotationKeys.BIND_PHASE, "success");
+    assertThat(client.nodes().withName("c").get().getMetadata().getAnnotations())
+        .doesNotContainKey(AnnotationKeys.NODE_LOCK);
+    assertThat(placements().get(a.uid()).containers()).isEqualTo(before.get(b.uid()).containers());
+    assertThat(placements().get(b.uid()).containers()).isEqualTo(before.get(a.uid()).containers());
+
+    // Settling again changes nothing.
+    scheduler.settleHandouts();
+    assertThat(allocation("a")).isEqualTo(nowA);
+  }
+
+  @Test
+  void aHandoutStaysChargedWhenThePodItWasSignedForIsDeletedBeforeItsHolderIsKnown()
+      throws Exception {
+    PodManifest a = pod("a");
+    PodManifest b = pod("b");
+    scheduler.reserve(a, "c");
+    scheduler.reserve(b, "c");
+    SignedAllocation reservedForA = allocation("a");
+    handedOut("a", "d-1"); // the kubelet was admitting b
+    nodeChanged();
+
+    client.pods().inNamespace("default").withName("a").delete();
+    scheduler.podRemoved(a.uid());
+
+    assertThat(scheduler.placements())
+        .as("a's allocation runs in b; it stays charged on its record")
+        .containsKey("handout:" + reservedForA.nonce());
+
+    // b's own reservation expires unused; the device plugin finds b holds a's hand-out.
+    locks.release("c", b.uid());
+    locks.heldBy("c", reservedForA.nonce(), ref("b"));
+    nodeChanged();
+    scheduler.settleHandouts();
+    nodeChanged();
+
+    assertThat(allocation("b").nonce()).isEqualTo(reservedForA.nonce());
+    assertThat(scheduler.placements()).containsOnlyKeys(b.uid());
+    assertThat(scheduler.placements().get(b.uid()).allocation().containers())
+        .isEqualTo(reservedForA.allocation().containers());
+  }
+
+  private Map<String, PodAllocation> placements() {
+    Map<String, PodAllocation> byUid = new java.util.HashMap<>();
+    scheduler.placements().forEach((uid, plan) -> byUid.put(uid, plan.allocation()));
+    return byUid;
+  }
+}
