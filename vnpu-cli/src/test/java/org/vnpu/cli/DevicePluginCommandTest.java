@@ -38,6 +38,8 @@ class DevicePluginCommandTest {
             "--poll-interval",
             "--heartbeat-interval",
             "--cleanup-interval",
+            "--pod-resources-socket",
+            "/var/lib/kubelet/pod-resources/kubelet.sock",
             "--chip-catalog",
             "/var/lib/kubelet/device-plugins",
             "docs/node-agent.md");
