@@ -14,7 +14,7 @@ final class ChartRbac {
   static final Map<String, Map<String, Set<String>>> GRANTED =
       Map.of(
           "vnpu-device-plugin",
-          Map.of("nodes", Set.of("get", "patch", "update"), "pods", Set.of("get", "patch")),
+          Map.of("nodes", Set.of("get", "patch", "update"), "pods", Set.of("get", "list", "patch")),
           "vnpu-exporter",
           Map.of("nodes", Set.of("get"), "pods", Set.of("list", "watch")),
           "vnpu-scheduler",

@@ -39,7 +39,7 @@ class DevicePluginCommandTest {
             "--heartbeat-interval",
             "--cleanup-interval",
             "--pod-resources-socket",
-            "/var/lib/kubelet/pod-resources/kubelet.sock",
+            "/var/lib/kubelet/pod-resources/",
             "--chip-catalog",
             "/var/lib/kubelet/device-plugins",
             "docs/node-agent.md");

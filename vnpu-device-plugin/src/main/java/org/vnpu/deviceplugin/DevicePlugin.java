@@ -65,6 +65,10 @@ public final class DevicePlugin implements AutoCloseable {
     ChipOwnership.check(settings.pluginDirectory());
     PayloadCodec codec = new PayloadCodec();
     NodeFiles files = new NodeFiles(settings.stateDirectory()).prepare();
+    NodeLocks locks = new NodeLocks(client, codec);
+    HandoutResolver resolver =
+        new HandoutResolver(
+            client, settings.node(), locks, files, settings.podResourcesSocket(), clock);
     Allocator allocator =
         new Allocator(
             client,
@@ -74,7 +78,9 @@ public final class DevicePlugin implements AutoCloseable {
             files,
             new Handouts(files, settings.shimLibrary(), settings.driverMounts()),
             settings.shimLogLevel(),
-            clock);
+            clock,
+            locks,
+            resolver::expect);
     KubeletServices services = new KubeletServices(allocator, settings.maxSharesPerChip());
     InventoryMonitor monitor =
         new InventoryMonitor(
@@ -92,12 +98,8 @@ public final class DevicePlugin implements AutoCloseable {
             },
             settings.heartbeatInterval(),
             clock);
-    NodeLocks locks = new NodeLocks(client, codec);
     PodFileJanitor janitor =
         new PodFileJanitor(client, settings.node(), locks, files, allocator::forget);
-    HandoutResolver resolver =
-        new HandoutResolver(
-            client, settings.node(), locks, files, settings.podResourcesSocket(), clock);
     KubeletRegistrar registrar = new KubeletRegistrar(settings.pluginDirectory(), services);
 
     monitor.poll();

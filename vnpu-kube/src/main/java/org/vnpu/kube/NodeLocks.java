@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
@@ -27,7 +28,9 @@ import org.vnpu.api.payload.PodRef;
 public final class NodeLocks {
 
   private static final Logger LOG = LoggerFactory.getLogger(NodeLocks.class);
-  private static final int ATTEMPTS = 5;
+  // A node's locks are written by the scheduler and by the node's device plugin at once during a
+  // burst: conflicts are expected, and each retry waits a little longer, at random.
+  private static final int ATTEMPTS = 20;
 
   /** The lock could not be taken; {@link #heldByAnother()} when another pod's lock stands. */
   public static final class RefusedException extends Exception {
@@ -80,6 +83,7 @@ public final class NodeLocks {
    */
   public void take(String name, NodeLock lock, Instant now) throws RefusedException {
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+      backOff(attempt);
       Node node = client.nodes().withName(name).get();
       if (node == null) {
         throw new RefusedException("node " + name + " does not exist", false);
@@ -102,7 +106,9 @@ public final class NodeLocks {
         return;
       }
     }
-    throw new RefusedException("node " + name + " kept changing; could not take its lock", false);
+    throw new RefusedException(
+        "node " + name + " kept changing (" + ATTEMPTS + " attempts); could not take its lock",
+        false);
   }
 
   /**
@@ -161,6 +167,7 @@ public final class NodeLocks {
   private boolean change(
       String name, Predicate<NodeLockSet> applies, UnaryOperator<NodeLockSet> change) {
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+      backOff(attempt);
       Node node = client.nodes().withName(name).get();
       if (node == null) {
         return false;
@@ -175,6 +182,18 @@ public final class NodeLocks {
     }
     LOG.warn("could not change the locks of node {} after {} attempts", name, ATTEMPTS);
     return false;
+  }
+
+  /** Before a retry: up to 2 ms per attempt so far, at random. */
+  private static void backOff(int attempt) {
+    if (attempt == 0) {
+      return;
+    }
+    try {
+      Thread.sleep(ThreadLocalRandom.current().nextLong(2L * attempt + 1));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** Writes {@code locks} on {@code node} as it was read; an empty set removes the annotation. */

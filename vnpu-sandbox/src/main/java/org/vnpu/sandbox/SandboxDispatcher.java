@@ -1,11 +1,16 @@
 package org.vnpu.sandbox;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.Binding;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceList;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.dsl.HttpMethod;
@@ -49,7 +54,9 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher {
   private static final Pattern POD_BINDING =
       Pattern.compile("/api/v1/namespaces/([^/]+)/pods/([^/]+)/binding");
   private static final Pattern BINDINGS = Pattern.compile("/api/v1/namespaces/([^/]+)/bindings");
+  private static final ObjectMapper JSON = new ObjectMapper();
   private static final Pattern PODS = Pattern.compile("/api/v1/namespaces/([^/]+)/pods");
+  private static final Pattern POD_LISTS = Pattern.compile("/api/v1(/namespaces/[^/]+)?/pods");
   private static final Pattern SLICES =
       Pattern.compile("/apis/resource\\.k8s\\.io/v1/resourceslices(/[^/]+)?");
 
@@ -141,12 +148,20 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher {
     if (request.method() == HttpMethod.POST && PODS.matcher(path).matches()) {
       return super.dispatch(defaulted(request));
     }
+    if (POD_LISTS.matcher(path).matches()
+        && request.method() == HttpMethod.GET
+        && request.getPath().contains("fieldSelector=spec.nodeName")
+        && !request.getPath().contains("watch=true")) {
+      // kube-apiserver pkg/registry/core/pod/strategy.go ToSelectableFields: spec.nodeName among
+      // others; the sandbox's clients select by spec.nodeName alone.
+      return selected(path, request, Set.of("spec.nodeName"));
+    }
     Matcher slices = SLICES.matcher(path);
     if (slices.matches()
         && request.method() == HttpMethod.GET
         && slices.group(1) == null
         && request.getPath().contains("fieldSelector=")) {
-      return selectSlices(path, request);
+      return selected(path, request, Set.of("spec.nodeName", "spec.driver"));
     }
     if (slices.matches()
         && (request.method() == HttpMethod.POST && slices.group(1) == null
@@ -233,8 +248,11 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher {
             new Buffer(Serialization.asJson(slice).getBytes(StandardCharsets.UTF_8))));
   }
 
-  /** A ResourceSlice list, selected by {@code spec.nodeName} and {@code spec.driver}. */
-  private MockResponse selectSlices(String path, RecordedRequest request) {
+  /**
+   * A list selected by field, as the API server selects it: only the fields that kind offers
+   * ({@code fields}, e.g. {@code spec.nodeName}), each {@code name=value}, all of them to match.
+   */
+  private MockResponse selected(String path, RecordedRequest request, Set<String> fields) {
     String query = request.getPath().split("\\?", 2)[1];
     Map<String, String> wanted = new HashMap<>();
     for (String parameter : query.split("&")) {
@@ -245,13 +263,14 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher {
           URLDecoder.decode(parameter.substring("fieldSelector=".length()), StandardCharsets.UTF_8);
       for (String term : selector.split(",")) {
         String[] pair = term.split("=", 2);
-        if (pair.length != 2 || !Set.of("spec.nodeName", "spec.driver").contains(pair[0])) {
+        if (pair.length != 2 || !fields.contains(pair[0])) {
           return status(
               HttpURLConnection.HTTP_BAD_REQUEST,
               "BadRequest",
               "\""
                   + term
-                  + "\" is not a known field selector: only \"spec.nodeName\", \"spec.driver\"");
+                  + "\" is not a known field selector: only "
+                  + fields.stream().sorted().map(f -> "\"" + f + "\"").toList());
         }
         wanted.put(pair[0], pair[1]);
       }
@@ -260,21 +279,25 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher {
     if (all.code() != HttpURLConnection.HTTP_OK) {
       return all;
     }
-    ResourceSliceList list =
-        Serialization.unmarshal(
-            all.getBody().readString(StandardCharsets.UTF_8), ResourceSliceList.class);
-    list.setItems(
-        list.getItems().stream()
-            .filter(s -> matches(wanted.get("spec.nodeName"), s.getSpec().getNodeName()))
-            .filter(s -> matches(wanted.get("spec.driver"), s.getSpec().getDriver()))
-            .toList());
-    return new MockResponse()
-        .setResponseCode(HttpURLConnection.HTTP_OK)
-        .setBody(Serialization.asJson(list));
-  }
-
-  private static boolean matches(String wanted, String value) {
-    return wanted == null || wanted.equals(value);
+    JsonNode list;
+    try {
+      list = JSON.readTree(all.getBody().readString(StandardCharsets.UTF_8));
+    } catch (JsonProcessingException e) {
+      return status(HttpURLConnection.HTTP_INTERNAL_ERROR, "InternalError", e.getMessage());
+    }
+    ArrayNode kept = JsonNodeFactory.instance.arrayNode();
+    for (JsonNode item : list.path("items")) {
+      boolean match = true;
+      for (Map.Entry<String, String> field : wanted.entrySet()) {
+        JsonNode value = item.at("/" + field.getKey().replace('.', '/'));
+        match &= value.isTextual() && value.asText().equals(field.getValue());
+      }
+      if (match) {
+        kept.add(item);
+      }
+    }
+    ((ObjectNode) list).set("items", kept);
+    return new MockResponse().setResponseCode(HttpURLConnection.HTTP_OK).setBody(list.toString());
   }
 
   private synchronized MockResponse bind(String namespace, String name, RecordedRequest request) {

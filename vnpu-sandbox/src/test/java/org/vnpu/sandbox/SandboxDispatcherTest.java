@@ -55,6 +55,27 @@ class SandboxDispatcherTest {
   }
 
   @Test
+  void podsAreSelectedByTheNodeTheyAreBoundTo() {
+    for (String name : List.of("p", "q", "r")) {
+      client
+          .pods()
+          .inNamespace("default")
+          .resource(Scenario.inference(name, 30, 4, "elastic", Map.of(), Map.of()))
+          .create();
+    }
+    client.bindings().inNamespace("default").resource(binding("p", "n1")).create();
+    client.bindings().inNamespace("default").resource(binding("q", "n2")).create();
+
+    assertThat(client.pods().inAnyNamespace().withField("spec.nodeName", "n1").list().getItems())
+        .extracting(pod -> pod.getMetadata().getName())
+        .containsExactly("p");
+    assertThat(
+            client.pods().inNamespace("default").withField("spec.nodeName", "n2").list().getItems())
+        .extracting(pod -> pod.getMetadata().getName())
+        .containsExactly("q");
+  }
+
+  @Test
   void aBindingOfAMissingPodIsNotFound() {
     assertThatThrownBy(
             () ->

@@ -7,26 +7,45 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.core.request.PodManifest;
+import org.vnpu.kube.DaemonThreads;
 
 /**
  * Kubernetes Events on pods, so that {@code kubectl describe pod} says what vNPU decided: where the
  * vNPUs went, or why no node fits. The same message for the same pod is not repeated within a
- * minute; a failure to record an event is logged and never fails the scheduling.
+ * minute. Events are written by one background thread, as client-go's recorder writes them ({@code
+ * tools/record/event.go}: a queue of {@value #QUEUED} events, dropped when full), so that a
+ * decision never waits for the API server to store its event; a failure to record one is logged and
+ * never fails the scheduling.
  */
 final class PodEvents {
 
   private static final Logger LOG = LoggerFactory.getLogger(PodEvents.class);
   private static final Duration QUIET = Duration.ofMinutes(1);
   private static final AtomicLong SEQUENCE = new AtomicLong();
+  private static final int QUEUED = 1000;
 
   private final KubernetesClient client;
   private final Clock clock;
   private final Map<String, Instant> recent = new ConcurrentHashMap<>();
+  private final ExecutorService writer =
+      new ThreadPoolExecutor(
+          1,
+          1,
+          0,
+          TimeUnit.MILLISECONDS,
+          new ArrayBlockingQueue<>(QUEUED),
+          DaemonThreads.named("vnpu-scheduler-events"),
+          (event, executor) ->
+              LOG.warn("event queue full ({} events); an event was dropped", QUEUED));
 
   PodEvents(KubernetesClient client, Clock clock) {
     this.client = client;
@@ -50,6 +69,10 @@ final class PodEvents {
     }
     recent.put(key, now);
     recent.values().removeIf(at -> now.isAfter(at.plus(QUIET)));
+    writer.execute(() -> write(pod, type, reason, message, now));
+  }
+
+  private void write(PodManifest pod, String type, String reason, String message, Instant now) {
     String time = now.toString();
     try {
       client

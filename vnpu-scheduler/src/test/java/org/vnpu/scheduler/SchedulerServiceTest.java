@@ -127,8 +127,14 @@ class SchedulerServiceTest {
         .contains("vnpu_scheduler_answers_total{outcome=\"ok\",verb=\"/kube/filter\"} 1.0")
         .contains("vnpu_scheduler_ledger_pods 1.0");
 
-    assertThat(events("bert"))
-        .anyMatch(e -> e.getReason().equals("VnpuAllocated") && e.getMessage().contains(node.node));
+    await()
+        .untilAsserted(
+            () ->
+                assertThat(events("bert"))
+                    .anyMatch(
+                        e ->
+                            e.getReason().equals("VnpuAllocated")
+                                && e.getMessage().contains(node.node)));
 
     bound(pod);
     ContainerAllocateResponse handout = node.allocate(1);
@@ -152,11 +158,15 @@ class SchedulerServiceTest {
     JsonNode filter =
         post("/kube/filter", Map.of("Pod", json(pod), "NodeNames", List.of(node.node)));
     assertThat(filter.path("NodeNames")).isEmpty();
-    assertThat(events("resnet"))
-        .anyMatch(
-            e ->
-                e.getReason().equals("VnpuUnschedulable")
-                    && e.getMessage().startsWith("0/1 nodes fit: 1 not enough device memory"));
+    await()
+        .untilAsserted(
+            () ->
+                assertThat(events("resnet"))
+                    .anyMatch(
+                        e ->
+                            e.getReason().equals("VnpuUnschedulable")
+                                && e.getMessage()
+                                    .startsWith("0/1 nodes fit: 1 not enough device memory")));
 
     Pod fits = create("bert", "50", "8");
     JsonNode fitsTask = JSON.createObjectNode().set("Pod", json(fits));

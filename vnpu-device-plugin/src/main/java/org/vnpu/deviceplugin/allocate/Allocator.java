@@ -60,6 +60,7 @@ public final class Allocator {
   private final Clock clock;
   private final AnnotationPatches patches;
   private final NodeLocks locks;
+  private final Runnable lastHandedOut;
   private final ShimConfigFormat shimConfigs = new ShimConfigFormat();
   private final Map<Set<String>, Answer> answers = new ConcurrentHashMap<>();
   private volatile List<RegisteredChip> chips = List.of();
@@ -74,7 +75,9 @@ public final class Allocator {
       NodeFiles files,
       Handouts handouts,
       LogLevel shimLogLevel,
-      Clock clock) {
+      Clock clock,
+      NodeLocks locks,
+      Runnable lastHandedOut) {
     this.client = client;
     this.node = node;
     this.gate = gate;
@@ -84,7 +87,8 @@ public final class Allocator {
     this.shimLogLevel = shimLogLevel;
     this.clock = clock;
     this.patches = new AnnotationPatches(client);
-    this.locks = new NodeLocks(client, codec);
+    this.locks = locks;
+    this.lastHandedOut = lastHandedOut;
   }
 
   /**
@@ -223,6 +227,7 @@ public final class Allocator {
               clock.instant(),
               null);
       claimed = locks.lastHandedOut(node, lock.podUid(), record, clock.instant());
+      lastHandedOut.run();
     } else {
       claimed = locks.handedOut(node, lock.podUid());
     }

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.api.ResourceNames;
@@ -54,6 +55,10 @@ public final class HandoutResolver {
   private final Path podResources;
   private final Clock clock;
   private ManagedChannel channel;
+  // Hand-outs recorded so far, and how many of them a pass has seen resolved; at start one may be
+  // left from before a restart.
+  private final AtomicLong recorded = new AtomicLong(1);
+  private volatile long resolvedUpTo;
 
   /** Who holds which devices of a container, as the kubelet reports it. */
   private record Holding(String namespace, String name, String container, Set<String> deviceIds) {}
@@ -73,8 +78,17 @@ public final class HandoutResolver {
     this.clock = clock;
   }
 
-  /** One pass over the node's unresolved hand-outs. Never throws. */
+  /** A hand-out record was just written on the node's locks: look for its holder. */
+  public void expect() {
+    recorded.incrementAndGet();
+  }
+
+  /** One pass over the node's unresolved hand-outs, when one may be open. Never throws. */
   public void resolve() {
+    long seen = recorded.get();
+    if (seen == resolvedUpTo) {
+      return;
+    }
     try {
       Node self = client.nodes().withName(node).get();
       if (self == null) {
@@ -84,6 +98,7 @@ public final class HandoutResolver {
       List<HandoutRecord> open =
           held.handouts().stream().filter(handout -> handout.heldBy() == null).toList();
       if (open.isEmpty()) {
+        resolvedUpTo = seen;
         return;
       }
       Map<Set<String>, Holding> holdings = holdings();

@@ -4,6 +4,9 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
@@ -15,10 +18,11 @@ import org.vnpu.kube.NodeLocks;
 
 /**
  * Removes the files of hand-outs whose pods are gone: deleted, replaced by a pod of the same name,
- * or finished (Succeeded or Failed). Runs by polling the pods it has files for, one GET each,
- * because field selectors on {@code spec.nodeName} are not available everywhere (fabric8's mock).
- * The files of a hand-out still recorded on the node's locks stay: the pod they name may not be the
- * pod that uses them ({@link org.vnpu.api.payload.HandoutRecord}).
+ * or finished (Succeeded or Failed). Each sweep lists this node's pods once ({@code spec.nodeName}
+ * field selector); a pod the list does not show is read on its own before its files go, so a server
+ * that answers a field selector wrongly (fabric8's mock answers none) costs reads, not files. The
+ * files of a hand-out still recorded on the node's locks stay: the pod they name may not be the pod
+ * that uses them ({@link org.vnpu.api.payload.HandoutRecord}).
  */
 public final class PodFileJanitor {
 
@@ -50,6 +54,10 @@ public final class PodFileJanitor {
   /** One sweep. Never throws. */
   public void sweep() {
     try {
+      List<NodeFiles.KeyedFiles> handouts = files.pods();
+      if (handouts.isEmpty()) {
+        return;
+      }
       Node self = client.nodes().withName(node).get();
       Set<String> recorded =
           self == null
@@ -57,16 +65,30 @@ public final class PodFileJanitor {
               : locks.held(self).handouts().stream()
                   .map(HandoutRecord::nonce)
                   .collect(Collectors.toSet());
-      for (NodeFiles.KeyedFiles keyed : files.pods()) {
-        if (recorded.contains(keyed.key())) {
+      Map<String, Pod> pods = new HashMap<>();
+      client
+          .pods()
+          .inAnyNamespace()
+          .withField("spec.nodeName", node)
+          .list()
+          .getItems()
+          .forEach(
+              pod ->
+                  pods.put(
+                      pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName(), pod));
+      for (NodeFiles.KeyedFiles handout : handouts) {
+        if (recorded.contains(handout.key())) {
           continue;
         }
-        NodeFiles.PodRecord record = keyed.pod();
-        Pod pod = client.pods().inNamespace(record.namespace()).withName(record.name()).get();
+        NodeFiles.PodRecord record = handout.pod();
+        Pod pod = pods.get(record.namespace() + "/" + record.name());
+        if (pod == null) {
+          pod = client.pods().inNamespace(record.namespace()).withName(record.name()).get();
+        }
         if (pod == null
             || !record.uid().equals(pod.getMetadata().getUid())
             || (pod.getStatus() != null && FINISHED.contains(pod.getStatus().getPhase()))) {
-          files.remove(keyed.key());
+          files.remove(handout.key());
           forget.accept(record.uid());
           LOG.info(
               "removed the files of pod {}/{} ({})",

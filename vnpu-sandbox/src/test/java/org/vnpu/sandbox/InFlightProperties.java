@@ -1,0 +1,382 @@
+package org.vnpu.sandbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.BindingBuilder;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import org.vnpu.api.AnnotationKeys;
+import org.vnpu.api.HandshakeState;
+import org.vnpu.api.LogLevel;
+import org.vnpu.api.ShimContract;
+import org.vnpu.api.SplitMode;
+import org.vnpu.api.codec.PayloadCodec;
+import org.vnpu.api.codec.ShimConfigFormat;
+import org.vnpu.api.payload.NodeHandshake;
+import org.vnpu.api.payload.NodeRegistration;
+import org.vnpu.api.payload.RegisteredChip;
+import org.vnpu.api.payload.ShimDevice;
+import org.vnpu.api.payload.VnpuAssignment;
+import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.api.signing.AllocationVerifier;
+import org.vnpu.api.signing.SignedAllocation;
+import org.vnpu.api.signing.SigningKey;
+import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.core.ledger.AllocationPlan;
+import org.vnpu.core.request.PodManifests;
+import org.vnpu.deviceplugin.allocate.AllocationGate;
+import org.vnpu.deviceplugin.allocate.AllocationRefusedException;
+import org.vnpu.deviceplugin.allocate.Allocator;
+import org.vnpu.deviceplugin.allocate.HandoutResolver;
+import org.vnpu.handouts.Handout;
+import org.vnpu.handouts.Handouts;
+import org.vnpu.handouts.NodeFiles;
+import org.vnpu.kube.NodeLocks;
+import org.vnpu.kubelet.PodResourcesEmulator;
+import org.vnpu.scheduler.Scheduler;
+import org.vnpu.scheduler.SchedulerSettings;
+import org.vnpu.testkit.MutableClock;
+
+/**
+ * Several pods in flight on one node (ADR 0013), the real scheduler, device plugin allocator and
+ * resolver against the sandbox's API server, driven through random interleavings of reservations,
+ * the kubelet's admissions in any order, PodResources answers, settlements and deletions. At every
+ * step no container holds another shape's allocation and no chip is charged less than the pods on
+ * it hold; at the end every pod's annotation names what it holds.
+ */
+class InFlightProperties {
+
+  private static final String NODE = "n";
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final int[] SHAPES = {10, 10, 20}; // cores of 1-vNPU shares: two shapes
+
+  /** One step: what happens (0 reserve, 1 admit, 2 resolve, 3 settle, 4 delete) and to whom. */
+  record Step(int kind, int choice) {}
+
+  @Provide
+  Arbitrary<List<Step>> scripts() {
+    Arbitrary<Step> step =
+        Arbitraries.integers()
+            .between(0, 12)
+            .flatMap(
+                roll ->
+                    Arbitraries.integers()
+                        .between(0, 1000)
+                        .map(
+                            choice ->
+                                new Step(
+                                    roll < 5
+                                        ? 0
+                                        : roll < 9
+                                            ? 1
+                                            : roll < 11 ? 2 + roll % 2 : roll == 11 ? 3 : 4,
+                                    choice)));
+    return step.list().ofMinSize(5).ofMaxSize(30);
+  }
+
+  @Property(tries = 12)
+  void handoutsEndNamedByTheirPodsAndNoChipIsUnderCounted(@ForAll("scripts") List<Step> script)
+      throws Exception {
+    Path state = Files.createTempDirectory("vnpu-inflight");
+    try (ApiServer api = ApiServer.start(0);
+        World world = new World(api.client(), state)) {
+      for (Step step : script) {
+        world.step(step);
+        world.assertNoChipUnderCounted();
+      }
+      world.drain();
+      world.assertAnnotationsNameHoldings();
+    }
+  }
+
+  private static final class World implements AutoCloseable {
+    final KubernetesClient client;
+    final PayloadCodec codec = new PayloadCodec();
+    final SigningKey key = SigningKey.generate();
+    final AllocationVerifier verifier = AllocationVerifier.of(key, codec);
+    final MutableClock node = new MutableClock(Instant.now());
+    final Scheduler scheduler;
+    final Allocator allocator;
+    final HandoutResolver resolver;
+    final PodResourcesEmulator podResources;
+    final Map<String, Pod> reserved = new LinkedHashMap<>(); // by name, not admitted yet
+    final Map<String, Holding> admitted = new LinkedHashMap<>(); // by name
+    final Map<String, Integer> shapeOf = new HashMap<>();
+    int created;
+
+    /**
+     * What the kubelet gave a pod: its device ID, the chips and cores it runs with, and the
+     * reservation they were decided for (the nonce its files are kept under).
+     */
+    record Holding(String uid, String deviceId, Map<Integer, Integer> coresByChip, String nonce) {}
+
+    World(KubernetesClient client, Path state) {
+      this.client = client;
+      List<RegisteredChip> chips = new ArrayList<>();
+      for (int i = 0; i < 2; i++) {
+        chips.add(new RegisteredChip(i, "DIE-" + i, "910B3", 65536, 20, 7, true, 0, "g0"));
+      }
+      client
+          .nodes()
+          .resource(
+              new NodeBuilder()
+                  .withNewMetadata()
+                  .withName(NODE)
+                  .addToAnnotations(
+                      AnnotationKeys.NODE_REGISTER,
+                      codec.encodeRegistration(new NodeRegistration(SplitMode.SOFT, 20, chips)))
+                  .addToAnnotations(
+                      AnnotationKeys.NODE_HANDSHAKE,
+                      codec.encodeHandshake(
+                          new NodeHandshake(
+                              HandshakeState.REPORTED, Instant.now().plusSeconds(600))))
+                  .endMetadata()
+                  .withNewStatus()
+                  .addToAllocatable("cpu", new Quantity("64"))
+                  .addToAllocatable("memory", new Quantity("512Gi"))
+                  .endStatus()
+                  .build())
+          .create();
+      scheduler =
+          new Scheduler(
+              client,
+              ChipCatalog.builtIn(),
+              new AllocationSigner(key, codec),
+              verifier,
+              SchedulerSettings.defaults(),
+              Clock.systemUTC());
+      scheduler.rebuild();
+      NodeFiles files = new NodeFiles(state.resolve("state")).prepare();
+      NodeLocks locks = new NodeLocks(client, codec);
+      Path socket = state.resolve("pod-resources/kubelet.sock");
+      podResources = new PodResourcesEmulator(socket, this::active).start();
+      resolver = new HandoutResolver(client, NODE, locks, files, socket, node);
+      allocator =
+          new Allocator(
+              client,
+              NODE,
+              new AllocationGate(NODE, codec, verifier),
+              codec,
+              files,
+              new Handouts(files, Path.of("/opt/vnpu/libvnpu.so"), List.of()),
+              LogLevel.WARN,
+              node,
+              locks,
+              resolver::expect);
+      allocator.inventory(chips);
+    }
+
+    List<PodResourcesEmulator.ActivePod> active() {
+      List<PodResourcesEmulator.ActivePod> pods = new ArrayList<>();
+      admitted.forEach(
+          (name, holding) ->
+              pods.add(
+                  new PodResourcesEmulator.ActivePod(
+                      Scenario.NAMESPACE,
+                      name,
+                      List.of("main"),
+                      Map.of(
+                          "main",
+                          Map.of(
+                              org.vnpu.api.ResourceNames.VNPU_NUMBER,
+                              List.of(holding.deviceId()))))));
+      return pods;
+    }
+
+    void step(Step step) throws Exception {
+      switch (step.kind()) {
+        case 0 -> reserve(step.choice() % SHAPES.length);
+        case 1 -> admit(step.choice());
+        case 2 -> resolver.resolve();
+        case 3 -> settle();
+        default -> delete(step.choice());
+      }
+    }
+
+    void reserve(int shape) throws Exception {
+      String name = "p" + created++;
+      Pod pod =
+          client
+              .pods()
+              .inNamespace(Scenario.NAMESPACE)
+              .resource(Scenario.inference(name, SHAPES[shape], 4, "elastic", Map.of(), Map.of()))
+              .create();
+      try {
+        scheduler.reserve(PodManifests.fromJson(JSON.readTree(Serialization.asJson(pod))), NODE);
+      } catch (org.vnpu.scheduler.SchedulingException e) {
+        return; // full, or another shape of the same count is in flight: the pod waits
+      }
+      client
+          .bindings()
+          .inNamespace(Scenario.NAMESPACE)
+          .resource(
+              new BindingBuilder()
+                  .withNewMetadata()
+                  .withName(name)
+                  .endMetadata()
+                  .withNewTarget()
+                  .withKind("Node")
+                  .withName(NODE)
+                  .endTarget()
+                  .build())
+          .create();
+      reserved.put(name, pod);
+      shapeOf.put(name, SHAPES[shape]);
+      nodeChanged();
+    }
+
+    /** The kubelet admits one reserved pod, chosen at random: one Allocate for its container. */
+    void admit(int choice) throws IOException {
+      if (reserved.isEmpty()) {
+        return;
+      }
+      String name = new ArrayList<>(reserved.keySet()).get(choice % reserved.size());
+      Pod pod = reserved.remove(name);
+      String deviceId = "d-" + name;
+      try {
+        Handout handout = allocator.allocate(List.of(deviceId));
+        Map<Integer, Integer> cores = holding(handout);
+        assertThat(cores.values())
+            .as("pod %s of %d cores was handed another shape's allocation", name, shapeOf.get(name))
+            .containsOnly(shapeOf.get(name));
+        admitted.put(
+            name, new Holding(pod.getMetadata().getUid(), deviceId, cores, nonce(handout)));
+      } catch (AllocationRefusedException e) {
+        // The kubelet fails the pod (UnexpectedAdmissionError); its controller makes another.
+        client.pods().inNamespace(Scenario.NAMESPACE).withName(name).delete();
+        scheduler.podRemoved(pod.getMetadata().getUid());
+      }
+      nodeChanged();
+    }
+
+    void settle() {
+      nodeChanged();
+      scheduler.settleHandouts();
+      nodeChanged();
+    }
+
+    void delete(int choice) {
+      List<String> alive = new ArrayList<>(reserved.keySet());
+      alive.addAll(admitted.keySet());
+      if (alive.isEmpty()) {
+        return;
+      }
+      String name = alive.get(choice % alive.size());
+      Pod pod = client.pods().inNamespace(Scenario.NAMESPACE).withName(name).get();
+      reserved.remove(name);
+      admitted.remove(name);
+      client.pods().inNamespace(Scenario.NAMESPACE).withName(name).delete();
+      scheduler.podRemoved(pod.getMetadata().getUid());
+      nodeChanged();
+    }
+
+    /**
+     * The kubelet admits every pod left, then hand-outs resolve and settle; those of pods deleted
+     * meanwhile go once no pod claimed them for {@link HandoutResolver#UNCLAIMED}.
+     */
+    void drain() throws Exception {
+      while (!reserved.isEmpty()) {
+        admit(0);
+      }
+      node.advance(HandoutResolver.UNCLAIMED.plusSeconds(1));
+      for (int round = 0; round < 6; round++) {
+        resolver.resolve();
+        settle();
+      }
+    }
+
+    void nodeChanged() {
+      scheduler.nodeChanged(client.nodes().withName(NODE).get());
+      for (Pod pod : client.pods().inAnyNamespace().list().getItems()) {
+        scheduler.podChanged(pod);
+      }
+    }
+
+    /** Per chip, the cores the pods hold never exceed the cores the scheduler charges. */
+    void assertNoChipUnderCounted() {
+      Map<Integer, Integer> held = new TreeMap<>();
+      admitted
+          .values()
+          .forEach(h -> h.coresByChip().forEach((chip, c) -> held.merge(chip, c, Integer::sum)));
+      Map<Integer, Integer> charged = new TreeMap<>();
+      for (AllocationPlan plan : scheduler.placements().values()) {
+        plan.allocation().containers().stream()
+            .flatMap(container -> container.vnpus().stream())
+            .forEach(vnpu -> charged.merge(vnpu.chipIndex(), vnpu.cores(), Integer::sum));
+      }
+      held.forEach(
+          (chip, cores) ->
+              assertThat(charged.getOrDefault(chip, 0))
+                  .as("chip %d: pods hold %d cores, the ledger charges %s", chip, cores, charged)
+                  .isGreaterThanOrEqualTo(cores));
+    }
+
+    /** Every admitted pod's annotation names the chips and cores it was handed. */
+    void assertAnnotationsNameHoldings() {
+      admitted.forEach(
+          (name, holding) -> {
+            Pod pod = client.pods().inNamespace(Scenario.NAMESPACE).withName(name).get();
+            SignedAllocation signed =
+                codec.decodeAllocation(
+                    pod.getMetadata().getAnnotations().get(AnnotationKeys.ALLOCATION));
+            Map<Integer, Integer> named = new TreeMap<>();
+            for (VnpuAssignment vnpu : signed.allocation().containers().get(0).vnpus()) {
+              named.merge(vnpu.chipIndex(), vnpu.cores(), Integer::sum);
+            }
+            assertThat(signed.nonce()).as("pod %s's reservation", name).isEqualTo(holding.nonce());
+            assertThat(signed.allocation().podUid()).isEqualTo(holding.uid());
+            assertThat(verifier.verifies(signed)).isTrue();
+            assertThat(named).as("pod %s", name).isEqualTo(new TreeMap<>(holding.coresByChip()));
+          });
+      assertThat(scheduler.placements())
+          .allSatisfy((uid, plan) -> assertThat(uid).doesNotStartWith("handout:"));
+    }
+
+    /** The chip (from the environment) and cores (from the shim config) a hand-out gives. */
+    private static Map<Integer, Integer> holding(Handout handout) throws IOException {
+      int chip = Integer.parseInt(handout.environment().get("ASCEND_VISIBLE_DEVICES"));
+      List<ShimDevice> devices =
+          new ShimConfigFormat().read(Files.readString(config(handout))).devices();
+      return Map.of(chip, devices.get(0).cores());
+    }
+
+    /** The reservation a hand-out was decided for: its files are kept under its nonce. */
+    private static String nonce(Handout handout) {
+      return config(handout).getParent().getFileName().toString();
+    }
+
+    private static Path config(Handout handout) {
+      return handout.mounts().stream()
+          .filter(m -> m.containerPath().equals(ShimContract.CONTAINER_CONFIG))
+          .map(m -> Path.of(m.hostPath()))
+          .findFirst()
+          .orElseThrow();
+    }
+
+    @Override
+    public void close() {
+      podResources.close();
+      resolver.close();
+    }
+  }
+}
