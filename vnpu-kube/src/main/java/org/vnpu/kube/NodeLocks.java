@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
@@ -135,12 +136,30 @@ public final class NodeLocks {
   }
 
   /**
-   * Records that the hand-out of reservation {@code nonce} on {@code name} is held by {@code
-   * holder}.
+   * Records what the device plugin learnt of the hand-outs on the locks of {@code name}, in one
+   * write: {@code settled} go, each of {@code heldBy} gets its holder. Hand-outs no longer there
+   * are left out.
+   *
+   * @return whether any of them was still there and was changed
    */
-  public boolean heldBy(String name, String nonce, PodRef holder) {
+  public boolean resolved(String name, Set<String> settled, Map<String, PodRef> heldBy) {
     return change(
-        name, held -> held.handout(nonce).isPresent(), held -> held.heldBy(nonce, holder));
+        name,
+        held ->
+            held.handouts().stream()
+                .anyMatch(
+                    handout ->
+                        settled.contains(handout.nonce()) || heldBy.containsKey(handout.nonce())),
+        held -> {
+          NodeLockSet next = held;
+          for (String nonce : settled) {
+            next = next.settled(nonce);
+          }
+          for (Map.Entry<String, PodRef> entry : heldBy.entrySet()) {
+            next = next.heldBy(entry.getKey(), entry.getValue());
+          }
+          return next;
+        });
   }
 
   /** Removes the hand-out of reservation {@code nonce} from the locks of {@code name}. */

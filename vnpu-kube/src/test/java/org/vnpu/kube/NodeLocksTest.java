@@ -8,6 +8,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.vnpu.api.AnnotationKeys;
@@ -115,7 +117,7 @@ class NodeLocksTest {
     assertThat(held.handouts()).containsExactly(record);
 
     PodRef holder = new PodRef("uid-b", "ns", "b");
-    assertThat(locks.heldBy("n1", "nonce-uid-a", holder)).isTrue();
+    assertThat(locks.resolved("n1", Set.of(), Map.of("nonce-uid-a", holder))).isTrue();
     assertThat(locks.held(client.nodes().withName("n1").get()).handouts())
         .containsExactly(record.heldBy(holder));
     assertThat(locks.settled("n1", "nonce-uid-a")).isTrue();

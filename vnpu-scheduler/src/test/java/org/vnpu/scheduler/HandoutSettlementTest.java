@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.vnpu.api.AnnotationKeys;
@@ -111,8 +112,8 @@ class HandoutSettlementTest {
     // The kubelet admitted b first and got a's reservation, then a got b's.
     handedOut("a", "d-1");
     handedOut("b", "d-2");
-    locks.heldBy("c", reservedForA.nonce(), ref("b"));
-    locks.heldBy("c", reservedForB.nonce(), ref("a"));
+    locks.resolved("c", Set.of(), Map.of(reservedForA.nonce(), ref("b")));
+    locks.resolved("c", Set.of(), Map.of(reservedForB.nonce(), ref("a")));
     nodeChanged();
     scheduler.settleHandouts();
 
@@ -157,7 +158,7 @@ class HandoutSettlementTest {
 
     // b's own reservation expires unused; the device plugin finds b holds a's hand-out.
     locks.release("c", b.uid());
-    locks.heldBy("c", reservedForA.nonce(), ref("b"));
+    locks.resolved("c", Set.of(), Map.of(reservedForA.nonce(), ref("b")));
     nodeChanged();
     scheduler.settleHandouts();
     nodeChanged();

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -102,56 +103,83 @@ public final class HandoutResolver {
         return;
       }
       Map<Set<String>, Holding> holdings = holdings();
+      Map<String, Pod> pods = podsOnNode();
+      Set<String> settled = new HashSet<>();
+      Map<String, PodRef> heldBy = new HashMap<>();
       for (HandoutRecord handout : open) {
-        resolve(handout, holdings.get(new TreeSet<>(handout.deviceIds())), held);
+        Holding holding = holdings.get(new TreeSet<>(handout.deviceIds()));
+        PodRef holder = holding == null ? null : holder(holding, handout, pods);
+        if (holder == null) {
+          if (clock.instant().isAfter(handout.at().plus(UNCLAIMED))) {
+            LOG.warn(
+                "no pod holds the hand-out of pod {}'s reservation {} (devices {}) {} after it"
+                    + " was handed out: the kubelet refused the pod it was for; dropping the"
+                    + " record",
+                handout.signedFor(),
+                handout.nonce(),
+                handout.deviceIds(),
+                UNCLAIMED);
+            settled.add(handout.nonce());
+          }
+        } else if (holder.uid().equals(handout.signedFor().uid())) {
+          settled.add(handout.nonce());
+        } else if (held.live(clock.instant()).stream()
+            .noneMatch(lock -> lock.podUid().equals(holder.uid()))) {
+          // (A holder whose own reservation is still to be handed out waits: its annotations
+          // must not move while an Allocate may read them.)
+          heldBy.put(handout.nonce(), holder);
+        }
+      }
+      if ((!settled.isEmpty() || !heldBy.isEmpty()) && locks.resolved(node, settled, heldBy)) {
+        for (Map.Entry<String, PodRef> entry : heldBy.entrySet()) {
+          PodRef holder = entry.getValue();
+          files.user(
+              entry.getKey(),
+              new NodeFiles.PodRecord(holder.uid(), holder.namespace(), holder.name()));
+          LOG.info(
+              "pod {} runs on the allocation of reservation {}, signed for an interchangeable"
+                  + " pod: the scheduler re-signs both",
+              holder,
+              entry.getKey());
+        }
+        LOG.debug("{} hand-out(s) held by the pods they were signed for", settled.size());
       }
     } catch (IOException | RuntimeException e) {
       LOG.warn("cannot resolve who holds this node's hand-outs, will retry: {}", e.toString());
     }
   }
 
-  private void resolve(HandoutRecord handout, Holding holding, NodeLockSet held)
-      throws IOException {
-    if (holding == null || !holding.container().equals(handout.container())) {
-      if (clock.instant().isAfter(handout.at().plus(UNCLAIMED))) {
-        LOG.warn(
-            "no pod holds the hand-out of pod {}'s reservation {} (devices {}) {} after it was"
-                + " handed out: the kubelet refused the pod it was for; dropping the record",
-            handout.signedFor(),
-            handout.nonce(),
-            handout.deviceIds(),
-            UNCLAIMED);
-        locks.settled(node, handout.nonce());
-      }
-      return;
+  /**
+   * The pod whose container the kubelet gave the hand-out's devices, if it is still there on this
+   * node; read on its own when the list of this node's pods does not show it.
+   */
+  private PodRef holder(Holding holding, HandoutRecord handout, Map<String, Pod> pods) {
+    if (!holding.container().equals(handout.container())) {
+      return null;
     }
-    Pod pod = client.pods().inNamespace(holding.namespace()).withName(holding.name()).get();
-    if (pod == null || !node.equals(pod.getSpec().getNodeName())) {
-      return; // gone meanwhile: the next pass finds nobody, and the record is dropped in time
+    Pod pod = pods.get(holding.namespace() + "/" + holding.name());
+    if (pod == null) {
+      pod = client.pods().inNamespace(holding.namespace()).withName(holding.name()).get();
     }
-    PodRef holder = new PodRef(pod.getMetadata().getUid(), holding.namespace(), holding.name());
-    if (holder.uid().equals(handout.signedFor().uid())) {
-      locks.settled(node, handout.nonce());
-      LOG.info(
-          "pod {} runs on the allocation signed for it (reservation {}); nothing to re-sign",
-          holder,
-          handout.nonce());
-      return;
-    }
-    if (held.live(clock.instant()).stream().anyMatch(lock -> lock.podUid().equals(holder.uid()))) {
-      return; // its own reservation is still to be handed out; its annotations must not move yet
-    }
-    if (locks.heldBy(node, handout.nonce(), holder)) {
-      files.user(
-          handout.nonce(),
-          new NodeFiles.PodRecord(holder.uid(), holder.namespace(), holder.name()));
-      LOG.info(
-          "pod {} runs on the allocation signed for pod {} (reservation {}), an interchangeable"
-              + " pod: the scheduler re-signs both",
-          holder,
-          handout.signedFor(),
-          handout.nonce());
-    }
+    return pod == null || !node.equals(pod.getSpec().getNodeName())
+        ? null
+        : new PodRef(pod.getMetadata().getUid(), holding.namespace(), holding.name());
+  }
+
+  /** This node's pods by namespace and name ({@code spec.nodeName} field selector). */
+  private Map<String, Pod> podsOnNode() {
+    Map<String, Pod> pods = new HashMap<>();
+    client
+        .pods()
+        .inAnyNamespace()
+        .withField("spec.nodeName", node)
+        .list()
+        .getItems()
+        .forEach(
+            pod ->
+                pods.put(
+                    pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName(), pod));
+    return pods;
   }
 
   /** The kubelet's answer, by the sorted device IDs of {@code vnpu-number} per container. */
