@@ -24,6 +24,7 @@ import org.vnpu.api.payload.NodeLockSet;
 import org.vnpu.api.payload.PodRef;
 import org.vnpu.handouts.NodeFiles;
 import org.vnpu.kube.NodeLocks;
+import org.vnpu.kube.NodePods;
 import org.vnpu.kubelet.UnixSockets;
 import org.vnpu.kubelet.podresources.v1.ContainerDevices;
 import org.vnpu.kubelet.podresources.v1.ContainerResources;
@@ -103,7 +104,7 @@ public final class HandoutResolver {
         return;
       }
       Map<Set<String>, Holding> holdings = holdings();
-      Map<String, Pod> pods = podsOnNode();
+      NodePods pods = NodePods.of(client, node);
       Set<String> settled = new HashSet<>();
       Map<String, PodRef> heldBy = new HashMap<>();
       for (HandoutRecord handout : open) {
@@ -150,36 +151,16 @@ public final class HandoutResolver {
   }
 
   /**
-   * The pod whose container the kubelet gave the hand-out's devices, if it is still there on this
-   * node; read on its own when the list of this node's pods does not show it.
+   * The pod whose container the kubelet gave the hand-out's devices, if it is still on this node.
    */
-  private PodRef holder(Holding holding, HandoutRecord handout, Map<String, Pod> pods) {
+  private PodRef holder(Holding holding, HandoutRecord handout, NodePods pods) {
     if (!holding.container().equals(handout.container())) {
       return null;
     }
-    Pod pod = pods.get(holding.namespace() + "/" + holding.name());
-    if (pod == null) {
-      pod = client.pods().inNamespace(holding.namespace()).withName(holding.name()).get();
-    }
+    Pod pod = pods.get(holding.namespace(), holding.name()).orElse(null);
     return pod == null || !node.equals(pod.getSpec().getNodeName())
         ? null
         : new PodRef(pod.getMetadata().getUid(), holding.namespace(), holding.name());
-  }
-
-  /** This node's pods by namespace and name ({@code spec.nodeName} field selector). */
-  private Map<String, Pod> podsOnNode() {
-    Map<String, Pod> pods = new HashMap<>();
-    client
-        .pods()
-        .inAnyNamespace()
-        .withField("spec.nodeName", node)
-        .list()
-        .getItems()
-        .forEach(
-            pod ->
-                pods.put(
-                    pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName(), pod));
-    return pods;
   }
 
   /** The kubelet's answer, by the sorted device IDs of {@code vnpu-number} per container. */

@@ -4,9 +4,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
@@ -15,6 +13,7 @@ import org.slf4j.LoggerFactory;
 import org.vnpu.api.payload.HandoutRecord;
 import org.vnpu.handouts.NodeFiles;
 import org.vnpu.kube.NodeLocks;
+import org.vnpu.kube.NodePods;
 
 /**
  * Removes the files of hand-outs whose pods are gone: deleted, replaced by a pod of the same name,
@@ -65,26 +64,13 @@ public final class PodFileJanitor {
               : locks.held(self).handouts().stream()
                   .map(HandoutRecord::nonce)
                   .collect(Collectors.toSet());
-      Map<String, Pod> pods = new HashMap<>();
-      client
-          .pods()
-          .inAnyNamespace()
-          .withField("spec.nodeName", node)
-          .list()
-          .getItems()
-          .forEach(
-              pod ->
-                  pods.put(
-                      pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName(), pod));
+      NodePods pods = NodePods.of(client, node);
       for (NodeFiles.KeyedFiles handout : handouts) {
         if (recorded.contains(handout.key())) {
           continue;
         }
         NodeFiles.PodRecord record = handout.pod();
-        Pod pod = pods.get(record.namespace() + "/" + record.name());
-        if (pod == null) {
-          pod = client.pods().inNamespace(record.namespace()).withName(record.name()).get();
-        }
+        Pod pod = pods.get(record.namespace(), record.name()).orElse(null);
         if (pod == null
             || !record.uid().equals(pod.getMetadata().getUid())
             || (pod.getStatus() != null && FINISHED.contains(pod.getStatus().getPhase()))) {
