@@ -69,6 +69,12 @@ class SandboxDrillsTest {
       }
     }
     assertThat(cores.values()).allMatch(sum -> sum <= 100).hasSize(4);
+    // Identical pods stood together on a node (ADR 0013): once every hand-out between them is
+    // settled, each container runs with what its pod's annotation names.
+    await()
+        .atMost(WAIT)
+        .until(() -> sandbox.nodes().stream().allMatch(n -> n.locks().handouts().isEmpty()));
+    assertThat(new BurstScenario(sandbox, line -> {}, WAIT).mismatchedHandouts()).isZero();
   }
 
   @Test
