@@ -182,11 +182,6 @@ final class ClusterView {
     return ready;
   }
 
-  /** The nonce of the reservation whose allocation the pod {@code uid} carries, or null. */
-  String nonce(String uid) {
-    return nonces.get(uid);
-  }
-
   /**
    * Re-charges pods after interchangeable pods' allocations were re-signed: each pod of {@code
    * recharges} is charged with its new allocation instead of its old one. All old charges go before
