@@ -262,11 +262,14 @@ public final class Scheduler {
       return;
     }
     Map<String, String> held = annotations(holding.get());
-    Optional<SignedAllocation> former = allocationOf(held);
+    // Pod annotations are their owners' to edit: only what this scheduler signed for that pod on
+    // this node is re-signed for another pod, or charged.
+    Optional<SignedAllocation> former = allocationOf(held, record.heldBy().uid(), node);
     List<ClusterView.Recharge> recharges = new ArrayList<>();
     Optional<Pod> signedFor = current(record.signedFor());
     if (signedFor.isPresent()) {
-      Optional<SignedAllocation> owned = allocationOf(annotations(signedFor.get()));
+      Optional<SignedAllocation> owned =
+          allocationOf(annotations(signedFor.get()), record.signedFor().uid(), node);
       if (owned.isPresent()
           && owned.get().nonce().equals(record.nonce())
           && former.isPresent()
@@ -280,12 +283,9 @@ public final class Scheduler {
         values.put(AnnotationKeys.BIND_PHASE, held.get(AnnotationKeys.BIND_PHASE));
         patches.pod(record.signedFor().namespace(), record.signedFor().name(), values);
       }
-      owned
-          .filter(allocation -> allocation.allocation().podUid().equals(record.signedFor().uid()))
-          .filter(verifier::verifies)
-          .ifPresent(
-              allocation ->
-                  recharges.add(new ClusterView.Recharge(record.signedFor().uid(), allocation)));
+      owned.ifPresent(
+          allocation ->
+              recharges.add(new ClusterView.Recharge(record.signedFor().uid(), allocation)));
     }
     SignedAllocation mine = former.orElse(null);
     if (mine == null || !mine.nonce().equals(record.nonce())) {
@@ -305,9 +305,7 @@ public final class Scheduler {
           record.heldBy(),
           record.signedFor());
     }
-    if (mine.allocation().podUid().equals(record.heldBy().uid()) && verifier.verifies(mine)) {
-      recharges.add(new ClusterView.Recharge(record.heldBy().uid(), mine));
-    }
+    recharges.add(new ClusterView.Recharge(record.heldBy().uid(), mine));
     // The ledger follows the annotations as they are now, whatever an earlier attempt left.
     synchronized (this) {
       cluster.recharged(recharges);
@@ -323,11 +321,19 @@ public final class Scheduler {
         : Optional.empty();
   }
 
-  /** The signed allocation in {@code annotations}, if one can be read. */
-  private Optional<SignedAllocation> allocationOf(Map<String, String> annotations) {
+  /**
+   * The signed allocation in {@code annotations}, if it reads, is for the pod {@code uid} on {@code
+   * node} and its signature verifies; a forged or edited one is none.
+   */
+  private Optional<SignedAllocation> allocationOf(
+      Map<String, String> annotations, String uid, String node) {
     String value = annotations.get(AnnotationKeys.ALLOCATION);
     try {
-      return value == null ? Optional.empty() : Optional.of(codec.decodeAllocation(value));
+      return Optional.ofNullable(value)
+          .map(codec::decodeAllocation)
+          .filter(signed -> signed.allocation().podUid().equals(uid))
+          .filter(signed -> signed.allocation().node().equals(node))
+          .filter(verifier::verifies);
     } catch (MalformedPayloadException e) {
       return Optional.empty();
     }

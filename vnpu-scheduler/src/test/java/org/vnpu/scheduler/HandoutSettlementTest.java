@@ -13,13 +13,18 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.BindPhase;
+import org.vnpu.api.SplitMode;
 import org.vnpu.api.codec.PayloadCodec;
+import org.vnpu.api.payload.ContainerAllocation;
 import org.vnpu.api.payload.HandoutRecord;
 import org.vnpu.api.payload.NodeLock;
 import org.vnpu.api.payload.PendingContainers;
 import org.vnpu.api.payload.PodAllocation;
 import org.vnpu.api.payload.PodRef;
+import org.vnpu.api.payload.VnpuAssignment;
+import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.api.signing.SignedAllocation;
+import org.vnpu.api.signing.SigningKey;
 import org.vnpu.core.request.PodManifest;
 import org.vnpu.kube.AnnotationPatches;
 import org.vnpu.kube.NodeLocks;
@@ -167,6 +172,53 @@ class HandoutSettlementTest {
     assertThat(scheduler.placements()).containsOnlyKeys(b.uid());
     assertThat(scheduler.placements().get(b.uid()).allocation().containers())
         .isEqualTo(reservedForA.allocation().containers());
+  }
+
+  @Test
+  void anAllocationItsHolderForgedIsNeverSignedForAnotherPod() throws Exception {
+    PodManifest a = pod("a");
+    PodManifest b = pod("b");
+    scheduler.reserve(a, "c");
+    scheduler.reserve(b, "c");
+    SignedAllocation reservedForA = allocation("a");
+    SignedAllocation reservedForB = allocation("b");
+    handedOut("a", "d-1"); // the kubelet was admitting b
+    // b's owner puts a whole chip, signed with a key of their own, on b before the settlement.
+    PodAllocation wanted =
+        new PodAllocation(
+            b.uid(),
+            "c",
+            List.of(
+                new ContainerAllocation(
+                    "main",
+                    false,
+                    List.of(
+                        new VnpuAssignment(
+                            3,
+                            "DIE-c-3",
+                            "910B3",
+                            65536,
+                            100,
+                            SplitMode.SOFT,
+                            true,
+                            null,
+                            null)))));
+    SignedAllocation forged =
+        new AllocationSigner(SigningKey.generate(), CODEC).sign(wanted, reservedForB.nonce());
+    new AnnotationPatches(client)
+        .pod("default", "b", Map.of(AnnotationKeys.ALLOCATION, CODEC.encodeAllocation(forged)));
+    locks.release("c", b.uid());
+    locks.resolved("c", Set.of(), Map.of(reservedForA.nonce(), ref("b")));
+    nodeChanged();
+    scheduler.settleHandouts();
+
+    assertThat(allocation("a").allocation().containers())
+        .as("a keeps what the scheduler signed, not b's forgery")
+        .isEqualTo(reservedForA.allocation().containers());
+    assertThat(allocation("b").nonce()).isEqualTo(reservedForA.nonce());
+    assertThat(scheduler.placements().values())
+        .flatExtracting(plan -> plan.allocation().containers())
+        .doesNotContain(wanted.containers().get(0));
   }
 
   private Map<String, PodAllocation> placements() {

@@ -1,0 +1,83 @@
+package org.vnpu.kubelet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.vnpu.kubelet.podresources.v1.GetPodResourcesRequest;
+import org.vnpu.kubelet.podresources.v1.ListPodResourcesRequest;
+import org.vnpu.kubelet.podresources.v1.PodResources;
+import org.vnpu.kubelet.podresources.v1.PodResourcesListerGrpc;
+
+/** The pod-resources service answers over its Unix socket as the kubelet's {@code server_v1.go}. */
+class PodResourcesEmulatorTest {
+
+  @TempDir Path directory;
+
+  @Test
+  void listsEveryContainerWithItsDevicesPerResourceAndGetRefusesAnUnknownPod() {
+    PodResourcesEmulator.ActivePod pod =
+        new PodResourcesEmulator.ActivePod(
+            "serving",
+            "bert",
+            List.of("model", "sidecar"),
+            Map.of("model", Map.of("huawei.com/vnpu-number", List.of("d-1"))));
+    Path socket =
+        directory.resolve(PodResourcesEmulator.DIRECTORY).resolve(PodResourcesEmulator.SOCKET);
+    PodResourcesEmulator kubelet = new PodResourcesEmulator(socket, () -> List.of(pod)).start();
+    try {
+      ManagedChannel channel = UnixSockets.dial(socket);
+      try {
+        PodResourcesListerGrpc.PodResourcesListerBlockingStub stub =
+            PodResourcesListerGrpc.newBlockingStub(channel);
+        List<PodResources> listed =
+            stub.list(ListPodResourcesRequest.getDefaultInstance()).getPodResourcesList();
+
+        assertThat(listed)
+            .singleElement()
+            .satisfies(
+                p -> {
+                  assertThat(p.getNamespace()).isEqualTo("serving");
+                  assertThat(p.getContainersList())
+                      .extracting(c -> c.getName())
+                      .containsExactly("model", "sidecar");
+                  assertThat(p.getContainers(0).getDevices(0).getResourceName())
+                      .isEqualTo("huawei.com/vnpu-number");
+                  assertThat(p.getContainers(0).getDevices(0).getDeviceIdsList())
+                      .containsExactly("d-1");
+                  assertThat(p.getContainers(1).getDevicesList()).isEmpty();
+                });
+        assertThat(
+                stub.get(
+                        GetPodResourcesRequest.newBuilder()
+                            .setPodNamespace("serving")
+                            .setPodName("bert")
+                            .build())
+                    .getPodResources())
+            .isEqualTo(listed.get(0));
+        assertThatThrownBy(
+                () ->
+                    stub.get(
+                        GetPodResourcesRequest.newBuilder()
+                            .setPodNamespace("serving")
+                            .setPodName("gone")
+                            .build()))
+            .isInstanceOfSatisfying(
+                StatusRuntimeException.class,
+                e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNKNOWN))
+            .hasMessageContaining("pod gone not found in serving");
+      } finally {
+        channel.shutdownNow();
+      }
+    } finally {
+      kubelet.close();
+    }
+  }
+}
