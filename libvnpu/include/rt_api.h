@@ -204,6 +204,14 @@ rtError_t rtStreamCreate(rtStream_t *stm, int32_t priority);
 rtError_t rtStreamDestroy(rtStream_t stm);
 rtError_t rtStreamSynchronize(rtStream_t stm);
 
+/* Events (runtime rt_external_event.h): the shim marks an offline container's launches with them
+ * to bound its queued kernels (offline.max_kernels_in_flight) without draining the stream. */
+typedef void *rtEvent_t;
+rtError_t rtEventCreate(rtEvent_t *evt);
+rtError_t rtEventRecord(rtEvent_t evt, rtStream_t stm);
+rtError_t rtEventSynchronize(rtEvent_t evt);
+rtError_t rtEventDestroy(rtEvent_t evt);
+
 #define VNPU_DECLARE(KIND, name, params, args, ...) rtError_t name params;
 VNPU_RUNTIME_HOOKS(VNPU_DECLARE)
 #undef VNPU_DECLARE

@@ -25,6 +25,10 @@
 
 enum vnpu_policy { VNPU_FIXED_SHARE = 0, VNPU_ELASTIC = 1, VNPU_BEST_EFFORT = 2 };
 
+/* A pod's priority on a shared chip (docs/colocation.md): offline work runs only in the time
+ * online containers leave idle, and gives the chip up at its next launch when one wants it. */
+enum vnpu_priority { VNPU_ONLINE = 0, VNPU_OFFLINE = 1 };
+
 /* The AI Core accounting period and the longest slice per turn. */
 #define VNPU_PERIOD_US 100000u
 #define VNPU_QUANTUM_US 10000u
@@ -35,12 +39,14 @@ enum vnpu_policy { VNPU_FIXED_SHARE = 0, VNPU_ELASTIC = 1, VNPU_BEST_EFFORT = 2 
  * It carries only who holds the chip's AI Core token and which process with credit waits for it;
  * no quota, share or index lives here. Both are claims: a 22-bit owner ID (random per process, 0
  * for none) with, above it, a time in 100 us ticks of CLOCK_MONOTONIC: for the token the end of
- * the holder's slice, for the notice when it lapses.
+ * the holder's slice, for a notice when it lapses. The owner ID's top bit says the process is
+ * offline, so that online processes can tell whom they displace and ignore offline creditors.
  */
 #define VNPU_REGION_MAGIC 0x55504E56u /* "VNPU" */
-#define VNPU_REGION_VERSION 2u
+#define VNPU_REGION_VERSION 3u
 #define VNPU_REGION_SIZE 128u
 #define VNPU_CLAIM_OWNER_BITS 22
+#define VNPU_CLAIM_OFFLINE_OWNER (1u << (VNPU_CLAIM_OWNER_BITS - 1))
 #define VNPU_CLAIM_TICK_NS 100000ull
 
 struct vnpu_region {
@@ -51,7 +57,9 @@ struct vnpu_region {
     uint64_t token;                     /* 16 claim: the holder, until its slice ends */
     uint64_t creditor_notice;           /* 24 claim: a process with credit waits, until then */
     char die_id[VNPU_ID_LEN];           /* 32 */
-    unsigned char reserved[32];         /* 96 */
+    uint64_t online_notice;             /* 96 claim: an online process waits, until then */
+    uint64_t offline_notice;            /* 104 claim: an offline process waits, until then */
+    unsigned char reserved[16];         /* 112 */
 };
 
 /*
@@ -84,7 +92,12 @@ struct vnpu_books_header {
     uint32_t reserved0;         /*  60 */
     char die_id[VNPU_ID_LEN];   /*  64 */
     union vnpu_lock lock;       /* 128 guards everything else in the file */
-    unsigned char reserved[64]; /* 192 */
+    /* Co-location counters, updated atomically without the lock (zero in books of builds before
+     * priorities, where these bytes were reserved). */
+    uint64_t preemptions_suffered; /* 192 turns an offline container gave up to online work */
+    uint64_t preemptions_caused;   /* 200 turns an online container took from offline work */
+    uint64_t launch_wait_ns;       /* 208 time its launches waited for the token */
+    unsigned char reserved[40];    /* 216 */
 };
 
 /* 128 bytes each, from offset 256. */

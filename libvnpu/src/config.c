@@ -10,7 +10,7 @@
 
 #include "log.h"
 
-#define MAX_ENTRIES (8 + 5 * VNPU_MAX_DEVICES)
+#define MAX_ENTRIES (10 + 5 * VNPU_MAX_DEVICES)
 
 struct entry {
     char key[64];
@@ -132,6 +132,7 @@ static int parse(FILE *file, struct entries *e) {
 int vnpu_config_read(const char *path, struct vnpu_config *config, char *error, int error_size) {
     static const char *const levels[] = {"error", "warn", "info", "debug"};
     static const char *const policies[] = {"fixed-share", "elastic", "best-effort"};
+    static const char *const priorities[] = {"online", "offline"};
     struct entries *e = calloc(1, sizeof(*e));
     if (e == NULL) {
         snprintf(error, (size_t)error_size, "out of host memory reading %s", path);
@@ -152,6 +153,7 @@ int vnpu_config_read(const char *path, struct vnpu_config *config, char *error, 
     }
     memset(config, 0, sizeof(*config));
     uint64_t version, devices;
+    int priority;
     if (parse(file, e) != 0 || number(e, "version", UINT32_MAX, &version) != 0) {
         goto done;
     }
@@ -168,8 +170,17 @@ int vnpu_config_read(const char *path, struct vnpu_config *config, char *error, 
         text(e, "container", config->container, sizeof(config->container)) != 0 ||
         text(e, "books_dir", config->books_dir, sizeof(config->books_dir)) != 0 ||
         choice(e, "log.level", levels, 4, &config->log_level) != 0 ||
+        choice(e, "priority", priorities, 2, &priority) != 0 ||
         number(e, "devices", VNPU_MAX_DEVICES, &devices) != 0) {
         goto done;
+    }
+    config->priority = (enum vnpu_priority)priority;
+    if (config->priority == VNPU_OFFLINE) {
+        uint64_t cap;
+        if (number(e, "offline.max_kernels_in_flight", VNPU_MAX_KERNELS_IN_FLIGHT, &cap) != 0) {
+            goto done;
+        }
+        config->max_kernels_in_flight = (uint32_t)cap;
     }
     if (devices == 0) {
         fail(e, "devices=0 is out of range 1..64%s%s", "", "");

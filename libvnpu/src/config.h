@@ -9,7 +9,9 @@
 #define VNPU_MAX_DEVICES 64
 #define VNPU_PATH_LEN 512
 #define VNPU_CONFIG_MAX 65536
-#define VNPU_CONFIG_VERSION 2
+#define VNPU_CONFIG_VERSION 3
+/* The most kernels an offline container may have queued per stream (0: no cap). */
+#define VNPU_MAX_KERNELS_IN_FLIGHT 16
 
 struct vnpu_device_config {
     char die_id[VNPU_ID_LEN];
@@ -26,6 +28,8 @@ struct vnpu_config {
     char container[VNPU_ID_LEN];
     char books_dir[VNPU_PATH_LEN]; /* the container's own books, one file per chip */
     int log_level;
+    enum vnpu_priority priority;
+    uint32_t max_kernels_in_flight; /* offline only; 0: no cap */
     int device_count;
     struct vnpu_device_config devices[VNPU_MAX_DEVICES];
 };

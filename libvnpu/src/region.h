@@ -20,6 +20,16 @@ uint64_t vnpu_now_ns(void);
 struct vnpu_region *vnpu_region_map(const char *path, const char *die_id, char *error,
                                     int error_size);
 
+/*
+ * Sleeps until the region's token may have changed from word, or for at most timeout_ns: a futex
+ * on the token's low half, which every process mapping the region shares. Wakes can be spurious
+ * (any container may wake the token), so callers re-read the token after.
+ */
+void vnpu_token_wait(struct vnpu_region *region, uint64_t word, uint64_t timeout_ns);
+
+/* Wakes the processes waiting in vnpu_token_wait, after this one released the token. */
+void vnpu_token_wake(struct vnpu_region *region);
+
 /* A claim (the token or the creditor notice) as the region holds it, unpacked. */
 struct vnpu_claim {
     uint32_t owner;    /* 0: nobody */

@@ -16,11 +16,15 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <linux/futex.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "books.h"
@@ -34,6 +38,10 @@
 #define MIN_SLICE_NS 1000000ull      /* a share needs 1 ms of credit to take the token */
 #define BORROWED_SLICE_NS 2000000ull /* idle time lent to elastic and best-effort, per turn */
 #define IDLE_RELEASE_NS 1000000ull   /* a holder idle for 1 ms (no launch, no sync) hands back */
+/* An online holder with offline work waiting hands back after this much idleness: long enough for
+ * a request's next launch after a synchronisation, short enough to leave offline work its time. */
+#define ONLINE_IDLE_NS 100000ull
+#define KEEPER_SPIN_NS ONLINE_IDLE_NS /* the keeper spins rather than sleeps for a wait this short */
 #define KEEPER_TICK_NS 500000ull
 #define RECLAIM_EVERY_NS 100000000ull
 #define WAIT_NS 100000ull
@@ -44,8 +52,22 @@
 /* The longest a container with credit waits for the token, whatever the region says. */
 #define LONGEST_WAIT_NS (2ull * VNPU_PERIOD_US * 1000ull)
 #define CREDITOR_FRESH_NS 5000000ull /* a waiting creditor renews its notice within this */
+/* An online process takes a free token within a wait step; an online notice beside a token free
+ * this long is forged, and offline work stops deferring to it. */
+#define ONLINE_PICKUP_NS 20000000ull
 
 int vnpu_log_threshold = VNPU_LOG_WARN;
+
+/*
+ * An offline container's kernels in flight on one stream, each marked by an event recorded after
+ * its launch: the oldest is waited for before a launch beyond the cap.
+ */
+struct in_flight {
+    int used;
+    rtStream_t stream; /* NULL is the default stream */
+    rtEvent_t events[VNPU_MAX_KERNELS_IN_FLIGHT];
+    int head, count;
+};
 
 struct device_state {
     const struct vnpu_device_config *config;
@@ -54,6 +76,7 @@ struct device_state {
     pthread_mutex_t gate;       /* serialises this process's launches with hand-backs */
     int holding;                /* this process holds the chip's AI Core token */
     int borrowed;               /* the slice is lent idle time, not paid from credit */
+    int despite_notice;         /* offline: the slice was taken beside a forged online notice */
     uint64_t token;             /* the token word this process wrote when it took the token */
     uint64_t token_since;
     uint64_t slice_end;
@@ -62,6 +85,7 @@ struct device_state {
     uint64_t launches;
     rtStream_t streams[MAX_STREAMS];
     int stream_count;
+    struct in_flight *in_flight; /* offline with a cap: MAX_STREAMS of them, else NULL */
 };
 
 struct allocation {
@@ -100,6 +124,10 @@ VNPU_RUNTIME_HOOKS(DECLARE_REAL)
 REAL(rtGetDevice)
 REAL(rtStreamDestroy)
 REAL(rtStreamSynchronize)
+REAL(rtEventCreate)
+REAL(rtEventRecord)
+REAL(rtEventSynchronize)
+REAL(rtEventDestroy)
 
 /* ---- start-up ---- */
 
@@ -120,8 +148,11 @@ static const char *config_path(void) {
     return chosen;
 }
 
-/* A token owner ID for this process, random so that containers' PID namespaces do not collide. */
-static uint32_t new_owner(void) {
+/*
+ * A token owner ID for this process, random so that containers' PID namespaces do not collide,
+ * with the offline bit set for an offline container and clear otherwise.
+ */
+static uint32_t new_owner(enum vnpu_priority priority) {
     uint64_t seed = vnpu_now_ns() ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)&seed;
     FILE *random = fopen("/dev/urandom", "re");
     if (random != NULL) {
@@ -133,9 +164,11 @@ static uint32_t new_owner(void) {
     }
     seed = (seed ^ (seed >> 30)) * 0xbf58476d1ce4e5b9ull;
     seed = (seed ^ (seed >> 27)) * 0x94d049bb133111ebull;
-    uint32_t id = (uint32_t)((seed ^ (seed >> 31)) & ((1u << VNPU_CLAIM_OWNER_BITS) - 1));
-    return id == 0 ? 1 : id;
+    uint32_t id = (uint32_t)((seed ^ (seed >> 31)) & (VNPU_CLAIM_OFFLINE_OWNER - 1));
+    return (id == 0 ? 1 : id) | (priority == VNPU_OFFLINE ? VNPU_CLAIM_OFFLINE_OWNER : 0);
 }
+
+static int offline(void) { return config.priority == VNPU_OFFLINE; }
 
 /* Runs on the keeper thread, whose life is the process's; returns READY or FAILED. */
 static int set_up(void) {
@@ -147,7 +180,7 @@ static int set_up(void) {
         return fail_closed(reason);
     }
     vnpu_log_threshold = config.log_level;
-    owner = new_owner();
+    owner = new_owner(config.priority);
     for (int i = 0; i < config.device_count; i++) {
         struct device_state *d = &devices[i];
         d->config = &config.devices[i];
@@ -161,9 +194,17 @@ static int set_up(void) {
                      d->config->die_id, error);
         }
         pthread_mutex_init(&d->gate, NULL);
+        if (offline() && config.max_kernels_in_flight > 0) {
+            d->in_flight = calloc(MAX_STREAMS, sizeof(*d->in_flight));
+            if (d->in_flight == NULL) {
+                return fail_closed("out of host memory for the offline kernel cap");
+            }
+        }
     }
-    VNPU_LOG(VNPU_LOG_INFO, "pod %s/%s container %s: %d device(s), device 0 quota %llu bytes, %u%% %s",
-             config.pod_namespace, config.pod_name, config.container, config.device_count,
+    VNPU_LOG(VNPU_LOG_INFO,
+             "pod %s/%s container %s (%s): %d device(s), device 0 quota %llu bytes, %u%% %s",
+             config.pod_namespace, config.pod_name, config.container,
+             offline() ? "offline" : "online", config.device_count,
              (unsigned long long)config.devices[0].memory_bytes, config.devices[0].cores,
              config.devices[0].policy == VNPU_FIXED_SHARE ? "fixed-share"
              : config.devices[0].policy == VNPU_ELASTIC   ? "elastic"
@@ -388,32 +429,53 @@ static void accrue(const struct device_state *d, struct vnpu_books *books, uint6
     books->header.credit_updated_ns = now;
 }
 
-/* Whether another process with credit says it waits: it goes first (a notice too far out is forged). */
+static int offline_owner(uint32_t id) { return (id & VNPU_CLAIM_OFFLINE_OWNER) != 0; }
+
+/* Whether another process with credit says it waits: it goes first (a notice too far out is
+ * forged). An online process does not wait for an offline one. */
 static int other_creditor_waits(const struct vnpu_region *region, uint64_t now) {
     struct vnpu_claim notice =
         vnpu_claim_unpack(__atomic_load_n(&region->creditor_notice, __ATOMIC_ACQUIRE));
-    return notice.owner != owner && vnpu_claim_binds(notice, now, 0, CREDITOR_FRESH_NS);
+    return notice.owner != owner && (offline() || !offline_owner(notice.owner)) &&
+           vnpu_claim_binds(notice, now, 0, CREDITOR_FRESH_NS);
+}
+
+/* Whether another process of the given priority says it wants the chip (online_notice or
+ * offline_notice); a notice too far out, or posted by the other priority, is forged. */
+static int notice_binds(const uint64_t *notice, int from_offline, uint64_t now) {
+    struct vnpu_claim claim = vnpu_claim_unpack(__atomic_load_n(notice, __ATOMIC_ACQUIRE));
+    return claim.owner != owner && offline_owner(claim.owner) == from_offline &&
+           vnpu_claim_binds(claim, now, 0, CREDITOR_FRESH_NS);
+}
+
+static int online_waits(const struct vnpu_region *region, uint64_t now) {
+    return notice_binds(&region->online_notice, 0, now);
+}
+
+static void post_notice(uint64_t *notice, uint64_t now) {
+    struct vnpu_claim claim = {owner, now + CREDITOR_FRESH_NS};
+    __atomic_store_n(notice, vnpu_claim_pack(claim), __ATOMIC_RELEASE);
 }
 
 /* A process that got the token no longer waits: its notice, if still there, goes. */
-static void withdraw_notice(struct vnpu_region *region) {
-    uint64_t word = __atomic_load_n(&region->creditor_notice, __ATOMIC_ACQUIRE);
+static void withdraw_notice(uint64_t *notice) {
+    uint64_t word = __atomic_load_n(notice, __ATOMIC_ACQUIRE);
     if (vnpu_claim_unpack(word).owner == owner) {
-        __atomic_compare_exchange_n(&region->creditor_notice, &word, 0, 0, __ATOMIC_ACQ_REL,
-                                    __ATOMIC_ACQUIRE);
+        __atomic_compare_exchange_n(notice, &word, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
     }
 }
 
 /* A turn with the chip's AI Core token. */
 struct turn {
     uint64_t slice_end;
-    int borrowed; /* lent idle time, not paid from credit */
-    int rich;     /* above 3/4 of its credit cap: it would lose time by waiting */
+    int borrowed;       /* lent idle time, not paid from credit */
+    int rich;           /* above 3/4 of its credit cap: it would lose time by waiting */
+    int despite_notice; /* offline: taken beside a forged online notice */
 };
 
 /* What this container may take now, from its own books: a slice with credit, borrowed or none. */
 static struct turn entitlement(struct device_state *d, uint64_t now, int creditor) {
-    struct turn turn = {0, 0, 0};
+    struct turn turn = {0, 0, 0, 0};
     struct vnpu_books *books = d->account.books;
     if (vnpu_books_lock(books) != 0) {
         return turn;
@@ -436,39 +498,54 @@ static void count_waiting(struct device_state *d, int change) {
 }
 
 /*
- * Waits until this process holds the chip's token (another thread of it may already). A token
- * held by another process binds until its slice ends (plus a grace for its queued kernels), but a
- * container with credit waits at most LONGEST_WAIT_NS for it, so a holder that never lets go
+ * Waits until this process holds the chip's AI Core token (another thread of it may already). A
+ * token held by another process binds until its slice ends (plus a grace for its queued kernels),
+ * but a container with credit waits at most LONGEST_WAIT_NS for it, so a holder that never lets go
  * delays the others by that much per turn and no more. Among processes with credit, one that
  * already waits goes before one that just arrived (or just handed back), unless the latter's
  * credit is above three quarters of its cap: they take turns without either losing credit to it.
+ *
+ * Priorities: an online process that could take a turn posts the online notice while it waits,
+ * and offline holders give the token up at their next launch (gate_enter) or keeper tick. An
+ * offline process takes no turn while the notice binds, and never takes the token from an online
+ * holder, however long it waited: offline work gets the time online work leaves idle.
  */
 static struct turn acquire(struct device_state *d) {
     struct vnpu_region *region = d->region;
+    uint64_t entered = vnpu_now_ns();
     uint64_t waiting_since = 0;
+    uint64_t notice_beside_free_token = 0; /* offline: since when a notice stands by a free token */
+    int displaced_offline = 0;             /* online: it waited for an offline holder */
     for (;;) {
         uint64_t now = vnpu_now_ns();
         uint64_t word = __atomic_load_n(&region->token, __ATOMIC_ACQUIRE);
         struct vnpu_claim token = vnpu_claim_unpack(word);
-        if (token.owner == owner) {
-            struct turn turn = {token.until_ns, d->borrowed, 0};
-            if (waiting_since != 0) {
-                count_waiting(d, -1);
+        struct turn turn = {token.until_ns, d->borrowed, 0, d->despite_notice};
+        int got = token.owner == owner;
+        if (!got) {
+            int other_waits = other_creditor_waits(region, now);
+            turn = entitlement(d, now, other_waits);
+            int held = vnpu_claim_binds(token, now, TOKEN_GRACE_NS, LONGEST_CLAIM_NS);
+            int overdue = waiting_since != 0 && now - waiting_since > LONGEST_WAIT_NS &&
+                          (!offline() || offline_owner(token.owner));
+            /* A waiting creditor goes first, unless this one's credit nears its cap (it would lose
+             * time by waiting): the hand-over gaps are then shared, not paid by the larger share. */
+            int defer = other_waits && waiting_since == 0 && !turn.rich;
+            int yield = offline() && online_waits(region, now);
+            if (yield && !held) {
+                notice_beside_free_token = notice_beside_free_token ? notice_beside_free_token : now;
+                turn.despite_notice = now - notice_beside_free_token > ONLINE_PICKUP_NS;
+                yield = !turn.despite_notice;
+            } else {
+                notice_beside_free_token = 0;
             }
-            return turn;
-        }
-        int other_waits = other_creditor_waits(region, now);
-        struct turn turn = entitlement(d, now, other_waits);
-        int held = vnpu_claim_binds(token, now, TOKEN_GRACE_NS, LONGEST_CLAIM_NS);
-        int overdue = waiting_since != 0 && now - waiting_since > LONGEST_WAIT_NS;
-        /* A waiting creditor goes first, unless this one's credit nears its cap (it would lose
-         * time by waiting): the hand-over gaps are then shared, not paid by the larger share. */
-        int defer = other_waits && waiting_since == 0 && !turn.rich;
-        if (turn.slice_end != 0 && !defer && (!held || (overdue && !turn.borrowed))) {
-            struct vnpu_claim mine = {owner, turn.slice_end};
-            uint64_t taken = vnpu_claim_pack(mine);
-            if (__atomic_compare_exchange_n(&region->token, &word, taken, 0, __ATOMIC_ACQ_REL,
-                                            __ATOMIC_ACQUIRE)) {
+            if (turn.slice_end != 0 && !defer && !yield && (!held || (overdue && !turn.borrowed))) {
+                struct vnpu_claim mine = {owner, turn.slice_end};
+                uint64_t taken = vnpu_claim_pack(mine);
+                if (!__atomic_compare_exchange_n(&region->token, &word, taken, 0, __ATOMIC_ACQ_REL,
+                                                 __ATOMIC_ACQUIRE)) {
+                    continue;
+                }
                 if (held) {
                     VNPU_LOG(VNPU_LOG_WARN,
                              "chip %s: owner %u kept the AI Core token past %llu ms; taking it",
@@ -477,29 +554,53 @@ static struct turn acquire(struct device_state *d) {
                 }
                 __atomic_store_n(&d->token, taken, __ATOMIC_RELEASE);
                 __atomic_store_n(&d->token_since, now, __ATOMIC_RELEASE);
-                withdraw_notice(region);
-                if (waiting_since != 0) {
-                    count_waiting(d, -1);
+                withdraw_notice(&region->creditor_notice);
+                got = 1;
+            } else {
+                if (turn.slice_end != 0 && !turn.borrowed) {
+                    post_notice(&region->creditor_notice, now);
                 }
-                return turn;
+                if (turn.slice_end != 0) {
+                    post_notice(offline() ? &region->offline_notice : &region->online_notice, now);
+                    displaced_offline |= !offline() && held && offline_owner(token.owner);
+                }
             }
-            continue;
         }
-        if (turn.slice_end != 0 && !turn.borrowed) {
-            struct vnpu_claim notice = {owner, now + CREDITOR_FRESH_NS};
-            __atomic_store_n(&region->creditor_notice, vnpu_claim_pack(notice), __ATOMIC_RELEASE);
+        if (got) {
+            struct vnpu_books *books = d->account.books;
+            withdraw_notice(offline() ? &region->offline_notice : &region->online_notice);
+            if (waiting_since != 0) {
+                count_waiting(d, -1);
+                __atomic_add_fetch(&books->header.launch_wait_ns, now - entered, __ATOMIC_RELAXED);
+            }
+            if (displaced_offline) {
+                __atomic_add_fetch(&books->header.preemptions_caused, 1, __ATOMIC_RELAXED);
+            }
+            return turn;
         }
         if (waiting_since == 0) {
             waiting_since = now;
             count_waiting(d, 1);
         }
-        struct timespec pause = {0, (long)WAIT_NS};
-        nanosleep(&pause, NULL);
+        vnpu_token_wait(region, word, WAIT_NS);
     }
 }
 
-/* With the gate held: waits for this process's queued kernels, then hands the token back. */
-static void hand_back(struct device_state *d) {
+/* Offline: whether an online process wants the chip this process holds. */
+static int preempted(const struct device_state *d, uint64_t now) {
+    return offline() && d->holding && !d->despite_notice && online_waits(d->region, now);
+}
+
+/* Why a holder hands the token back. */
+enum release { SLICE_OVER, IDLE, DISPLACED };
+
+/*
+ * With the gate held: waits for this process's queued kernels, then hands the token back. An
+ * offline process that an online one displaced counts a preemption; an online one whose slice ran
+ * out while it works posts the online notice first, so that offline work does not slip in between
+ * its slices and make its next launch wait for an offline kernel.
+ */
+static void hand_back(struct device_state *d, enum release why) {
     rtError_t (*synchronize)(rtStream_t) = original_rtStreamSynchronize();
     for (int i = 0; i < d->stream_count && synchronize != NULL; i++) {
         synchronize(d->streams[i]);
@@ -516,29 +617,100 @@ static void hand_back(struct device_state *d) {
         }
         books->header.busy_ns += used;
         books->header.launches += d->launches;
+        books->header.preemptions_suffered += why == DISPLACED;
         vnpu_books_unlock(books);
     }
-    __atomic_compare_exchange_n(&d->region->token, &taken, 0, 0, __ATOMIC_ACQ_REL,
-                                __ATOMIC_ACQUIRE); /* unless another took it meanwhile */
+    if (!offline() && why == SLICE_OVER) {
+        post_notice(&d->region->online_notice, now);
+    }
+    if (__atomic_compare_exchange_n(&d->region->token, &taken, 0, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE)) { /* unless another took it meanwhile */
+        vnpu_token_wake(d->region);
+    }
     d->launches = 0;
     d->holding = 0;
 }
 
+/* With the gate held: the in-flight record of stream, or NULL when the container has no cap. */
+static struct in_flight *in_flight_of(struct device_state *d, rtStream_t stream) {
+    if (d->in_flight == NULL) {
+        return NULL;
+    }
+    struct in_flight *unused = NULL;
+    for (int i = 0; i < MAX_STREAMS; i++) {
+        struct in_flight *f = &d->in_flight[i];
+        if (f->used && f->stream == stream) {
+            return f;
+        }
+        if (unused == NULL && !f->used) {
+            unused = f;
+        }
+    }
+    if (unused != NULL) {
+        unused->used = 1;
+        unused->stream = stream;
+    }
+    return unused; /* NULL: more streams than MAX_STREAMS, the rest go uncapped */
+}
+
+/* With the gate held: waits until f's stream has fewer kernels in flight than the cap. */
+static void within_cap(struct in_flight *f) {
+    if (f != NULL && f->count >= (int)config.max_kernels_in_flight) {
+        __typeof__(&rtEventSynchronize) wait = original_rtEventSynchronize();
+        if (wait != NULL) {
+            wait(f->events[f->head]);
+        }
+        f->head = (f->head + 1) % (int)config.max_kernels_in_flight;
+        f->count--;
+    }
+}
+
+/* With the gate held: forgets a destroyed stream's in-flight record and its events. */
+static void forget_in_flight(struct device_state *d, rtStream_t stream) {
+    __typeof__(&rtEventDestroy) destroy = original_rtEventDestroy();
+    for (int i = 0; d->in_flight != NULL && i < MAX_STREAMS; i++) {
+        struct in_flight *f = &d->in_flight[i];
+        if (f->used && f->stream == stream) {
+            for (int e = 0; e < VNPU_MAX_KERNELS_IN_FLIGHT && destroy != NULL; e++) {
+                if (f->events[e] != NULL) {
+                    destroy(f->events[e]);
+                }
+            }
+            memset(f, 0, sizeof(*f));
+        }
+    }
+}
+
+/* With the gate held, after a launch: marks it in stream's in-flight record. */
+static void mark_launch(struct in_flight *f, rtStream_t stream) {
+    __typeof__(&rtEventCreate) create = original_rtEventCreate();
+    __typeof__(&rtEventRecord) record = original_rtEventRecord();
+    int slot = (f->head + f->count) % (int)config.max_kernels_in_flight;
+    if (create == NULL || record == NULL ||
+        (f->events[slot] == NULL && create(&f->events[slot]) != RT_ERROR_NONE) ||
+        record(f->events[slot], stream) != RT_ERROR_NONE) {
+        return; /* unmarked: this launch goes uncounted */
+    }
+    f->count++;
+}
+
 static int gate_enter(struct device_state *d, rtStream_t stream) {
     pthread_mutex_lock(&d->gate);
+    within_cap(in_flight_of(d, stream));
     uint64_t now = vnpu_now_ns();
     if (d->region == NULL) {
         return 0; /* unpaced */
     }
-    while (!d->holding || now >= d->slice_end) {
+    while (!d->holding || now >= d->slice_end || preempted(d, now)) {
         if (d->holding) {
-            hand_back(d);
+            hand_back(d, preempted(d, now) ? DISPLACED : SLICE_OVER);
         }
         pthread_mutex_unlock(&d->gate);
         struct turn turn = acquire(d);
         pthread_mutex_lock(&d->gate);
         d->holding = 1;
         d->borrowed = turn.borrowed;
+        d->despite_notice = turn.despite_notice;
         d->slice_end = turn.slice_end;
         now = vnpu_now_ns();
     }
@@ -554,10 +726,49 @@ static int gate_enter(struct device_state *d, rtStream_t stream) {
     return 0;
 }
 
-static void gate_exit(struct device_state *d) { pthread_mutex_unlock(&d->gate); }
+static void gate_exit(struct device_state *d, rtStream_t stream, rtError_t rc) {
+    struct in_flight *f = rc == RT_ERROR_NONE ? in_flight_of(d, stream) : NULL;
+    if (f != NULL) {
+        mark_launch(f, stream);
+    }
+    pthread_mutex_unlock(&d->gate);
+}
+
+/* Wakes the keeper before its tick (a futex, private to the process). */
+static uint32_t keeper_bell;
+
+static void ring_keeper(void) {
+    __atomic_add_fetch(&keeper_bell, 1, __ATOMIC_ACQ_REL);
+    syscall(SYS_futex, &keeper_bell, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* Whether d's holder is online with offline work waiting for the chip: it lends idle time. */
+static int lending(const struct device_state *d, uint64_t now) {
+    return d->region != NULL && !offline() && d->holding &&
+           notice_binds(&d->region->offline_notice, 1, now);
+}
+
+/* How long d's holder may sit idle (no launch, no synchronisation) before it hands back. */
+static uint64_t idle_allowance(const struct device_state *d, uint64_t now) {
+    return lending(d, now) ? ONLINE_IDLE_NS : IDLE_RELEASE_NS;
+}
+
+/* The keeper's next check: its tick, or sooner when an idle online holder lends to offline work. */
+static uint64_t next_check(uint64_t now) {
+    uint64_t next = now + KEEPER_TICK_NS;
+    for (int i = 0; i < config.device_count; i++) {
+        const struct device_state *d = &devices[i];
+        uint64_t due = __atomic_load_n(&d->last_launch, __ATOMIC_ACQUIRE) + ONLINE_IDLE_NS;
+        if (due > now && due < next && lending(d, now)) {
+            next = due;
+        }
+    }
+    return next;
+}
 
 static void *keeper(void *unused) {
     (void)unused;
+    prctl(PR_SET_TIMERSLACK, 1000UL); /* its wake-ups pace hand-backs: 1 us late, not 50 */
     int outcome = set_up();
     pthread_mutex_lock(&init_lock);
     __atomic_store_n(&init_state, outcome, __ATOMIC_RELEASE);
@@ -567,19 +778,32 @@ static void *keeper(void *unused) {
         return NULL; /* its "alive" locks are not held: the books see no process of ours */
     }
     uint64_t last_reclaim = vnpu_now_ns();
+    uint64_t now = last_reclaim;
     for (;;) {
-        struct timespec tick = {0, (long)KEEPER_TICK_NS};
-        nanosleep(&tick, NULL);
-        uint64_t now = vnpu_now_ns();
+        uint32_t bell = __atomic_load_n(&keeper_bell, __ATOMIC_ACQUIRE);
+        uint64_t next = next_check(now);
+        if (next - now > KEEPER_SPIN_NS) {
+            struct timespec timeout = {0, (long)(next - now)};
+            syscall(SYS_futex, &keeper_bell, FUTEX_WAIT_PRIVATE, bell, &timeout, NULL, 0);
+        } else {
+            /* A lending holder's hand-back is due: timers overshoot by tens of microseconds on
+             * virtual machines, a short spin does not. */
+            while (vnpu_now_ns() < next && __atomic_load_n(&keeper_bell, __ATOMIC_ACQUIRE) == bell) {
+                sched_yield();
+            }
+        }
+        now = vnpu_now_ns();
         for (int i = 0; i < config.device_count; i++) {
             struct device_state *d = &devices[i];
             if (pthread_mutex_trylock(&d->gate) != 0) {
                 continue;
             }
             int idle = __atomic_load_n(&d->synchronising, __ATOMIC_ACQUIRE) == 0 &&
-                       now - __atomic_load_n(&d->last_launch, __ATOMIC_ACQUIRE) >= IDLE_RELEASE_NS;
-            if (d->holding && (now >= d->slice_end || idle)) {
-                hand_back(d);
+                       now - __atomic_load_n(&d->last_launch, __ATOMIC_ACQUIRE) >=
+                           idle_allowance(d, now);
+            int displaced = d->region != NULL && preempted(d, now);
+            if (d->holding && (now >= d->slice_end || idle || displaced)) {
+                hand_back(d, displaced ? DISPLACED : idle ? IDLE : SLICE_OVER);
             }
             pthread_mutex_unlock(&d->gate);
         }
@@ -667,7 +891,7 @@ static __thread int inside_hook;
         ENTER(name, args, ACL_ERROR_RT_FEATURE_NOT_SUPPORT)                                        \
         gate_enter(d, (stream));                                                                   \
         CALL_REAL(rc, args)                                                                        \
-        gate_exit(d);                                                                              \
+        gate_exit(d, (stream), rc);                                                                \
         return rc;                                                                                 \
     }
 
@@ -686,28 +910,40 @@ rtError_t rtStreamSynchronize(rtStream_t stm) {
     }
     __atomic_add_fetch(&d->synchronising, 1, __ATOMIC_ACQ_REL);
     rtError_t rc = real(stm);
-    __atomic_store_n(&d->last_launch, vnpu_now_ns(), __ATOMIC_RELEASE);
-    __atomic_sub_fetch(&d->synchronising, 1, __ATOMIC_ACQ_REL);
+    uint64_t now = vnpu_now_ns();
+    __atomic_store_n(&d->last_launch, now, __ATOMIC_RELEASE);
+    if (__atomic_sub_fetch(&d->synchronising, 1, __ATOMIC_ACQ_REL) == 0 && lending(d, now)) {
+        ring_keeper(); /* it hands the token back ONLINE_IDLE_NS from now, unless we launch */
+    }
     return rc;
 }
 
+/* A destroyed stream leaves this process's books: the slice's list and, once its queue has run
+ * (the runtime's destroy waits for it), the events that marked its kernels. */
 rtError_t rtStreamDestroy(rtStream_t stm) {
     __typeof__(&rtStreamDestroy) real = original_rtStreamDestroy();
     if (real == NULL) {
         return ACL_ERROR_RT_INTERNAL_ERROR;
     }
-    if (state() == READY) {
-        for (int i = 0; i < config.device_count; i++) {
-            struct device_state *d = &devices[i];
-            pthread_mutex_lock(&d->gate);
-            for (int s = 0; s < d->stream_count; s++) {
-                if (d->streams[s] == stm) {
-                    d->streams[s] = d->streams[--d->stream_count];
-                    break;
-                }
-            }
-            pthread_mutex_unlock(&d->gate);
-        }
+    if (state() != READY) {
+        return real(stm);
     }
-    return real(stm);
+    for (int i = 0; i < config.device_count; i++) {
+        struct device_state *d = &devices[i];
+        pthread_mutex_lock(&d->gate);
+        for (int s = 0; s < d->stream_count; s++) {
+            if (d->streams[s] == stm) {
+                d->streams[s] = d->streams[--d->stream_count];
+                break;
+            }
+        }
+        pthread_mutex_unlock(&d->gate);
+    }
+    rtError_t rc = real(stm);
+    for (int i = 0; i < config.device_count && rc == RT_ERROR_NONE; i++) {
+        pthread_mutex_lock(&devices[i].gate);
+        forget_in_flight(&devices[i], stm);
+        pthread_mutex_unlock(&devices[i].gate);
+    }
+    return rc;
 }

@@ -6,13 +6,14 @@ vnpu_conf() {
     mkdir -p "$dir/books"
     [ -e "$dir/region" ] || "$BUILD/tests/make_region" "$dir/region" "$die"
     cat > "$dir/vnpu.conf" <<CONF
-version=2
+version=3
 pod.uid=$die-uid
 pod.namespace=test
 pod.name=$die
 container=main
 books_dir=$dir/books
 log.level=warn
+priority=online
 devices=1
 device.0.die_id=$die
 device.0.memory_bytes=$3

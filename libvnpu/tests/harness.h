@@ -49,10 +49,15 @@ static inline void write_region(const char *path, const char *die_id) {
     fclose(file);
 }
 
-/* Writes a one-device vnpu.conf; region must exist, books_dir is created. */
-static inline void write_config(const char *path, const char *pod_uid, const char *container,
-                                uint64_t memory_bytes, int cores, const char *policy,
-                                const char *die_id, const char *region, const char *books_dir) {
+/*
+ * Writes a one-device vnpu.conf; region must exist, books_dir is created. The container is online,
+ * or offline with at most max_in_flight kernels queued per stream (0: no cap) when offline is set.
+ */
+static inline void write_config_with_priority(const char *path, const char *pod_uid,
+                                              const char *container, uint64_t memory_bytes,
+                                              int cores, const char *policy, const char *die_id,
+                                              const char *region, const char *books_dir,
+                                              int offline, int max_in_flight) {
     mkdir(books_dir, 0700);
     FILE *file = fopen(path, "w");
     if (file == NULL) {
@@ -61,13 +66,26 @@ static inline void write_config(const char *path, const char *pod_uid, const cha
     }
     fprintf(file,
             "# vNPU runtime shim configuration, written by the device plugin; do not edit.\n"
-            "version=2\npod.uid=%s\npod.namespace=test\npod.name=%s-pod\ncontainer=%s\n"
-            "books_dir=%s\nlog.level=warn\ndevices=1\ndevice.0.die_id=%s\n"
+            "version=3\npod.uid=%s\npod.namespace=test\npod.name=%s-pod\ncontainer=%s\n"
+            "books_dir=%s\nlog.level=warn\npriority=%s\n",
+            pod_uid, container, container, books_dir, offline ? "offline" : "online");
+    if (offline) {
+        fprintf(file, "offline.max_kernels_in_flight=%d\n", max_in_flight);
+    }
+    fprintf(file,
+            "devices=1\ndevice.0.die_id=%s\n"
             "device.0.memory_bytes=%llu\ndevice.0.cores=%d\ndevice.0.policy=%s\n"
             "device.0.region=%s\n",
-            pod_uid, container, container, books_dir, die_id, (unsigned long long)memory_bytes,
-            cores, policy, region);
+            die_id, (unsigned long long)memory_bytes, cores, policy, region);
     fclose(file);
+}
+
+/* Writes a one-device vnpu.conf of an online container. */
+static inline void write_config(const char *path, const char *pod_uid, const char *container,
+                                uint64_t memory_bytes, int cores, const char *policy,
+                                const char *die_id, const char *region, const char *books_dir) {
+    write_config_with_priority(path, pod_uid, container, memory_bytes, cores, policy, die_id,
+                               region, books_dir, 0, 0);
 }
 
 #endif

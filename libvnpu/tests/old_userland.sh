@@ -17,13 +17,14 @@ mkdir -p "$ROOT/vnpu/work/books" "$ROOT/vnpu/bin"
 cp -r "$HERE/fakes" "$HERE/include" "$HERE/tests" "$ROOT/vnpu/"
 cp "$SHIM" "$ROOT/vnpu/libvnpu.so"
 cat > "$ROOT/vnpu/work/vnpu.conf" <<CONF
-version=2
+version=3
 pod.uid=old-userland
 pod.namespace=test
 pod.name=old-userland
 container=main
 books_dir=/vnpu/work/books
 log.level=warn
+priority=online
 devices=1
 device.0.die_id=DIE-OLD
 device.0.memory_bytes=$QUOTA

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The C tests (make test): memory quota, config errors (also under ASan/UBSan), region layout, a
 # hostile container writing the chip region, every launch call paced once, the fixed config path,
-# AI Core shares on the fake chip. Every test runs against the fake runtime in target/fakes.
+# AI Core shares and online/offline co-location on the fake chip. Every test runs against the fake
+# runtime in target/fakes.
 set -euo pipefail
 BUILD=${BUILD:-target}
 BUILD=$(cd "$BUILD" && pwd)
@@ -94,5 +95,21 @@ share 65 73 a:fixed-share:70 b:elastic:30
 share 85 100 a:elastic:30
 share 30 100 a:elastic:30 b:fixed-share:50
 share 85 100 a:best-effort:0
+
+# Co-location (docs/colocation.md; make bench-colocation measures longer): beside offline work of
+# 8 ms kernels, an online request waits for about one offline kernel, not for the offline
+# container's slices and queue (today's best-effort gives p99 above 100 ms), the containers' books
+# count the preemptions, and offline work keeps most of the idle time.
+rm -rf "$WORK/colocation"
+mkdir -p "$WORK/colocation"
+read -r _ _ p99 _ _ _ idle_share _ caused suffered _ <<<"$(WORK_DIR="$WORK/colocation" \
+    LD_PRELOAD="$SHIM" timeout 60 "$BUILD/tests/bench_colocation" 3 8000 1 priority)"
+if awk -v p="$p99" -v f="$idle_share" -v c="$caused" -v s="$suffered" \
+    'BEGIN { exit !(p < 30 && f > 0.6 && c > 0 && s > 0) }'; then
+    echo "ok   co-location: online p99 $p99 ms beside 8 ms offline kernels, offline $idle_share of idle, $caused/$suffered preemptions"
+else
+    echo "FAIL co-location: online p99 $p99 ms (< 30), offline share of idle $idle_share (> 0.6), preemptions caused $caused and suffered $suffered (> 0)"
+    failed=1
+fi
 
 exit $failed

@@ -72,16 +72,27 @@ int main(void) {
     snprintf(region, sizeof(region), "%s/region", directory);
     write_region(region, "D");
     snprintf(good, sizeof(good),
-             "version=2\npod.uid=u\npod.namespace=n\npod.name=p\ncontainer=c\nbooks_dir=%s\n"
-             "log.level=info\ndevices=1\ndevice.0.die_id=D\ndevice.0.memory_bytes=1024\n"
+             "version=3\npod.uid=u\npod.namespace=n\npod.name=p\ncontainer=c\nbooks_dir=%s\n"
+             "log.level=info\npriority=online\ndevices=1\ndevice.0.die_id=D\ndevice.0.memory_bytes=1024\n"
              "device.0.cores=10\ndevice.0.policy=elastic\ndevice.0.region=%s\n",
              directory, region);
     char text[70000];
 
     expect_refusal("missing", NULL, "cannot read");
     snprintf(text, sizeof(text), "%s", good);
-    memcpy(strstr(text, "version=2"), "version=1", 9);
-    expect_refusal("version", text, "unsupported version 1 (this shim reads 2)");
+    memcpy(strstr(text, "version=3"), "version=2", 9);
+    expect_refusal("version", text, "unsupported version 2 (this shim reads 3)");
+    snprintf(text, sizeof(text), "%s", good);
+    memcpy(strstr(text, "priority=online"), "priority=urgent", 15);
+    expect_refusal("priority", text, "priority=urgent is not an accepted value");
+    const char *online = strstr(good, "priority=online\n");
+    snprintf(text, sizeof(text), "%.*spriority=offline\n%s", (int)(online - good), good,
+             online + strlen("priority=online\n"));
+    expect_refusal("offline cap", text, "missing key offline.max_kernels_in_flight");
+    snprintf(text + strlen(text), sizeof(text) - strlen(text), "offline.max_kernels_in_flight=17\n");
+    expect_refusal("offline cap range", text, "offline.max_kernels_in_flight=17 is not a whole");
+    snprintf(text, sizeof(text), "%soffline.max_kernels_in_flight=2\n", good);
+    expect_refusal("online cap", text, "unknown key offline.max_kernels_in_flight");
     snprintf(text, sizeof(text), "%scolour=blue\n", good);
     expect_refusal("unknown", text, "unknown key colour");
     snprintf(text, sizeof(text), "%scontainer=again\n", good);

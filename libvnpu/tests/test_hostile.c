@@ -33,13 +33,16 @@ static uint64_t claim(uint32_t owner, uint64_t until_ns) {
     return (until_ns / TICK_NS) << VNPU_CLAIM_OWNER_BITS | owner;
 }
 
-static void victim(const char *name, const char *policy) {
+static void victim_of_priority(const char *name, const char *policy, int offline) {
     char books[600];
     snprintf(config_path, sizeof(config_path), "%s/%s.conf", getenv("WORK_DIR"), name);
     snprintf(books, sizeof(books), "%s/%s.books", getenv("WORK_DIR"), name);
-    write_config(config_path, name, "main", QUOTA, strcmp(policy, "best-effort") == 0 ? 0 : 50,
-                 policy, "HOSTILE-CHIP", region_path, books);
+    write_config_with_priority(config_path, name, "main", QUOTA,
+                               strcmp(policy, "best-effort") == 0 ? 0 : 50, policy, "HOSTILE-CHIP",
+                               region_path, books, offline, 1);
 }
+
+static void victim(const char *name, const char *policy) { victim_of_priority(name, policy, 0); }
 
 /*
  * Runs the victim in a child: the whole quota fits and a byte more does not, then kernels 1 ms
@@ -103,6 +106,17 @@ static void *hold_forever(void *unused) {
     return NULL;
 }
 
+/* An online process that says it waits, forever, and never takes the free token. */
+static void *want_forever(void *unused) {
+    (void)unused;
+    while (renewing) {
+        __atomic_store_n(&region->online_notice, claim(779, now_ns() + 4000000ull),
+                         __ATOMIC_RELEASE);
+        usleep(1000);
+    }
+    return NULL;
+}
+
 static void reset_region(void) {
     write_region(region_path, "HOSTILE-CHIP");
 }
@@ -146,6 +160,20 @@ int main(void) {
     region->creditor_notice = claim(778, now_ns() + 10000000000ull);
     seconds = run_victim(40);
     EXPECT(seconds >= 0 && seconds < 2, "a forged creditor notice held a borrower %.2f s", seconds);
+
+    /* A forged online notice, renewed forever beside a free token, delays offline work by at
+     * most 20 ms per turn: 40 kernels of 1 ms in 2 ms turns take about half a second. */
+    victim_of_priority("offline", "best-effort", 1);
+    region->token = 0;
+    region->creditor_notice = 0;
+    renewing = 1;
+    pthread_create(&holder, NULL, want_forever, NULL);
+    seconds = run_victim(40);
+    renewing = 0;
+    pthread_join(holder, NULL);
+    EXPECT(seconds >= 0 && seconds < 2, "a forged online notice held offline work %.2f s",
+           seconds);
+    region->online_notice = 0;
 
     /* A region full of garbage: the victim keeps its exact quota and runs unpaced. */
     memset(region, 0xff, VNPU_REGION_SIZE);

@@ -25,6 +25,8 @@ int main(int argc, char **argv) {
     AT(struct vnpu_region, token, 16);
     AT(struct vnpu_region, creditor_notice, 24);
     AT(struct vnpu_region, die_id, 32);
+    AT(struct vnpu_region, online_notice, 96);
+    AT(struct vnpu_region, offline_notice, 104);
     EXPECT(sizeof(struct vnpu_region) == VNPU_REGION_SIZE, "region is %zu bytes",
            sizeof(struct vnpu_region));
     AT(struct vnpu_books_header, magic, 0);
@@ -39,6 +41,9 @@ int main(int argc, char **argv) {
     AT(struct vnpu_books_header, waiting, 56);
     AT(struct vnpu_books_header, die_id, 64);
     AT(struct vnpu_books_header, lock, 128);
+    AT(struct vnpu_books_header, preemptions_suffered, 192);
+    AT(struct vnpu_books_header, preemptions_caused, 200);
+    AT(struct vnpu_books_header, launch_wait_ns, 208);
     AT(struct vnpu_process_slot, in_use, 0);
     AT(struct vnpu_process_slot, pid, 4);
     AT(struct vnpu_process_slot, memory_used, 8);

@@ -11,7 +11,9 @@
  * launched "kernel" waits in its stream's queue, then holds the chip for a fixed time, so kernels
  * of all processes on a chip run one at a time. The time, in microseconds, is the launch's
  * parameter its MICROS_ row below names (mostly numBlocks), or a constant there. Streams execute
- * asynchronously; rtStreamSynchronize waits for a stream's queue to drain.
+ * asynchronously; rtStreamSynchronize waits for a stream's queue to drain. An event recorded on
+ * a stream completes when the stream's queue reaches it; rtEventSynchronize waits for its latest
+ * recording.
  *
  * vnpuFakeBusyNanos() tells how long this process's kernels held chips, for share measurements.
  */
@@ -34,12 +36,26 @@
 #define MAX_DEVICES 16
 #define QUEUE_DEPTH 1024
 
+struct event {
+    pthread_mutex_t mutex;
+    pthread_cond_t reached;
+    uint64_t recorded; /* recordings so far */
+    uint64_t done;     /* the last recording its stream reached */
+};
+
+/* A queue entry: a kernel of micros, or an event's recording. */
+struct task {
+    uint32_t micros;
+    struct event *event;
+    uint64_t recording;
+};
+
 struct stream {
     int device;
     pthread_t worker;
     pthread_mutex_t mutex;
     pthread_cond_t changed;
-    uint32_t queue[QUEUE_DEPTH];
+    struct task queue[QUEUE_DEPTH];
     unsigned head, count;
     unsigned running;
     int stopping;
@@ -123,18 +139,24 @@ static pthread_mutex_t *chip(int device) {
     return mutex;
 }
 
+/* Timers on virtual machines fire tens of microseconds late; a kernel sleeps until this long
+ * before its end and spins the rest, so that it holds the chip for its time and no longer. */
+#define SPIN_NS 100000ull
+
 static void run_kernel(int device, uint32_t micros) {
     pthread_mutex_t *mutex = chip(device);
     if (pthread_mutex_lock(mutex) == EOWNERDEAD) {
         pthread_mutex_consistent(mutex);
     }
     uint64_t start = now_ns();
-    struct timespec until = {0, 0};
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_nsec += (long)(micros % 1000000) * 1000;
-    until.tv_sec += micros / 1000000 + until.tv_nsec / 1000000000;
-    until.tv_nsec %= 1000000000;
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR) {
+    uint64_t end = start + (uint64_t)micros * 1000ull;
+    if (end - start > SPIN_NS) {
+        uint64_t wake = end - SPIN_NS;
+        struct timespec until = {(time_t)(wake / 1000000000ull), (long)(wake % 1000000000ull)};
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR) {
+        }
+    }
+    while (now_ns() < end) {
     }
     atomic_fetch_add(&busy_nanos, now_ns() - start);
     pthread_mutex_unlock(mutex);
@@ -150,10 +172,19 @@ static void *work(void *argument) {
         if (s->count == 0) {
             break;
         }
-        uint32_t micros = s->queue[s->head];
+        struct task task = s->queue[s->head];
         s->running = 1;
         pthread_mutex_unlock(&s->mutex);
-        run_kernel(s->device, micros);
+        if (task.event == NULL) {
+            run_kernel(s->device, task.micros);
+        } else {
+            pthread_mutex_lock(&task.event->mutex);
+            if (task.event->done < task.recording) {
+                task.event->done = task.recording;
+            }
+            pthread_cond_broadcast(&task.event->reached);
+            pthread_mutex_unlock(&task.event->mutex);
+        }
         pthread_mutex_lock(&s->mutex);
         s->head = (s->head + 1) % QUEUE_DEPTH;
         s->count--;
@@ -203,7 +234,7 @@ static struct stream *resolve(rtStream_t stm) {
     return s;
 }
 
-static rtError_t launch(rtStream_t stm, uint32_t micros) {
+static rtError_t enqueue(rtStream_t stm, struct task task) {
     struct stream *s = resolve(stm);
     if (s == NULL) {
         return ACL_ERROR_RT_INTERNAL_ERROR;
@@ -212,10 +243,63 @@ static rtError_t launch(rtStream_t stm, uint32_t micros) {
     while (s->count == QUEUE_DEPTH) {
         pthread_cond_wait(&s->changed, &s->mutex);
     }
-    s->queue[(s->head + s->count) % QUEUE_DEPTH] = micros;
+    s->queue[(s->head + s->count) % QUEUE_DEPTH] = task;
     s->count++;
     pthread_cond_broadcast(&s->changed);
     pthread_mutex_unlock(&s->mutex);
+    return RT_ERROR_NONE;
+}
+
+static rtError_t launch(rtStream_t stm, uint32_t micros) {
+    struct task kernel = {micros, NULL, 0};
+    return enqueue(stm, kernel);
+}
+
+rtError_t rtEventCreate(rtEvent_t *evt) {
+    struct event *e = calloc(1, sizeof(*e));
+    if (evt == NULL || e == NULL) {
+        free(e);
+        return ACL_ERROR_RT_PARAM_INVALID;
+    }
+    pthread_mutex_init(&e->mutex, NULL);
+    pthread_cond_init(&e->reached, NULL);
+    *evt = e;
+    return RT_ERROR_NONE;
+}
+
+rtError_t rtEventRecord(rtEvent_t evt, rtStream_t stm) {
+    struct event *e = evt;
+    if (e == NULL) {
+        return ACL_ERROR_RT_PARAM_INVALID;
+    }
+    pthread_mutex_lock(&e->mutex);
+    struct task marker = {0, e, ++e->recorded};
+    pthread_mutex_unlock(&e->mutex);
+    return enqueue(stm, marker);
+}
+
+rtError_t rtEventSynchronize(rtEvent_t evt) {
+    struct event *e = evt;
+    if (e == NULL) {
+        return ACL_ERROR_RT_PARAM_INVALID;
+    }
+    pthread_mutex_lock(&e->mutex);
+    uint64_t target = e->recorded;
+    while (e->done < target) {
+        pthread_cond_wait(&e->reached, &e->mutex);
+    }
+    pthread_mutex_unlock(&e->mutex);
+    return RT_ERROR_NONE;
+}
+
+rtError_t rtEventDestroy(rtEvent_t evt) {
+    struct event *e = evt;
+    if (e == NULL) {
+        return ACL_ERROR_RT_PARAM_INVALID;
+    }
+    pthread_mutex_destroy(&e->mutex);
+    pthread_cond_destroy(&e->reached);
+    free(e);
     return RT_ERROR_NONE;
 }
 

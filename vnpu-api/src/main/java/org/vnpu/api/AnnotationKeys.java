@@ -56,6 +56,22 @@ public final class AnnotationKeys {
    */
   public static final String USE_NPU_TYPE = "huawei.com/vnpu-use-npu-type";
 
+  /**
+   * The pod's priority on shared chips (docs/colocation.md). Written by: the user. Read by:
+   * scheduler, which signs it into the allocation for the shim. Value: {@code online} or {@code
+   * offline}; by default offline when the pod's {@code spec.priority} is below the scheduler's
+   * {@code --online-priority-threshold} (0), else online.
+   */
+  public static final String PRIORITY = "huawei.com/vnpu-priority";
+
+  /**
+   * The most kernels an offline pod may have queued per stream; an online container waits for at
+   * most these. Written by: the user. Read by: scheduler, as {@link #PRIORITY}. Value: 0 (no cap)
+   * to 16; default 1. Only for offline pods.
+   */
+  public static final String OFFLINE_MAX_KERNELS_IN_FLIGHT =
+      "huawei.com/vnpu-offline-max-kernels-in-flight";
+
   // ---- Node annotations ----
 
   /**

@@ -158,6 +158,17 @@ final class SchedulerCommand implements Callable<Integer> {
   PlacementPolicy devicePolicy;
 
   @Option(
+      names = "--online-priority-threshold",
+      paramLabel = "PRIORITY",
+      defaultValue = "0",
+      description =
+          "Pods without huawei.com/vnpu-priority whose spec.priority (from their PriorityClass) is"
+              + " below this are offline work: they yield shared chips to online pods and are"
+              + " evicted first (default: ${DEFAULT-VALUE}, so only negative PriorityClasses are"
+              + " offline; docs/colocation.md).")
+  int onlinePriorityThreshold;
+
+  @Option(
       names = "--leader-election-namespace",
       paramLabel = "NAMESPACE",
       defaultValue = "${env:POD_NAMESPACE}",
@@ -231,7 +242,12 @@ final class SchedulerCommand implements Callable<Integer> {
                 VerifyingKeys.inConfigMap(client, keysNamespace, verifyingKeys, Clock.systemUTC()),
                 codec),
             new SchedulerSettings(
-                heartbeatTolerance, lockTimeout, reservationTimeout, nodePolicy, devicePolicy),
+                heartbeatTolerance,
+                lockTimeout,
+                reservationTimeout,
+                nodePolicy,
+                devicePolicy,
+                onlinePriorityThreshold),
             Clock.systemUTC());
     Leadership leadership =
         leaderNamespace == null || leaderNamespace.isBlank()

@@ -533,6 +533,7 @@ class HelmChartTest {
     assertThat(extender.path("filterVerb").asText()).isEqualTo("filter");
     assertThat(extender.path("prioritizeVerb").asText()).isEqualTo("prioritize");
     assertThat(extender.path("bindVerb").asText()).isEqualTo("bind");
+    assertThat(extender.path("preemptVerb").asText()).isEqualTo("preempt");
     assertThat(extender.path("nodeCacheCapable").asBoolean()).isTrue();
     List<String> managed = new ArrayList<>();
     extender.path("managedResources").forEach(r -> managed.add(r.path("name").asText()));

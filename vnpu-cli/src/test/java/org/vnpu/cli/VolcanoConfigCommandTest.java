@@ -38,7 +38,8 @@ class VolcanoConfigCommandTest {
 
     assertThat(run.exitCode()).as(run.err()).isZero();
     JsonNode merged = VolcanoSchedulerConf.parse(run.out());
-    assertThat(merged.path("actions").asText()).isEqualTo("enqueue, allocate, preempt, backfill");
+    assertThat(merged.path("actions").asText())
+        .isEqualTo("enqueue, allocate, preempt, reclaim, backfill");
     assertThat(merged.toString()).contains("\"extender.urlPrefix\":\"" + URL + "\"");
     assertThat(merged.toString()).doesNotContain("binpack");
   }

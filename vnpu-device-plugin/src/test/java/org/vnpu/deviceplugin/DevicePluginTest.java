@@ -348,6 +348,7 @@ class DevicePluginTest {
                 "model",
                 ShimContract.CONTAINER_BOOKS,
                 LogLevel.INFO,
+                null,
                 List.of(
                     new ShimDevice(
                         die0,

@@ -213,6 +213,7 @@ final class ClaimPreparer {
             request,
             ShimContract.CONTAINER_BOOKS,
             shimLogLevel,
+            null, // online: a ResourceClaim carries no priority (docs/colocation.md)
             List.of(ShimDevice.of(vnpu)));
     return handouts.of(
         container,

@@ -13,6 +13,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -24,6 +25,7 @@ import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.vnpu.api.Priority;
 import org.vnpu.api.ShimContract;
 import org.vnpu.api.payload.ContainerAllocation;
 import org.vnpu.api.payload.NodeRegistration;
@@ -140,17 +142,30 @@ public final class VnpuCollector implements MultiCollector {
       }
       int vnpus = 0;
       Set<String> podsOnChip = new HashSet<>();
+      Map<Priority, Double> shareByPriority = new EnumMap<>(Priority.class);
+      for (Priority priority : Priority.values()) {
+        shareByPriority.put(priority, 0.0);
+      }
       for (PodAllocations.PodVnpus pod : allocated) {
         for (ContainerAllocation container : pod.allocation().containers()) {
           for (VnpuAssignment vnpu : container.vnpus()) {
             if (vnpu.dieId().equals(chip.dieId())) {
               vnpus++;
               podsOnChip.add(pod.uid());
-              container(f, pod, container, vnpu, chip, now, seen);
+              double share = container(f, pod, container, vnpu, chip, now, seen);
+              shareByPriority.merge(pod.allocation().priority(), share, Double::sum);
             }
           }
         }
       }
+      shareByPriority.forEach(
+          (priority, share) ->
+              f.gauge(
+                  "vnpu_chip_aicore_share_ratio",
+                  "AI Core time the chip's containers of this priority held since the previous"
+                      + " scrape, 0..1 (from the shims' books).",
+                  labels.add("priority", priority.wireName()),
+                  Math.min(1.0, share)));
       vnpusOnNode += vnpus;
       f.gauge("vnpu_chip_vnpus", "vNPUs allocated on the chip.", labels, vnpus);
       f.gauge("vnpu_chip_pods", "Pods with a vNPU on the chip.", labels, podsOnChip.size());
@@ -192,7 +207,8 @@ public final class VnpuCollector implements MultiCollector {
     return f.build();
   }
 
-  private void container(
+  /** The container's series; returns its AI Core share measured since the previous scrape. */
+  private double container(
       Families f,
       PodAllocations.PodVnpus pod,
       ContainerAllocation container,
@@ -210,7 +226,8 @@ public final class VnpuCollector implements MultiCollector {
             "die_id", chip.dieId(),
             "mode", vnpu.wholeCard() ? "whole-card" : vnpu.mode().wireName(),
             "policy", vnpu.policy() == null ? NONE : vnpu.policy().wireName(),
-            "template", vnpu.template() == null ? NONE : vnpu.template());
+            "template", vnpu.template() == null ? NONE : vnpu.template(),
+            "priority", pod.allocation().priority().wireName());
     String key = pod.filesKey() + "/" + container.name() + "/" + chip.dieId();
     seen.add(key);
     Optional<ContainerBooks> books = books(key, pod.filesKey(), container.name(), chip.dieId());
@@ -251,6 +268,22 @@ public final class VnpuCollector implements MultiCollector {
         "Processes of the container using the chip.",
         labels,
         processes);
+    f.counter(
+        "vnpu_container_preemptions_suffered",
+        "Turns on the chip an offline container gave up because online work wanted it.",
+        labels,
+        books.map(ContainerBooks::preemptionsSuffered).orElse(0L));
+    f.counter(
+        "vnpu_container_preemptions_caused",
+        "Turns on the chip an online container took from offline work.",
+        labels,
+        books.map(ContainerBooks::preemptionsCaused).orElse(0L));
+    f.counter(
+        "vnpu_container_launch_wait_seconds",
+        "Time the container's kernel launches waited for the chip's AI Cores.",
+        labels,
+        books.map(ContainerBooks::launchWaitNanos).orElse(0L) / 1e9);
+    return Math.min(1.0, share);
   }
 
   /**

@@ -28,6 +28,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vnpu.api.ShimContract;
 import org.vnpu.api.SplitMode;
+import org.vnpu.api.payload.OfflineWork;
+import org.vnpu.api.payload.PodAllocation;
 import org.vnpu.api.payload.VnpuAssignment;
 import org.vnpu.api.region.BooksFixture;
 import org.vnpu.testkit.GoldenFile;
@@ -74,24 +76,44 @@ class VnpuCollectorTest {
                     SplitMode.HARD,
                     false,
                     null,
-                    "vir05_1c_16g")));
+                    "vir05_1c_16g")),
+            offline(pod("uid-c", "batch", "train", node, "fit", soft(0, die(node, 0), 0, 4096))));
     VnpuCollector collector = collector(node, 2, pods);
     Path books = ShimContract.hostBooks(directory.resolve("state"), "uid-a", "model", die(node, 0));
+    Path offlineBooks =
+        ShimContract.hostBooks(directory.resolve("state"), "uid-c", "fit", die(node, 0));
     new BooksFixture(die(node, 0))
         .totals(1L << 30, 1_000_000_000L, 120, 0)
         .process(0, 4242, 1L << 30)
         .write(books);
+    new BooksFixture(die(node, 0)).write(offlineBooks);
     collector.collect();
     new BooksFixture(die(node, 0))
         .totals(1L << 30, 4_000_000_000L, 480, 0)
+        .colocation(0, 7, 35_000_000L)
         .process(0, 4242, 1L << 30)
         .write(books);
+    new BooksFixture(die(node, 0))
+        .totals(1L << 29, 5_000_000_000L, 900, 1)
+        .colocation(7, 0, 0)
+        .process(0, 5151, 1L << 29)
+        .write(offlineBooks);
     nanos.set(10_000_000_000L);
 
     String exposition = text(collector.collect());
 
     GoldenFile.assertMatches("metrics.prom", withoutCollectDuration(exposition));
     promtoolAccepts(exposition);
+  }
+
+  private static PodAllocations.PodVnpus offline(PodAllocations.PodVnpus pod) {
+    PodAllocation online = pod.allocation();
+    return new PodAllocations.PodVnpus(
+        pod.uid(),
+        pod.namespace(),
+        pod.name(),
+        new PodAllocation(online.podUid(), online.node(), online.containers(), new OfflineWork(1)),
+        pod.filesKey());
   }
 
   @Test
@@ -106,7 +128,7 @@ class VnpuCollectorTest {
         .contains(
             "vnpu_container_memory_used_bytes{chip=\"0\",container=\"main\",die_id=\"SIM-fresh-0\","
                 + "mode=\"soft\",namespace=\"default\",node=\"fresh\",pod=\"new\",policy=\"elastic\","
-                + "template=\"none\"} 0.0");
+                + "priority=\"online\",template=\"none\"} 0.0");
 
     pods.clear();
     assertThat(text(collector.collect())).doesNotContain("pod=\"new\"");
@@ -183,8 +205,8 @@ class VnpuCollectorTest {
       names.add(series.group(1));
     }
     Set<String> families = new HashSet<>(names);
-    assertThat(families).hasSize(6);
-    assertThat(names).hasSize(6 * 16 * 64);
+    assertThat(families).hasSize(9);
+    assertThat(names).hasSize(9 * 16 * 64);
     assertThat(exposition).doesNotContain("pid=");
   }
 

@@ -137,23 +137,30 @@ public final class NodeLocks {
 
   /**
    * Records what the device plugin learnt of the hand-outs on the locks of {@code name}, in one
-   * write: {@code settled} go, each of {@code heldBy} gets its holder. Hand-outs no longer there
-   * are left out.
+   * write: {@code settled} go, each of {@code heldBy} gets its holder, and the entries of the pods
+   * {@code surplus} go (no Allocate will serve them). Hand-outs and entries no longer there are
+   * left out.
    *
    * @return whether any of them was still there and was changed
    */
-  public boolean resolved(String name, Set<String> settled, Map<String, PodRef> heldBy) {
+  public boolean resolved(
+      String name, Set<String> settled, Map<String, PodRef> heldBy, Set<String> surplus) {
     return change(
         name,
         held ->
             held.handouts().stream()
-                .anyMatch(
-                    handout ->
-                        settled.contains(handout.nonce()) || heldBy.containsKey(handout.nonce())),
+                    .anyMatch(
+                        handout ->
+                            settled.contains(handout.nonce())
+                                || heldBy.containsKey(handout.nonce()))
+                || surplus.stream().anyMatch(uid -> held.of(uid).isPresent()),
         held -> {
           NodeLockSet next = held;
           for (String nonce : settled) {
             next = next.settled(nonce);
+          }
+          for (String uid : surplus) {
+            next = next.without(uid);
           }
           for (Map.Entry<String, PodRef> entry : heldBy.entrySet()) {
             next = next.heldBy(entry.getKey(), entry.getValue());

@@ -117,7 +117,7 @@ class NodeLocksTest {
     assertThat(held.handouts()).containsExactly(record);
 
     PodRef holder = new PodRef("uid-b", "ns", "b");
-    assertThat(locks.resolved("n1", Set.of(), Map.of("nonce-uid-a", holder))).isTrue();
+    assertThat(locks.resolved("n1", Set.of(), Map.of("nonce-uid-a", holder), Set.of())).isTrue();
     assertThat(locks.held(client.nodes().withName("n1").get()).handouts())
         .containsExactly(record.heldBy(holder));
     assertThat(locks.settled("n1", "nonce-uid-a")).isTrue();

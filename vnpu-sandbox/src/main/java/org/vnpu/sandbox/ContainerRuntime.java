@@ -113,6 +113,7 @@ final class ContainerRuntime {
                 written.container(),
                 resolve(written.booksDirectory(), mounts),
                 written.logLevel(),
+                written.offline(),
                 devices)));
     return resolved;
   }

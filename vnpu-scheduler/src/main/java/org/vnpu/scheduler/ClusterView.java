@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Clock;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -49,7 +50,17 @@ final class ClusterView {
   private final Map<String, AllocationPlan> allocations = new HashMap<>();
   private final Map<String, String> nonces = new HashMap<>();
   private final Map<String, Map<String, VerifiedHandout>> handouts = new HashMap<>();
+  private final Map<String, PodFacts> facts = new HashMap<>();
+  private final PreemptionHolds holds = new PreemptionHolds(ledger, this::forget);
   private final Reservations reservations;
+
+  /**
+   * What a preemption weighs of a pod it may evict.
+   *
+   * @param priority its {@code spec.priority} (0 without one)
+   * @param started when it started; when it was first seen, before it has
+   */
+  record PodFacts(int priority, Instant started) {}
 
   /** A hand-out record of a node's locks whose allocation's signature the caller checked. */
   record VerifiedHandout(HandoutRecord record, SignedAllocation signed) {}
@@ -65,6 +76,15 @@ final class ClusterView {
     this.codec = codec;
     this.clock = clock;
     this.reservations = new Reservations(settings.reservationTimeout());
+  }
+
+  PreemptionHolds holds() {
+    return holds;
+  }
+
+  /** The priority and start of the pod {@code uid}, as its last update said. */
+  Optional<PodFacts> facts(String uid) {
+    return Optional.ofNullable(facts.get(uid));
   }
 
   Ledger ledger() {
@@ -234,10 +254,7 @@ final class ClusterView {
           String key = HANDOUT_KEY + nonce;
           if (!named.contains(nonce) && !ledger.placements().containsKey(key)) {
             PodAllocation allocation = handout.signed().allocation();
-            charge(
-                new AllocationPlan(
-                    new PodAllocation(key, allocation.node(), allocation.containers()),
-                    HostResources.NONE));
+            charge(new AllocationPlan(allocation.forPod(key), HostResources.NONE));
           }
         });
   }
@@ -283,6 +300,8 @@ final class ClusterView {
       forget(uid);
       return;
     }
+    Integer priority = pod.getSpec() == null ? null : pod.getSpec().getPriority();
+    facts.put(uid, new PodFacts(priority == null ? 0 : priority, started(pod)));
     boolean bound = pod.getSpec() != null && pod.getSpec().getNodeName() != null;
     if (bound) {
       chargeHost(Fabric8Views.manifest(pod), pod.getSpec().getNodeName());
@@ -306,6 +325,18 @@ final class ClusterView {
           plan.node(),
           annotations(pod.getMetadata().getAnnotations()),
           clock.instant());
+    }
+  }
+
+  /** When the pod started, as its status says, else when this view first saw it. */
+  private Instant started(Pod pod) {
+    String text = pod.getStatus() == null ? null : pod.getStatus().getStartTime();
+    PodFacts seen = facts.get(pod.getMetadata().getUid());
+    Instant fallback = seen == null ? clock.instant() : seen.started();
+    try {
+      return text == null ? fallback : Instant.parse(text);
+    } catch (DateTimeParseException e) {
+      return fallback;
     }
   }
 
@@ -360,6 +391,7 @@ final class ClusterView {
   void forget(String uid) {
     AllocationPlan plan = allocations.remove(uid);
     nonces.remove(uid);
+    facts.remove(uid);
     reservations.ended(uid);
     ledger.release(uid);
     hosts.release(uid).ifPresent(this::hostChanged);

@@ -67,6 +67,16 @@ final class ExtenderMetrics {
         .help("Reservations refused because another pod held the node's lock.")
         .callback(callback -> callback.call(scheduler.lockRefusals()))
         .register(registry);
+    CounterWithCallback.builder()
+        .name("vnpu_scheduler_preemption_victims")
+        .help(
+            "vNPU pods preemptions offered as victims, by what became of them: evicted (they"
+                + " made room on a chip), spared (offline, not needed) or online (never evicted).")
+        .labelNames("reason")
+        .callback(
+            callback ->
+                scheduler.preemptionCandidates().forEach((reason, n) -> callback.call(n, reason)))
+        .register(registry);
     GaugeWithCallback.builder()
         .name("vnpu_scheduler_ledger_pods")
         .help("Pods whose vNPUs the ledger holds.")

@@ -25,7 +25,8 @@ final class Fabric8Views {
         pod.getMetadata().getUid() == null ? "" : pod.getMetadata().getUid(),
         pod.getMetadata().getAnnotations() == null ? Map.of() : pod.getMetadata().getAnnotations(),
         containers(pod.getSpec() == null ? null : pod.getSpec().getInitContainers()),
-        containers(pod.getSpec() == null ? null : pod.getSpec().getContainers()));
+        containers(pod.getSpec() == null ? null : pod.getSpec().getContainers()),
+        pod.getSpec() == null ? null : pod.getSpec().getPriority());
   }
 
   /**

@@ -16,8 +16,8 @@ import org.vnpu.scheduler.ExtenderVerb.BadRequest;
 
 /**
  * kube-scheduler's extender protocol ({@code k8s.io/kube-scheduler/extender/v1}): {@code filter},
- * {@code prioritize} (0..10) and {@code bind}. The Go structs have no JSON tags, so keys are
- * PascalCase.
+ * {@code prioritize} (0..10), {@code bind} and {@code preempt}. The Go structs have no JSON tags,
+ * so keys are PascalCase.
  */
 final class KubeProtocol {
 
@@ -36,6 +36,47 @@ final class KubeProtocol {
 
   /** {@code ExtenderBindingResult}. */
   record BindingResult(@JsonProperty("Error") String error) {}
+
+  /** {@code MetaPod}. */
+  record MetaPod(@JsonProperty("UID") String uid) {}
+
+  /** {@code MetaVictims}: one node's victims, by UID. */
+  record MetaVictims(
+      @JsonProperty("Pods") List<MetaPod> pods,
+      @JsonProperty("NumPDBViolations") long numPdbViolations) {}
+
+  /** {@code ExtenderPreemptionResult}: the candidate nodes kept, with the victims allowed. */
+  record PreemptionResult(
+      @JsonProperty("NodeNameToMetaVictims") Map<String, MetaVictims> nodeNameToMetaVictims) {}
+
+  /**
+   * {@code ExtenderPreemptionArgs}: the pod and, per candidate node, the victims kube-scheduler's
+   * default preemption chose, by UID ({@code NodeNameToMetaVictims}, with {@code nodeCacheCapable})
+   * or as whole pods ({@code NodeNameToVictims}).
+   */
+  record PreemptionArgs(PodManifest pod, Map<String, MetaVictims> victims) {
+
+    static PreemptionArgs read(JsonNode request) throws BadRequest {
+      PodManifest pod = ExtenderRequests.pod(request.path("Pod"), "Pod");
+      JsonNode meta = request.path("NodeNameToMetaVictims");
+      boolean byUid = meta.isObject();
+      JsonNode byNode = byUid ? meta : request.path("NodeNameToVictims");
+      if (!byNode.isObject()) {
+        throw new BadRequest("neither NodeNameToMetaVictims nor NodeNameToVictims is given");
+      }
+      Map<String, MetaVictims> victims = new LinkedHashMap<>();
+      for (Map.Entry<String, JsonNode> node : byNode.properties()) {
+        List<MetaPod> pods = new ArrayList<>();
+        for (JsonNode victim : node.getValue().path("Pods")) {
+          pods.add(new MetaPod(byUid ? text(victim, "UID") : text(victim.path("metadata"), "uid")));
+        }
+        victims.put(
+            node.getKey(),
+            new MetaVictims(pods, node.getValue().path("NumPDBViolations").asLong()));
+      }
+      return new PreemptionArgs(pod, victims);
+    }
+  }
 
   /** Where kube-scheduler's verbs are served. */
   static final String PREFIX = "/kube/";
@@ -101,7 +142,41 @@ final class KubeProtocol {
         new ExtenderVerb(
             ExtenderVerb.NODE_LISTS, request -> prioritize(ExtenderArgs.read(request))),
         PREFIX + "bind",
-        new ExtenderVerb(ExtenderVerb.SMALL, request -> bind(ExtenderBindingArgs.read(request))));
+        new ExtenderVerb(ExtenderVerb.SMALL, request -> bind(ExtenderBindingArgs.read(request))),
+        PREFIX + "preempt",
+        new ExtenderVerb(
+            ExtenderVerb.NODE_LISTS, request -> preempt(PreemptionArgs.read(request))));
+  }
+
+  /**
+   * Keeps the candidate nodes where evicting the offered victims that the extender allows makes
+   * room on a chip, with those victims (docs/colocation.md). kube-scheduler then picks one of them,
+   * evicts its victims and nominates the pod (pkg/scheduler/framework/preemption, callExtenders).
+   */
+  private Answer preempt(PreemptionArgs request) {
+    Map<String, MetaVictims> kept = new LinkedHashMap<>();
+    for (Map.Entry<String, MetaVictims> node : request.victims().entrySet()) {
+      List<String> offered = node.getValue().pods().stream().map(MetaPod::uid).toList();
+      Scheduler.Preemption preemption;
+      try {
+        preemption = scheduler.preemption(request.pod(), node.getKey(), offered);
+      } catch (SchedulingException e) {
+        return new Answer(new PreemptionResult(Map.of()), true);
+      }
+      if (preemption instanceof Scheduler.Preemption.Abstain) {
+        return new Answer(new PreemptionResult(request.victims()), false);
+      }
+      if (preemption instanceof Scheduler.Preemption.Victims victims) {
+        kept.put(
+            node.getKey(),
+            new MetaVictims(
+                node.getValue().pods().stream()
+                    .filter(pod -> victims.uids().contains(pod.uid()))
+                    .toList(),
+                node.getValue().numPdbViolations()));
+      }
+    }
+    return new Answer(new PreemptionResult(kept), kept.isEmpty());
   }
 
   private Answer filter(ExtenderArgs request) {

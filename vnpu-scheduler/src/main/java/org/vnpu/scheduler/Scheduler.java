@@ -15,6 +15,7 @@ import java.util.Deque;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -30,13 +31,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.BindPhase;
+import org.vnpu.api.Priority;
 import org.vnpu.api.codec.MalformedPayloadException;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.payload.ContainerAllocation;
 import org.vnpu.api.payload.HandoutRecord;
 import org.vnpu.api.payload.NodeLock;
 import org.vnpu.api.payload.PendingContainers;
-import org.vnpu.api.payload.PodAllocation;
 import org.vnpu.api.payload.PodRef;
 import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.api.signing.AllocationVerifier;
@@ -48,11 +49,13 @@ import org.vnpu.core.engine.PlacementEngine;
 import org.vnpu.core.engine.RejectKind;
 import org.vnpu.core.engine.Rejection;
 import org.vnpu.core.engine.RejectionSummary;
+import org.vnpu.core.engine.VictimPlanner;
 import org.vnpu.core.fragmentation.FragmentationMeter;
 import org.vnpu.core.fragmentation.WorkloadMix;
 import org.vnpu.core.fragmentation.WorkloadShape;
 import org.vnpu.core.ledger.AllocationPlan;
 import org.vnpu.core.ledger.HostResources;
+import org.vnpu.core.ledger.Ledger;
 import org.vnpu.core.ledger.NodeState;
 import org.vnpu.core.policy.Policies;
 import org.vnpu.core.request.ContainerRequest;
@@ -108,6 +111,7 @@ public final class Scheduler {
   private final Deque<WorkloadShape> shapes = new ArrayDeque<>();
   private FragmentationMeter meter = new FragmentationMeter(WorkloadMix.EMPTY);
   private final Map<RejectKind, Long> rejected = new EnumMap<>(RejectKind.class);
+  private final Map<String, Long> preemptionCandidates = new HashMap<>();
   private long lockRefusals;
   private final Object liveness = new Object();
   private ExecutorService livenessProbe;
@@ -120,7 +124,8 @@ public final class Scheduler {
       SchedulerSettings settings,
       Clock clock) {
     this.client = client;
-    this.parser = new RequestParser(catalog, settings.podDefaults());
+    this.parser =
+        new RequestParser(catalog, settings.podDefaults(), settings.onlinePriorityThreshold());
     this.signer = signer;
     this.settings = settings;
     this.verifier = verifier;
@@ -206,21 +211,31 @@ public final class Scheduler {
     }
   }
 
-  /** A pod is gone: its vNPUs and, if it still held its node's lock, the lock. */
+  /**
+   * A pod is gone: its vNPUs and, if it still held its node's lock, the lock. A preemption's victim
+   * keeps its vNPUs charged until the other victims are gone too (docs/colocation.md).
+   */
   public void podRemoved(String uid) {
     Optional<String> locked;
     synchronized (this) {
+      if (cluster.holds().removed(uid)) {
+        return;
+      }
       locked = cluster.lockedBy(uid);
       cluster.forget(uid);
     }
     locked.ifPresent(node -> locks.release(node, uid));
   }
 
-  /** Undoes the reservations whose pods were not bound in time: annotations, ledger and lock. */
+  /**
+   * Undoes the reservations whose pods were not bound in time (annotations, ledger and lock), and
+   * ends the places held for preemptors past their time.
+   */
   public void expireReservations() {
     List<Reservations.Reservation> expired;
     synchronized (this) {
       expired = cluster.expiredAt(clock.instant());
+      cluster.holds().expire(clock.instant());
     }
     for (Reservations.Reservation reservation : expired) {
       LOG.info(
@@ -341,9 +356,7 @@ public final class Scheduler {
 
   /** {@code signed}'s allocation signed again for the pod {@code uid}, same node and nonce. */
   private SignedAllocation resign(SignedAllocation signed, String uid) {
-    PodAllocation allocation = signed.allocation();
-    return signer.sign(
-        new PodAllocation(uid, allocation.node(), allocation.containers()), signed.nonce());
+    return signer.sign(signed.allocation().forPod(uid), signed.nonce());
   }
 
   private static Map<String, String> annotations(Pod pod) {
@@ -384,7 +397,7 @@ public final class Scheduler {
     Map<String, Rejection> rejections = new LinkedHashMap<>();
     int unknown = 0;
     for (String name : nodes) {
-      Optional<NodeState> node = cluster.ledger().node(name);
+      Optional<NodeState> node = nodeFor(pod.uid(), name);
       if (node.isEmpty()) {
         unknown++;
         verdicts.put(
@@ -419,14 +432,121 @@ public final class Scheduler {
         PlacementEngine.scoring(request(pod), hostRequest(pod), context());
     Map<String, Double> scores = new LinkedHashMap<>();
     for (String name : nodes) {
-      cluster
-          .ledger()
-          .node(name)
+      nodeFor(pod.uid(), name)
           .map(scoring)
           .filter(NodeFit.Fits.class::isInstance)
           .ifPresent(fit -> scores.put(name, ((NodeFit.Fits) fit).score()));
     }
     return scores;
+  }
+
+  /** How long a place is held for a preemptor: for its victims to go and for it to be placed. */
+  static final Duration PREEMPTION_HOLD = Duration.ofMinutes(5);
+
+  /** What the extender says to a scheduler's preemption on one node (docs/colocation.md). */
+  public sealed interface Preemption {
+
+    /** The preemptor asks for no vNPU: the extender has no say. */
+    record Abstain() implements Preemption {}
+
+    /** No eviction the extender allows makes room on the node's chips, and why. */
+    record Refused(String reason) implements Preemption {}
+
+    /**
+     * The evictees that may go: the fewest offline vNPU pods that make room on a chip, and the pods
+     * without vNPUs on the node, which are not the extender's to keep.
+     */
+    record Victims(Set<String> uids) implements Preemption {}
+  }
+
+  /**
+   * Which of {@code evictees} (pod UIDs on {@code node}, offered by a scheduler's preemption) may
+   * be evicted for {@code preemptor}. Online vNPU pods never are, offline vNPU pods only when they
+   * make room on a chip: the fewest, then the lowest priorities, then those that lose the least
+   * work ({@link VictimPlanner}). When victims are chosen, the preemptor's place is held for it
+   * ({@link PreemptionHolds}).
+   */
+  public synchronized Preemption preemption(
+      PodManifest preemptor, String node, Collection<String> evictees) throws SchedulingException {
+    PodRequest request = request(preemptor);
+    if (!request.requestsVnpus()) {
+      return new Preemption.Abstain();
+    }
+    Optional<NodeState> state = nodeFor(preemptor.uid(), node);
+    if (state.isEmpty()) {
+      return new Preemption.Refused(
+          "node " + node + " has no vNPU inventory (" + AnnotationKeys.NODE_REGISTER + ")");
+    }
+    Instant now = clock.instant();
+    List<VictimPlanner.Candidate> candidates = new ArrayList<>();
+    Set<String> allowed = new LinkedHashSet<>();
+    for (String uid : evictees) {
+      AllocationPlan plan = cluster.allocation(uid);
+      if (plan == null || !plan.node().equals(node)) {
+        allowed.add(uid);
+        continue;
+      }
+      ClusterView.PodFacts facts = cluster.facts(uid).orElse(new ClusterView.PodFacts(0, now));
+      candidates.add(
+          new VictimPlanner.Candidate(
+              plan, facts.priority(), Duration.between(facts.started(), now)));
+    }
+    Optional<List<VictimPlanner.Candidate>> victims =
+        VictimPlanner.victims(request, HostResources.NONE, state.get(), candidates, context());
+    if (victims.isEmpty()) {
+      candidates.forEach(candidate -> countCandidate(candidate, false));
+      return new Preemption.Refused(
+          request.options().offline() != null
+              ? "pod " + preemptor.name() + " is offline: it evicts no vNPU pod"
+              : "evicting every offline vNPU pod on node "
+                  + node
+                  + " would not make room for pod "
+                  + preemptor.name());
+    }
+    Set<String> chosen = new LinkedHashSet<>();
+    victims.get().forEach(victim -> chosen.add(victim.podUid()));
+    candidates.forEach(candidate -> countCandidate(candidate, chosen.contains(candidate.podUid())));
+    if (!chosen.isEmpty()) {
+      NodeState after = state.get();
+      for (VictimPlanner.Candidate victim : victims.get()) {
+        after = Ledger.without(after, victim.plan());
+      }
+      NodeFit.Fits place =
+          (NodeFit.Fits) PlacementEngine.fit(request, HostResources.NONE, after, context());
+      cluster
+          .holds()
+          .hold(
+              new PreemptionHolds.Hold(
+                  preemptor.uid(),
+                  place.plan().toAllocationPlan(request),
+                  chosen,
+                  now.plus(PREEMPTION_HOLD)));
+      LOG.info(
+          "pod {}/{} may preempt {} offline vNPU pod(s) on node {}: {}",
+          preemptor.namespace(),
+          preemptor.name(),
+          chosen.size(),
+          node,
+          chosen);
+    }
+    allowed.addAll(chosen);
+    return new Preemption.Victims(allowed);
+  }
+
+  private void countCandidate(VictimPlanner.Candidate candidate, boolean evicted) {
+    String verdict =
+        evicted
+            ? "evicted"
+            : candidate.plan().allocation().priority() == Priority.ONLINE ? "online" : "spared";
+    preemptionCandidates.merge(verdict, 1L, Long::sum);
+  }
+
+  /**
+   * The vNPU pods preemptions offered as victims, since start, by what became of them: {@code
+   * evicted} (they made room), {@code spared} (offline, not needed) or {@code online} (never).
+   */
+  public synchronized Map<String, Long> preemptionCandidates() {
+    return Map.copyOf(preemptionCandidates);
   }
 
   /**
@@ -496,9 +616,7 @@ public final class Scheduler {
     }
     PodRequest request = request(pod);
     NodeState state =
-        cluster
-            .ledger()
-            .node(node)
+        nodeFor(pod.uid(), node)
             .orElseThrow(() -> new SchedulingException("node " + node + " has no vNPU inventory"));
     NodeFit fit = PlacementEngine.fit(request, HostResources.NONE, state, context());
     if (fit instanceof NodeFit.Rejected rejected) {
@@ -517,6 +635,7 @@ public final class Scheduler {
               + rejected.rejection().phrase());
     }
     AllocationPlan plan = ((NodeFit.Fits) fit).plan().toAllocationPlan(request);
+    cluster.holds().drop(pod.uid()); // a place held for it is its own now
     if (!cluster.ledger().apply(plan)) {
       throw new SchedulingException(
           "node " + node + " changed; pod " + pod.name() + " no longer fits");
@@ -665,6 +784,11 @@ public final class Scheduler {
       throw new SchedulingException(
           "pod " + pod.namespace() + "/" + pod.name() + ": " + e.getMessage());
     }
+  }
+
+  /** The node {@code name} as the pod {@code uid} sees it: a place held for the pod is free. */
+  private Optional<NodeState> nodeFor(String uid, String name) {
+    return cluster.ledger().node(name).map(node -> cluster.holds().seenBy(uid, node));
   }
 
   private PlacementContext context() {

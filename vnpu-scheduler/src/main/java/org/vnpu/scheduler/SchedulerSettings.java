@@ -2,6 +2,7 @@ package org.vnpu.scheduler;
 
 import java.time.Duration;
 import org.vnpu.api.PlacementPolicy;
+import org.vnpu.api.Priority;
 import org.vnpu.core.request.PodOptions;
 
 /**
@@ -14,17 +15,20 @@ import org.vnpu.core.request.PodOptions;
  *     released
  * @param nodePolicy how nodes are chosen for a pod that names no policy
  * @param devicePolicy how chips are chosen for a pod that names no policy
+ * @param onlinePriorityThreshold pods without {@code huawei.com/vnpu-priority} whose {@code
+ *     spec.priority} is below it are offline
  */
 public record SchedulerSettings(
     Duration heartbeatTolerance,
     Duration lockTimeout,
     Duration reservationTimeout,
     PlacementPolicy nodePolicy,
-    PlacementPolicy devicePolicy) {
+    PlacementPolicy devicePolicy,
+    int onlinePriorityThreshold) {
 
   /**
    * Heartbeat 2 min (the device plugin writes every 30 s), lock 2 min, reservation 1 min; the
-   * policies of {@link PodOptions#defaults()}.
+   * policies of {@link PodOptions#defaults()}; pods of negative priority are offline.
    */
   public static SchedulerSettings defaults() {
     PodOptions pods = PodOptions.defaults();
@@ -33,7 +37,8 @@ public record SchedulerSettings(
         Duration.ofMinutes(2),
         Duration.ofMinutes(1),
         pods.nodePolicy(),
-        pods.devicePolicy());
+        pods.devicePolicy(),
+        Priority.DEFAULT_ONLINE_THRESHOLD);
   }
 
   /** The options of a pod without vNPU annotations, with these policies. */

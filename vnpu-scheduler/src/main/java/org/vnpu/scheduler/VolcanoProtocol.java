@@ -5,6 +5,7 @@ import static org.vnpu.scheduler.ExtenderRequests.text;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,7 +16,8 @@ import org.vnpu.scheduler.ExtenderVerb.BadRequest;
 /**
  * Volcano's {@code extender} plugin protocol ({@code pkg/scheduler/plugins/extender/argument.go}):
  * {@code predicate} (message under {@code status}, code 2 or 3), {@code prioritize} (0..100),
- * {@code allocateFunc}, {@code deallocateFunc}, {@code onSessionOpen}, {@code onSessionClose}.
+ * {@code allocateFunc}, {@code deallocateFunc}, {@code preemptable}, {@code reclaimable}, {@code
+ * onSessionOpen}, {@code onSessionClose}.
  */
 final class VolcanoProtocol {
 
@@ -51,6 +53,31 @@ final class VolcanoProtocol {
           request.path("task").path("NodeName").asText());
     }
   }
+
+  /**
+   * {@code PreemptableRequest} and {@code ReclaimableRequest}: the evictor's pod and the tasks
+   * Volcano's preempt or reclaim action would evict from one node ({@code
+   * pkg/scheduler/actions/preempt/preempt.go normalPreempt}), each a {@code TaskInfo} with its pod.
+   */
+  record EvictionRequest(PodManifest evictor, List<JsonNode> evictees) {
+    static EvictionRequest read(JsonNode request) throws BadRequest {
+      List<JsonNode> evictees = new ArrayList<>();
+      request.path("evictees").forEach(evictees::add);
+      return new EvictionRequest(
+          ExtenderRequests.pod(request.path("evictor").path("Pod"), "evictor.Pod"), evictees);
+    }
+  }
+
+  /**
+   * {@code PreemptableResponse} and {@code ReclaimableResponse}: the tasks that may go, as they
+   * were sent, and a status: 1 permits, 0 abstains, -1 rejects ({@code
+   * pkg/scheduler/plugins/util/util.go}).
+   */
+  record EvictionResponse(int status, List<JsonNode> victims) {}
+
+  static final int PERMIT = 1;
+  static final int ABSTAIN = 0;
+  static final int REJECT = -1;
 
   /** {@code PredicateResponse}: code 0 fits, 2 may fit later, 3 never. */
   record PredicateResponse(String status, int code) {}
@@ -89,10 +116,61 @@ final class VolcanoProtocol {
         new ExtenderVerb(ExtenderVerb.ONE_NODE, request -> allocate(EventRequest.read(request))),
         "/volcano/deallocateFunc",
         new ExtenderVerb(ExtenderVerb.ONE_NODE, request -> deallocate(EventRequest.read(request))),
+        "/volcano/preemptable",
+        new ExtenderVerb(
+            ExtenderVerb.NODE_LISTS, request -> evictable(EvictionRequest.read(request))),
+        "/volcano/reclaimable",
+        new ExtenderVerb(
+            ExtenderVerb.NODE_LISTS, request -> evictable(EvictionRequest.read(request))),
         "/volcano/onSessionOpen",
         session,
         "/volcano/onSessionClose",
         session);
+  }
+
+  /**
+   * The evictees that may go for the evictor (docs/colocation.md). Volcano intersects the victims
+   * of every plugin of a tier ({@code framework/session_plugins.go Preemptable}), then evicts them,
+   * lowest priority first, until the evictor fits by its own count of resources; so the answer
+   * names only the offline vNPU pods that make room on a chip, with the pods without vNPUs.
+   */
+  private Answer evictable(EvictionRequest request) throws BadRequest {
+    Map<String, List<JsonNode>> byNode = new LinkedHashMap<>();
+    Map<JsonNode, String> uids = new IdentityHashMap<>();
+    for (JsonNode task : request.evictees()) {
+      JsonNode pod = task.path("Pod");
+      String node = task.path("NodeName").asText(pod.path("spec").path("nodeName").asText());
+      if (node.isEmpty()) {
+        throw new BadRequest("an evictee has neither NodeName nor Pod.spec.nodeName");
+      }
+      uids.put(task, text(pod.path("metadata"), "uid"));
+      byNode.computeIfAbsent(node, name -> new ArrayList<>()).add(task);
+    }
+    if (byNode.isEmpty()) {
+      return new Answer(new EvictionResponse(ABSTAIN, List.of()), false);
+    }
+    List<JsonNode> victims = new ArrayList<>();
+    for (Map.Entry<String, List<JsonNode>> node : byNode.entrySet()) {
+      Scheduler.Preemption preemption;
+      try {
+        preemption =
+            scheduler.preemption(
+                request.evictor(), node.getKey(), node.getValue().stream().map(uids::get).toList());
+      } catch (SchedulingException e) {
+        return new Answer(new EvictionResponse(REJECT, List.of()), true);
+      }
+      if (preemption instanceof Scheduler.Preemption.Abstain) {
+        return new Answer(new EvictionResponse(ABSTAIN, List.of()), false);
+      }
+      if (preemption instanceof Scheduler.Preemption.Victims allowed) {
+        node.getValue().stream()
+            .filter(task -> allowed.uids().contains(uids.get(task)))
+            .forEach(victims::add);
+      }
+    }
+    return victims.isEmpty()
+        ? new Answer(new EvictionResponse(REJECT, List.of()), true)
+        : new Answer(new EvictionResponse(PERMIT, victims), false);
   }
 
   private Answer predicate(PredicateRequest request) {

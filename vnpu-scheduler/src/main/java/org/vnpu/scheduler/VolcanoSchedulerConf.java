@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import org.vnpu.api.ResourceNames;
@@ -21,11 +22,16 @@ import org.vnpu.api.ResourceNames;
  * merges ours into the one a cluster has (docs/install.md).
  *
  * <p>What the merge does: the extender plugin (our verbs, {@code ignorable: false}, the managed
- * resources as a list) is put at the end of the last tier, replacing an extender plugin already
+ * resources as a list) is put at the end of the first tier, replacing an extender plugin already
  * there; the {@code binpack} plugin is dropped and {@code nodeorder}'s host-resource scores are set
  * to weight 0, because Volcano adds them to the extender's score and they would outvote the vNPU
- * placement (docs/scheduler.md). No session verbs are set: Volcano's extender plugin gives up on
- * the whole session, predicates included, when {@code onSessionOpen} fails ({@code
+ * placement (docs/scheduler.md); the {@code preempt} and {@code reclaim} actions are added when
+ * missing, so that online pods evict offline ones through the extender's {@code preemptable} and
+ * {@code reclaimable} verbs (docs/colocation.md). The first tier, because Volcano takes the victims
+ * of the first tier whose plugins name any ({@code framework/session_plugins.go Preemptable}): in a
+ * later tier the extender would never be asked, while predicates and node scores are summed over
+ * every tier. No session verbs are set: Volcano's extender plugin gives up on the whole session,
+ * predicates included, when {@code onSessionOpen} fails ({@code
  * pkg/scheduler/plugins/extender/extender.go OnSessionOpen}), and our ledger needs no session.
  */
 public final class VolcanoSchedulerConf {
@@ -76,6 +82,8 @@ public final class VolcanoSchedulerConf {
   /** {@code config} with the vNPU extender at {@code urlPrefix}; {@code config} is unchanged. */
   public static ObjectNode merge(JsonNode config, String urlPrefix, Duration httpTimeout) {
     ObjectNode merged = (ObjectNode) config.deepCopy();
+    merged.put(
+        "actions", withPreemption(merged.path("actions").asText("enqueue, allocate, backfill")));
     ArrayNode tiers = (ArrayNode) merged.path("tiers");
     for (JsonNode tier : tiers) {
       Iterator<JsonNode> plugins = tier.path("plugins").elements();
@@ -94,9 +102,7 @@ public final class VolcanoSchedulerConf {
       }
     }
     ObjectNode extender =
-        ((ArrayNode) tiers.get(tiers.size() - 1).path("plugins"))
-            .addObject()
-            .put("name", "extender");
+        ((ArrayNode) tiers.get(0).path("plugins")).addObject().put("name", "extender");
     ObjectNode arguments = extender.putObject("arguments");
     arguments.put("extender.urlPrefix", urlPrefix);
     arguments.put("extender.httpTimeout", httpTimeout.toMillis() + "ms");
@@ -104,6 +110,8 @@ public final class VolcanoSchedulerConf {
     arguments.put("extender.prioritizeVerb", "prioritize");
     arguments.put("extender.allocateFuncVerb", "allocateFunc");
     arguments.put("extender.deallocateFuncVerb", "deallocateFunc");
+    arguments.put("extender.preemptableVerb", "preemptable");
+    arguments.put("extender.reclaimableVerb", "reclaimable");
     arguments.put("extender.ignorable", false);
     // A YAML list: a comma-separated string crashes the Volcano scheduler.
     arguments
@@ -112,6 +120,26 @@ public final class VolcanoSchedulerConf {
         .add(ResourceNames.VNPU_CORES)
         .add(ResourceNames.VNPU_MEMORY_GIB);
     return merged;
+  }
+
+  /**
+   * {@code actions} with {@code preempt} and {@code reclaim}, each added before {@code backfill}
+   * (or at the end) when missing; the others keep their order.
+   */
+  static String withPreemption(String actions) {
+    List<String> names = new ArrayList<>();
+    for (String name : actions.split(",")) {
+      if (!name.isBlank()) {
+        names.add(name.strip());
+      }
+    }
+    for (String action : List.of("preempt", "reclaim")) {
+      if (!names.contains(action)) {
+        int backfill = names.indexOf("backfill");
+        names.add(backfill < 0 ? names.size() : backfill, action);
+      }
+    }
+    return String.join(", ", names);
   }
 
   /** The configuration as Volcano reads it. */

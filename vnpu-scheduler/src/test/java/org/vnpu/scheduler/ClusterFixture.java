@@ -13,13 +13,18 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.vnpu.api.AiCorePolicy;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.HandshakeState;
 import org.vnpu.api.SplitMode;
 import org.vnpu.api.codec.PayloadCodec;
+import org.vnpu.api.payload.ContainerAllocation;
 import org.vnpu.api.payload.NodeHandshake;
 import org.vnpu.api.payload.NodeRegistration;
+import org.vnpu.api.payload.OfflineWork;
+import org.vnpu.api.payload.PodAllocation;
 import org.vnpu.api.payload.RegisteredChip;
+import org.vnpu.api.payload.VnpuAssignment;
 import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.api.signing.SigningKey;
@@ -69,6 +74,39 @@ final class ClusterFixture {
           .endStatus();
     }
     return node.build();
+  }
+
+  /**
+   * The allocation of a pod with one container {@code main} holding an elastic soft share of chip
+   * {@code chip} (die {@code dieId}, a 910B3); online when {@code offline} is null.
+   */
+  static PodAllocation share(
+      String uid,
+      String node,
+      int chip,
+      String dieId,
+      long memoryMiB,
+      int cores,
+      OfflineWork offline) {
+    return new PodAllocation(
+        uid,
+        node,
+        List.of(
+            new ContainerAllocation(
+                "main",
+                false,
+                List.of(
+                    new VnpuAssignment(
+                        chip,
+                        dieId,
+                        "910B3",
+                        memoryMiB,
+                        cores,
+                        SplitMode.SOFT,
+                        false,
+                        AiCorePolicy.ELASTIC,
+                        null)))),
+        offline);
   }
 
   static Node create(KubernetesClient client, Node node) {

@@ -2,6 +2,7 @@ package org.vnpu.scheduler;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.net.InetSocketAddress;
@@ -20,6 +21,8 @@ import org.vnpu.api.SplitMode;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.payload.NodeHandshake;
 import org.vnpu.api.payload.NodeRegistration;
+import org.vnpu.api.payload.OfflineWork;
+import org.vnpu.api.payload.PodAllocation;
 import org.vnpu.api.payload.RegisteredChip;
 import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.api.signing.AllocationVerifier;
@@ -43,6 +46,65 @@ class ProtocolGoldenTest {
 
   @Test
   void answersMatchTheGoldenFiles() throws Exception {
+    answer(
+        scheduler(),
+        List.of("kube-filter", "kube-prioritize", "volcano-predicate", "volcano-prioritize"));
+  }
+
+  /**
+   * Preemption on golden-node: chip 0 runs two offline pods (60 % and 30 %), chip 1 an online one
+   * (90 %); an online pod of 50 % may evict the 60 % pod alone, and the pod without vNPUs is not
+   * the extender's to keep. kube-scheduler's candidate node without a vNPU inventory is dropped.
+   */
+  @Test
+  void preemptionAnswersMatchTheGoldenFiles() throws Exception {
+    Scheduler scheduler = scheduler();
+    running(scheduler, "7d3e0a11-0000-4000-8000-000000000002", "batch", "batch-big-0", 0, 60, true);
+    running(
+        scheduler, "7d3e0a11-0000-4000-8000-000000000003", "batch", "batch-small-0", 0, 30, true);
+    running(
+        scheduler, "7d3e0a11-0000-4000-8000-000000000004", "serving", "serving-c-0", 1, 90, false);
+    answer(scheduler, List.of("volcano-preemptable", "volcano-reclaimable", "kube-preempt"));
+  }
+
+  /** A pod running on golden-node with a signed share of chip {@code chip}. */
+  private void running(
+      Scheduler scheduler,
+      String uid,
+      String namespace,
+      String name,
+      int chip,
+      int cores,
+      boolean offline) {
+    PodAllocation allocation =
+        ClusterFixture.share(
+            uid,
+            "golden-node",
+            chip,
+            "GOLDEN-DIE-" + chip,
+            8192,
+            cores,
+            offline ? new OfflineWork(1) : null);
+    PayloadCodec codec = new PayloadCodec();
+    scheduler.podChanged(
+        new PodBuilder()
+            .withNewMetadata()
+            .withUid(uid)
+            .withNamespace(namespace)
+            .withName(name)
+            .addToAnnotations(
+                AnnotationKeys.ALLOCATION,
+                codec.encodeAllocation(
+                    new AllocationSigner(KEY, codec).sign(allocation, AllocationSigner.nonce())))
+            .endMetadata()
+            .withNewSpec()
+            .withNodeName("golden-node")
+            .withPriority(offline ? -100 : 500)
+            .endSpec()
+            .build());
+  }
+
+  private Scheduler scheduler() {
     PayloadCodec codec = new PayloadCodec();
     Scheduler scheduler =
         new Scheduler(
@@ -69,14 +131,18 @@ class ProtocolGoldenTest {
                     new NodeHandshake(HandshakeState.REPORTED, Instant.now().plusSeconds(3600))))
             .endMetadata()
             .build());
+    return scheduler;
+  }
+
+  /** Posts each verb's golden request and compares the answer with its golden response. */
+  private void answer(Scheduler scheduler, List<String> verbs) throws Exception {
     try (SchedulerService service =
         SchedulerService.start(
             Listeners.plain(new InetSocketAddress("127.0.0.1", 0)),
             scheduler,
             client,
             Leadership.alone())) {
-      for (String verb :
-          List.of("kube-filter", "kube-prioritize", "volcano-predicate", "volcano-prioritize")) {
+      for (String verb : verbs) {
         String answer =
             HttpClient.newHttpClient()
                 .send(

@@ -18,7 +18,6 @@ import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
-import org.vnpu.api.AiCorePolicy;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.HandshakeState;
 import org.vnpu.api.SplitMode;
@@ -143,24 +142,14 @@ class SchedulerLedgerProperties {
   private static Pod pod(PodUp up) {
     String uid = "uid-" + up.pod();
     PodAllocation allocation =
-        new PodAllocation(
+        ClusterFixture.share(
             uid,
             "node-" + up.node(),
-            List.of(
-                new ContainerAllocation(
-                    "main",
-                    false,
-                    List.of(
-                        new VnpuAssignment(
-                            up.chip(),
-                            die(up.node(), up.chip()),
-                            "910B3",
-                            up.memoryMiB(),
-                            up.cores(),
-                            SplitMode.SOFT,
-                            false,
-                            AiCorePolicy.ELASTIC,
-                            null)))));
+            up.chip(),
+            die(up.node(), up.chip()),
+            up.memoryMiB(),
+            up.cores(),
+            null);
     return new PodBuilder()
         .withNewMetadata()
         .withName("pod-" + up.pod())

@@ -19,15 +19,19 @@ class VolcanoSchedulerConfTest {
   void mergingIntoVolcanosDefaultKeepsItsSettingsAndAddsTheExtender() {
     JsonNode merged = merge(VolcanoSchedulerConf.volcanoDefault());
 
-    assertThat(merged.path("actions").asText()).isEqualTo("enqueue, allocate, backfill");
+    assertThat(merged.path("actions").asText())
+        .isEqualTo("enqueue, allocate, preempt, reclaim, backfill");
     assertThat(names(merged.path("tiers").get(0)))
-        .containsExactly("priority", "gang", "conformance");
+        .as("the first tier decides preemption victims (framework/session_plugins.go Preemptable)")
+        .containsExactly("priority", "gang", "conformance", "extender");
     assertThat(merged.path("tiers").get(0).path("plugins").get(1).path("enablePreemptable"))
         .as("Volcano's own plugin settings stay")
         .hasToString("false");
     assertThat(names(merged.path("tiers").get(1)))
-        .containsExactly("overcommit", "drf", "predicates", "proportion", "nodeorder", "extender");
-    JsonNode arguments = merged.path("tiers").get(1).path("plugins").get(5).path("arguments");
+        .containsExactly("overcommit", "drf", "predicates", "proportion", "nodeorder");
+    JsonNode arguments = merged.path("tiers").get(0).path("plugins").get(3).path("arguments");
+    assertThat(arguments.path("extender.preemptableVerb").asText()).isEqualTo("preemptable");
+    assertThat(arguments.path("extender.reclaimableVerb").asText()).isEqualTo("reclaimable");
     assertThat(arguments.path("extender.urlPrefix").asText()).isEqualTo(URL);
     assertThat(arguments.path("extender.httpTimeout").asText()).isEqualTo("1000ms");
     assertThat(arguments.path("extender.ignorable").asBoolean(true)).isFalse();
@@ -66,7 +70,8 @@ class VolcanoSchedulerConfTest {
     JsonNode twice = merge(once);
 
     assertThat(twice).isEqualTo(once);
-    assertThat(once.path("actions").asText()).isEqualTo("enqueue, allocate, preempt, backfill");
+    assertThat(once.path("actions").asText())
+        .isEqualTo("enqueue, allocate, preempt, reclaim, backfill");
     assertThat(names(once.path("tiers").get(0)))
         .containsExactly("priority", "nodeorder", "extender");
     JsonNode nodeorder = once.path("tiers").get(0).path("plugins").get(1).path("arguments");

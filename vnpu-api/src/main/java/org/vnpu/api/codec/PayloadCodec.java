@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import org.vnpu.api.AnnotationKeys;
@@ -33,6 +34,7 @@ public final class PayloadCodec {
   private static final String VERSION_FIELD = "v";
   private static final String SIGNATURE_FIELD = "signature";
   private static final String NONCE_FIELD = "nonce";
+  private static final String OFFLINE_FIELD = "offline";
   private static final String KEY_ID_FIELD = "keyId";
 
   private final ObjectMapper mapper =
@@ -96,6 +98,8 @@ public final class PayloadCodec {
     String nonce = text(key, body.remove(NONCE_FIELD), NONCE_FIELD, "a string");
     String keyId = text(key, body.remove(KEY_ID_FIELD), KEY_ID_FIELD, "a key ID");
     String signature = text(key, body.remove(SIGNATURE_FIELD), SIGNATURE_FIELD, "a base64 string");
+    // An online pod's allocation has no "offline" field (nor had any before priorities existed).
+    body.putIfAbsent(OFFLINE_FIELD, NullNode.getInstance());
     return new SignedAllocation(bind(key, body, PodAllocation.class), nonce, keyId, signature);
   }
 

@@ -7,23 +7,29 @@ import java.util.Map;
 import java.util.Optional;
 import org.vnpu.api.AiCorePolicy;
 import org.vnpu.api.LogLevel;
+import org.vnpu.api.Priority;
 import org.vnpu.api.WireValue;
+import org.vnpu.api.payload.OfflineWork;
 import org.vnpu.api.payload.ShimConfig;
 import org.vnpu.api.payload.ShimDevice;
 
 /**
  * The runtime shim's config file: {@code key=value} lines, versioned, read by C code without a
- * parser library. Lines starting with {@code #} and blank lines are ignored; every key is required,
- * none may repeat, unknown keys are errors (the shim fails closed on anything it does not
- * understand). docs/protocol.md shows an example; the C reader is {@code libvnpu/src/config.c}.
+ * parser library. Lines starting with {@code #} and blank lines are ignored; every key is required
+ * (offline.max_kernels_in_flight only with priority=offline), none may repeat, unknown keys are
+ * errors (the shim fails closed on anything it does not understand). docs/protocol.md shows an
+ * example; the C reader is {@code libvnpu/src/config.c}.
  */
 public final class ShimConfigFormat {
 
-  /** The version this build writes and reads. */
-  public static final int VERSION = 2;
+  /** The version this build writes and reads (3: priorities). */
+  public static final int VERSION = 3;
 
   /** The name errors carry, as in {@code vnpu.conf: missing key container}. */
   public static final String FILE_NAME = "vnpu.conf";
+
+  /** Present only when {@code priority=offline}. */
+  private static final String OFFLINE_CAP = "offline.max_kernels_in_flight";
 
   private static final String HEADER =
       "# vNPU runtime shim configuration, written by the device plugin; do not edit.\n";
@@ -38,6 +44,10 @@ public final class ShimConfigFormat {
     entries.put("container", config.container());
     entries.put("books_dir", config.booksDirectory());
     entries.put("log.level", config.logLevel().wireName());
+    entries.put("priority", priorityOf(config).wireName());
+    if (config.offline() != null) {
+      entries.put(OFFLINE_CAP, Integer.toString(config.offline().maxKernelsInFlight()));
+    }
     entries.put("devices", Integer.toString(config.devices().size()));
     for (int i = 0; i < config.devices().size(); i++) {
       ShimDevice device = config.devices().get(i);
@@ -97,9 +107,16 @@ public final class ShimConfigFormat {
                     entries.text("container"),
                     entries.text("books_dir"),
                     entries.wire("log.level", LogLevel.class),
+                    entries.wire("priority", Priority.class) == Priority.OFFLINE
+                        ? new OfflineWork(entries.integer(OFFLINE_CAP))
+                        : null,
                     devices));
     entries.requireAllUsed();
     return config;
+  }
+
+  private static Priority priorityOf(ShimConfig config) {
+    return config.offline() == null ? Priority.ONLINE : Priority.OFFLINE;
   }
 
   private static MalformedPayloadException problem(String message) {

@@ -13,6 +13,7 @@ import org.vnpu.api.LogLevel;
  * @param container container name
  * @param booksDirectory the container's own books directory inside the container
  * @param logLevel how much the shim logs
+ * @param offline how the container runs as offline work; null for an online container
  * @param devices the container's visible devices in order; device {@code i} is the runtime's device
  *     {@code i}
  */
@@ -23,6 +24,7 @@ public record ShimConfig(
     String container,
     String booksDirectory,
     LogLevel logLevel,
+    OfflineWork offline,
     List<ShimDevice> devices) {
 
   public ShimConfig {

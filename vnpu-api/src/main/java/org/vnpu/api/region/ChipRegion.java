@@ -22,11 +22,13 @@ import java.nio.file.attribute.PosixFilePermissions;
 public final class ChipRegion {
 
   public static final int MAGIC = 0x55504E56;
-  public static final int VERSION = 2;
+  public static final int VERSION = 3;
   public static final int SIZE = 128;
   public static final int TOKEN_OFFSET = 16;
   public static final int CREDITOR_NOTICE_OFFSET = 24;
   public static final int DIE_ID_OFFSET = 32;
+  public static final int ONLINE_NOTICE_OFFSET = 96;
+  public static final int OFFLINE_NOTICE_OFFSET = 104;
   private static final int ID_LENGTH = 64;
 
   private ChipRegion() {}

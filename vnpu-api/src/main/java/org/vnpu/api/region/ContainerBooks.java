@@ -24,6 +24,9 @@ import java.util.List;
  * @param busyNanos AI Core token time it used in total
  * @param launches kernel launches it made in total
  * @param waitingProcesses its processes waiting for the token now
+ * @param preemptionsSuffered turns it gave up to online work (offline containers)
+ * @param preemptionsCaused turns it took from offline work (online containers)
+ * @param launchWaitNanos time its launches waited for the token in total
  * @param processes its processes
  */
 public record ContainerBooks(
@@ -32,6 +35,9 @@ public record ContainerBooks(
     long busyNanos,
     long launches,
     int waitingProcesses,
+    long preemptionsSuffered,
+    long preemptionsCaused,
+    long launchWaitNanos,
     List<ProcessSlot> processes) {
 
   public static final int MAGIC = 0x42504E56;
@@ -110,7 +116,15 @@ public record ContainerBooks(
       }
     }
     return new ContainerBooks(
-        text(b, 64), b.getLong(16), b.getLong(40), b.getLong(48), b.getInt(56), processes);
+        text(b, 64),
+        b.getLong(16),
+        b.getLong(40),
+        b.getLong(48),
+        b.getInt(56),
+        b.getLong(192),
+        b.getLong(200),
+        b.getLong(208),
+        processes);
   }
 
   private static String text(ByteBuffer b, int at) {

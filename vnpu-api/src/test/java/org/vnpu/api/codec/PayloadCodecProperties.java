@@ -18,6 +18,7 @@ import org.vnpu.api.payload.NodeHandshake;
 import org.vnpu.api.payload.NodeLock;
 import org.vnpu.api.payload.NodeLockSet;
 import org.vnpu.api.payload.NodeRegistration;
+import org.vnpu.api.payload.OfflineWork;
 import org.vnpu.api.payload.PendingContainers;
 import org.vnpu.api.payload.PodAllocation;
 import org.vnpu.api.payload.RegisteredChip;
@@ -159,10 +160,16 @@ class PayloadCodecProperties {
                 Arbitraries.of(true, false),
                 vnpu.list().ofMinSize(1).ofMaxSize(4))
             .as((name, init, vnpus) -> new ContainerAllocation(name, init, onDistinctChips(vnpus)));
+    Arbitrary<OfflineWork> offline =
+        Arbitraries.integers()
+            .between(0, OfflineWork.MAX_KERNELS_IN_FLIGHT)
+            .map(OfflineWork::new)
+            .injectNull(0.5);
     return Combinators.combine(
             names(),
             names(),
-            container.list().ofMaxSize(4).uniqueElements(ContainerAllocation::name))
+            container.list().ofMaxSize(4).uniqueElements(ContainerAllocation::name),
+            offline)
         .as(PodAllocation::new);
   }
 

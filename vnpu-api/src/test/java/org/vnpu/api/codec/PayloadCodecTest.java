@@ -1,5 +1,6 @@
 package org.vnpu.api.codec;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -8,6 +9,9 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import org.junit.jupiter.api.Test;
+import org.vnpu.api.Priority;
+import org.vnpu.api.payload.OfflineWork;
+import org.vnpu.api.payload.PodAllocation;
 import org.vnpu.api.signing.SignedAllocation;
 import org.vnpu.testkit.GoldenFile;
 
@@ -62,6 +66,19 @@ class PayloadCodecTest {
             + " \"expiresAt\": \"2026-11-29T15:05:00Z\", \"nonce\": \"bm9uY2U\","
             + " \"shape\": \"s\", \"counts\": [1], \"handedOut\": 0, \"addedLater\": true }], \"handouts\": [] }";
     assertThat(codec.decodeLock(lock).holders().get(0).podUid()).isEqualTo("u");
+  }
+
+  @Test
+  void anOfflinePodsAllocationCarriesItsCapAndAnOnlinePodsHasNoOfflineField() {
+    PodAllocation online = Payloads.allocation();
+    PodAllocation offline =
+        new PodAllocation(online.podUid(), online.node(), online.containers(), new OfflineWork(2));
+    String encoded = codec.encodeAllocation(new SignedAllocation(offline, "n", "k", "x"));
+    assertThat(encoded).contains("\"offline\":{\"maxKernelsInFlight\":2}");
+    assertThat(codec.decodeAllocation(encoded).allocation()).isEqualTo(offline);
+    assertThat(offline.priority()).isEqualTo(Priority.OFFLINE);
+    // The golden file above is an allocation signed before priorities: its bytes are unchanged.
+    assertThat(new String(codec.canonicalForm(online), UTF_8)).doesNotContain("offline");
   }
 
   @Test

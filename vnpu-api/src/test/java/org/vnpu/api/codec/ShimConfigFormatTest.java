@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.vnpu.api.AiCorePolicy;
 import org.vnpu.api.LogLevel;
 import org.vnpu.api.ShimContract;
+import org.vnpu.api.payload.OfflineWork;
 import org.vnpu.api.payload.ShimConfig;
 import org.vnpu.api.payload.ShimDevice;
 import org.vnpu.testkit.GoldenFile;
@@ -27,6 +28,7 @@ class ShimConfigFormatTest {
         "model",
         ShimContract.CONTAINER_BOOKS,
         LogLevel.INFO,
+        null,
         List.of(
             new ShimDevice(DIE, 8L << 30, 30, AiCorePolicy.ELASTIC, ShimContract.chipRegion(DIE))));
   }
@@ -51,7 +53,18 @@ class ShimConfigFormatTest {
   @Test
   void refusesWhatTheShimCouldMisread() {
     String good = format.write(config());
-    assertProblem(good.replace("version=2", "version=1"), "unsupported version 1");
+    assertProblem(good.replace("version=3", "version=2"), "unsupported version 2");
+    assertProblem(
+        good.replace("priority=online", "priority=urgent"),
+        "priority=urgent is not one of online, offline");
+    assertProblem(
+        good.replace("priority=online", "priority=offline"),
+        "missing key offline.max_kernels_in_flight");
+    assertProblem(
+        good + "offline.max_kernels_in_flight=1\n", "unknown key offline.max_kernels_in_flight");
+    assertProblem(
+        good.replace("priority=online", "priority=offline\noffline.max_kernels_in_flight=17"),
+        "maxKernelsInFlight=17 is out of range 0..16");
     assertProblem(good.replace("container=model\n", ""), "missing key container");
     assertProblem(good + "container=other\n", "repeats key container");
     assertProblem(good + "device.1.cores=5\n", "unknown key device.1.cores");
@@ -64,6 +77,24 @@ class ShimConfigFormatTest {
         "device.0.policy=greedy is not one of fixed-share, elastic, best-effort");
     assertProblem(good.replace("cores=30", "cores=130"), "cores=130 is out of range 0..100");
     assertProblem(good.replace("devices=1", "devices=0"), "devices=0 is out of range 1..64");
+  }
+
+  @Test
+  void offlineContainersCarryTheirKernelCap() {
+    ShimConfig config = config();
+    ShimConfig offline =
+        new ShimConfig(
+            config.podUid(),
+            config.podNamespace(),
+            config.podName(),
+            config.container(),
+            config.booksDirectory(),
+            config.logLevel(),
+            new OfflineWork(2),
+            config.devices());
+    String text = format.write(offline);
+    assertThat(text).contains("priority=offline\noffline.max_kernels_in_flight=2\n");
+    assertThat(format.read(text)).isEqualTo(offline);
   }
 
   private void assertProblem(String text, String message) {

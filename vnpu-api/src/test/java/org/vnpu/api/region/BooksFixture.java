@@ -32,6 +32,12 @@ public final class BooksFixture {
     return this;
   }
 
+  /** Sets the container's co-location counters. */
+  public BooksFixture colocation(long suffered, long caused, long waitNanos) {
+    bytes.putLong(192, suffered).putLong(200, caused).putLong(208, waitNanos);
+    return this;
+  }
+
   /** Fills process slot {@code slot}. */
   public BooksFixture process(int slot, int pid, long usedBytes) {
     int at = ContainerBooks.PROCESSES_OFFSET + slot * ContainerBooks.PROCESS_SLOT_SIZE;

@@ -35,6 +35,7 @@ class ContainerBooksTest {
     Path file =
         new BooksFixture("DIE-7")
             .totals(12_345, 777, 9, 2)
+            .colocation(4, 5, 6_000)
             .process(3, 4242, 12_345)
             .write(directory.resolve("DIE-7"));
 
@@ -48,6 +49,9 @@ class ContainerBooksTest {
                 777,
                 9,
                 2,
+                4,
+                5,
+                6_000,
                 List.of(new ContainerBooks.ProcessSlot(3, 4242, 12_345))));
   }
 

@@ -62,7 +62,9 @@ public record NodePlan(NodeState node, List<Step> steps, HostResources host) {
       }
       containers.add(new ContainerAllocation(container.name(), container.init(), vnpus));
     }
-    return new AllocationPlan(new PodAllocation(request.uid(), node.name(), containers), host);
+    return new AllocationPlan(
+        new PodAllocation(request.uid(), node.name(), containers, request.options().offline()),
+        host);
   }
 
   private VnpuAssignment assignment(ContainerRequest container, Step step) {

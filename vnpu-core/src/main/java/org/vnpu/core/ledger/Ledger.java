@@ -111,17 +111,22 @@ public final class Ledger {
     }
     NodeState node = nodes.get(plan.node());
     if (node != null) {
-      List<ChipState> chips = new ArrayList<>(node.chips());
-      forEachVnpu(
-          node,
-          plan,
-          (position, vnpu) -> {
-            ChipState chip = chips.get(position);
-            chips.set(position, chip.minus(Demands.of(vnpu, chip.chip())));
-          });
-      nodes.put(node.name(), node.withChips(chips, node.hostFree().plus(plan.host())));
+      nodes.put(node.name(), without(node, plan));
     }
     return Optional.of(plan);
+  }
+
+  /** {@code node} as it would be with {@code plan}, charged to it, returned. */
+  public static NodeState without(NodeState node, AllocationPlan plan) {
+    List<ChipState> chips = new ArrayList<>(node.chips());
+    forEachVnpu(
+        node,
+        plan,
+        (position, vnpu) -> {
+          ChipState chip = chips.get(position);
+          chips.set(position, chip.minus(Demands.of(vnpu, chip.chip())));
+        });
+    return node.withChips(chips, node.hostFree().plus(plan.host()));
   }
 
   public Optional<NodeState> node(String name) {

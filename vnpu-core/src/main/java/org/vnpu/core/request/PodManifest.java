@@ -12,6 +12,8 @@ import java.util.Map;
  * @param annotations pod annotations
  * @param initContainers init containers, in order
  * @param containers app containers
+ * @param priority the pod's {@code spec.priority}, resolved by the API server from its
+ *     PriorityClass; null when absent (a manifest not yet created)
  */
 public record PodManifest(
     String namespace,
@@ -19,11 +21,23 @@ public record PodManifest(
     String uid,
     Map<String, String> annotations,
     List<ContainerSpec> initContainers,
-    List<ContainerSpec> containers) {
+    List<ContainerSpec> containers,
+    Integer priority) {
 
   public PodManifest {
     annotations = Map.copyOf(annotations);
     initContainers = List.copyOf(initContainers);
     containers = List.copyOf(containers);
+  }
+
+  /** A pod without {@code spec.priority}. */
+  public PodManifest(
+      String namespace,
+      String name,
+      String uid,
+      Map<String, String> annotations,
+      List<ContainerSpec> initContainers,
+      List<ContainerSpec> containers) {
+    this(namespace, name, uid, annotations, initContainers, containers, null);
   }
 }

@@ -25,7 +25,8 @@ public final class PodManifests {
         metadata.path("uid").asText(""),
         strings(metadata.path("annotations")),
         containers(spec.path("initContainers")),
-        containers(spec.path("containers")));
+        containers(spec.path("containers")),
+        spec.path("priority").isInt() ? spec.path("priority").intValue() : null);
   }
 
   private static List<ContainerSpec> containers(JsonNode list) {

@@ -8,8 +8,10 @@ import org.vnpu.api.AiCorePolicy;
 import org.vnpu.api.AiCpuLevel;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.PlacementPolicy;
+import org.vnpu.api.Priority;
 import org.vnpu.api.SplitMode;
 import org.vnpu.api.WireValue;
+import org.vnpu.api.payload.OfflineWork;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.core.chip.ChipModel;
 import org.vnpu.core.chip.ChipTypes;
@@ -29,13 +31,18 @@ final class PodOptionsReader {
 
   private final ChipCatalog catalog;
   private final PodOptions defaults;
+  private final int onlineThreshold;
 
-  PodOptionsReader(ChipCatalog catalog, PodOptions defaults) {
+  PodOptionsReader(ChipCatalog catalog, PodOptions defaults, int onlineThreshold) {
     this.catalog = catalog;
     this.defaults = defaults;
+    this.onlineThreshold = onlineThreshold;
   }
 
-  PodAnnotations read(Map<String, String> annotations, List<Problem> problems) {
+  /**
+   * @param priority the pod's {@code spec.priority}; null when it has none
+   */
+  PodAnnotations read(Map<String, String> annotations, Integer priority, List<Problem> problems) {
     SplitMode mode =
         wire(annotations, AnnotationKeys.MODE, SplitMode.class, defaults.mode(), problems);
     AiCorePolicy policy =
@@ -70,8 +77,48 @@ final class PodOptionsReader {
                 PlacementPolicy.class,
                 defaults.devicePolicy(),
                 problems),
-            text(annotations, AnnotationKeys.USE_NPU_DIE_ID));
+            text(annotations, AnnotationKeys.USE_NPU_DIE_ID),
+            offline(annotations, priority, problems));
     return new PodAnnotations(options, policy, chipTypes(annotations, problems));
+  }
+
+  /**
+   * How the pod runs as offline work, or null when it is online: as its annotation says, else by
+   * its {@code spec.priority} against the threshold.
+   */
+  private OfflineWork offline(
+      Map<String, String> annotations, Integer priority, List<Problem> problems) {
+    Priority fallback =
+        priority != null && priority < onlineThreshold ? Priority.OFFLINE : Priority.ONLINE;
+    Priority chosen =
+        wire(annotations, AnnotationKeys.PRIORITY, Priority.class, fallback, problems);
+    String key = AnnotationKeys.OFFLINE_MAX_KERNELS_IN_FLIGHT;
+    String cap = text(annotations, key);
+    if (cap == null) {
+      return chosen == Priority.OFFLINE ? PodOptions.DEFAULT_OFFLINE : null;
+    }
+    if (chosen == Priority.ONLINE) {
+      problems.add(
+          Problem.field(
+              key,
+              cap,
+              "applies to offline pods only, and this pod is online ("
+                  + (annotations.containsKey(AnnotationKeys.PRIORITY)
+                      ? AnnotationKeys.PRIORITY + "=online"
+                      : "spec.priority " + priority + " >= threshold " + onlineThreshold)
+                  + ")"));
+      return null;
+    }
+    try {
+      return new OfflineWork(Integer.parseInt(cap));
+    } catch (IllegalArgumentException e) {
+      problems.add(
+          Problem.field(
+              key,
+              cap,
+              "must be a whole number from 0 (no cap) to " + OfflineWork.MAX_KERNELS_IN_FLIGHT));
+      return PodOptions.DEFAULT_OFFLINE;
+    }
   }
 
   /** The comma-separated chip types of {@code vnpu-use-npu-type}, each one of the catalog. */

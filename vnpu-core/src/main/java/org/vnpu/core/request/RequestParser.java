@@ -2,6 +2,7 @@ package org.vnpu.core.request;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.vnpu.api.Priority;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.core.request.PodOptionsReader.PodAnnotations;
 import org.vnpu.core.validation.Problem;
@@ -19,20 +20,22 @@ public final class RequestParser {
   private final ContainerRequestReader containers;
 
   public RequestParser(ChipCatalog catalog) {
-    this(catalog, PodOptions.defaults());
+    this(catalog, PodOptions.defaults(), Priority.DEFAULT_ONLINE_THRESHOLD);
   }
 
   /**
    * @param defaults what a pod gets for an option it does not set (the cluster's policies)
+   * @param onlineThreshold pods whose {@code spec.priority} is below it are offline unless they say
+   *     otherwise ({@code huawei.com/vnpu-priority})
    */
-  public RequestParser(ChipCatalog catalog, PodOptions defaults) {
-    this.options = new PodOptionsReader(catalog, defaults);
+  public RequestParser(ChipCatalog catalog, PodOptions defaults, int onlineThreshold) {
+    this.options = new PodOptionsReader(catalog, defaults, onlineThreshold);
     this.containers = new ContainerRequestReader(catalog);
   }
 
   public Validated<PodRequest> parse(PodManifest pod) {
     List<Problem> problems = new ArrayList<>();
-    PodAnnotations annotations = options.read(pod.annotations(), problems);
+    PodAnnotations annotations = options.read(pod.annotations(), pod.priority(), problems);
     List<ContainerRequest> requests = new ArrayList<>();
     readAll(pod.initContainers(), true, annotations, requests, problems);
     readAll(pod.containers(), false, annotations, requests, problems);

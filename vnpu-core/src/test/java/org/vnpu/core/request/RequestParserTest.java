@@ -9,7 +9,9 @@ import org.junit.jupiter.api.Test;
 import org.vnpu.api.AiCorePolicy;
 import org.vnpu.api.AiCpuLevel;
 import org.vnpu.api.PlacementPolicy;
+import org.vnpu.api.Priority;
 import org.vnpu.api.SplitMode;
+import org.vnpu.api.payload.OfflineWork;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.core.chip.ChipTypes;
 import org.vnpu.core.validation.Problem;
@@ -40,11 +42,85 @@ class RequestParserTest {
   }
 
   @Test
+  void priorityComesFromTheAnnotationElseFromSpecPriorityAgainstTheThreshold() {
+    RequestParser cluster = new RequestParser(ChipCatalog.builtIn(), PodOptions.defaults(), 1000);
+    ContainerSpec share = limits("main", "huawei.com/vnpu-number=1", "huawei.com/vnpu-cores=30");
+    Map<String, String> none = Map.of();
+
+    assertThat(offline(cluster, none, null)).as("no spec.priority: online").isNull();
+    assertThat(offline(cluster, none, 1000)).as("at the threshold: online").isNull();
+    assertThat(offline(cluster, none, 999)).isEqualTo(PodOptions.DEFAULT_OFFLINE);
+    assertThat(offline(cluster, Map.of("huawei.com/vnpu-priority", "online"), -5)).isNull();
+    assertThat(
+            offline(
+                cluster,
+                Map.of(
+                    "huawei.com/vnpu-priority", "offline",
+                    "huawei.com/vnpu-offline-max-kernels-in-flight", "4"),
+                5000))
+        .isEqualTo(new OfflineWork(4));
+    assertThat(
+            new RequestParser(ChipCatalog.builtIn())
+                .parse(new PodManifest("ns", "p", "u", Map.of(), List.of(), List.of(share), -1))
+                .orElseThrow()
+                .options()
+                .offline())
+        .as("the default threshold 0 makes negative PriorityClasses offline")
+        .isEqualTo(PodOptions.DEFAULT_OFFLINE);
+  }
+
+  @Test
+  void refusesPriorityAnnotationsItCannotHonour() {
+    assertThat(
+            problems(
+                pod(
+                    Map.of("huawei.com/vnpu-priority", "urgent"),
+                    limits("main", "huawei.com/vnpu-number=1", "huawei.com/vnpu-cores=30"))))
+        .containsExactly("huawei.com/vnpu-priority=urgent: must be one of online, offline");
+    assertThat(
+            problems(
+                pod(
+                    Map.of("huawei.com/vnpu-offline-max-kernels-in-flight", "2"),
+                    limits("main", "huawei.com/vnpu-number=1", "huawei.com/vnpu-cores=30"))))
+        .containsExactly(
+            "huawei.com/vnpu-offline-max-kernels-in-flight=2: applies to offline pods only, and this"
+                + " pod is online (spec.priority null >= threshold 0)");
+    assertThat(
+            problems(
+                pod(
+                    Map.of(
+                        "huawei.com/vnpu-priority", "offline",
+                        "huawei.com/vnpu-offline-max-kernels-in-flight", "17"),
+                    limits("main", "huawei.com/vnpu-number=1", "huawei.com/vnpu-cores=30"))))
+        .containsExactly(
+            "huawei.com/vnpu-offline-max-kernels-in-flight=17: must be a whole number from 0 (no cap)"
+                + " to 16");
+  }
+
+  private static OfflineWork offline(
+      RequestParser parser, Map<String, String> annotations, Integer priority) {
+    return parser
+        .parse(
+            new PodManifest(
+                "ns",
+                "p",
+                "u",
+                annotations,
+                List.of(),
+                List.of(limits("main", "huawei.com/vnpu-number=1", "huawei.com/vnpu-cores=30")),
+                priority))
+        .orElseThrow()
+        .options()
+        .offline();
+  }
+
+  @Test
   void aClustersDefaultPoliciesApplyWhereThePodNamesNone() {
     RequestParser cluster =
         new RequestParser(
             ChipCatalog.builtIn(),
-            PodOptions.defaults().withPolicies(PlacementPolicy.BINPACK, PlacementPolicy.SPREAD));
+            PodOptions.defaults().withPolicies(PlacementPolicy.BINPACK, PlacementPolicy.SPREAD),
+            Priority.DEFAULT_ONLINE_THRESHOLD);
     ContainerSpec share =
         limits(
             "main",
@@ -124,7 +200,8 @@ class RequestParserTest {
                 AiCpuLevel.HIGH,
                 PlacementPolicy.SPREAD,
                 PlacementPolicy.SPREAD,
-                "VDIE-7"));
+                "VDIE-7",
+                null));
     ContainerRequest container = request.containers().get(0);
     assertThat(container.chipTypes()).isEqualTo(ChipTypes.of("310P3"));
     assertThat(container.policy()).as("hard mode has no AI Core policy").isNull();

@@ -197,6 +197,7 @@ public final class Allocator {
         admission.container().name(),
         ShimContract.CONTAINER_BOOKS,
         shimLogLevel,
+        admission.allocation().offline(),
         devices);
   }
 

@@ -8,6 +8,8 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -20,6 +22,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.api.ResourceNames;
 import org.vnpu.api.payload.HandoutRecord;
+import org.vnpu.api.payload.NodeLock;
 import org.vnpu.api.payload.NodeLockSet;
 import org.vnpu.api.payload.PodRef;
 import org.vnpu.handouts.NodeFiles;
@@ -105,6 +108,11 @@ public final class HandoutResolver {
       }
       Map<Set<String>, Holding> holdings = holdings();
       NodePods pods = NodePods.of(client, node);
+      Set<String> surplus = surplus(held, admitted(holdings, pods), pods);
+      NodeLockSet waiting = held;
+      for (String uid : surplus) {
+        waiting = waiting.without(uid);
+      }
       Set<String> settled = new HashSet<>();
       Map<String, PodRef> heldBy = new HashMap<>();
       for (HandoutRecord handout : open) {
@@ -124,14 +132,21 @@ public final class HandoutResolver {
           }
         } else if (holder.uid().equals(handout.signedFor().uid())) {
           settled.add(handout.nonce());
-        } else if (held.live(clock.instant()).stream()
+        } else if (waiting.live(clock.instant()).stream()
             .noneMatch(lock -> lock.podUid().equals(holder.uid()))) {
           // (A holder whose own reservation is still to be handed out waits: its annotations
           // must not move while an Allocate may read them.)
           heldBy.put(handout.nonce(), holder);
         }
       }
-      if ((!settled.isEmpty() || !heldBy.isEmpty()) && locks.resolved(node, settled, heldBy)) {
+      if ((!settled.isEmpty() || !heldBy.isEmpty() || !surplus.isEmpty())
+          && locks.resolved(node, settled, heldBy, surplus)) {
+        surplus.forEach(
+            uid ->
+                LOG.info(
+                    "released the entry of pod UID {}: it runs on an interchangeable pod's"
+                        + " hand-out, and no pod waiting for its admission needs the entry",
+                    uid));
         for (Map.Entry<String, PodRef> entry : heldBy.entrySet()) {
           PodRef holder = entry.getValue();
           files.user(
@@ -148,6 +163,57 @@ public final class HandoutResolver {
     } catch (IOException | RuntimeException e) {
       LOG.warn("cannot resolve who holds this node's hand-outs, will retry: {}", e.toString());
     }
+  }
+
+  /**
+   * Entries no Allocate will serve. A pod admitted on an interchangeable pod's entry leaves its own
+   * entry for the next pod of its shape; each reservation still waiting for its admission whose
+   * entry another pod took needs one such entry. When that reservation's pod was deleted before its
+   * admission, the entry is left to nobody, and while it stood its pod could not settle (its
+   * annotations must stay while an Allocate may read them) until it expired.
+   */
+  private static Set<String> surplus(NodeLockSet held, Set<String> admitted, NodePods pods) {
+    Set<String> surplus = new HashSet<>();
+    Map<String, List<NodeLock>> spare = new HashMap<>();
+    held.holders().stream()
+        .filter(lock -> admitted.contains(lock.podUid()))
+        .forEach(lock -> spare.computeIfAbsent(lock.shape(), shape -> new ArrayList<>()).add(lock));
+    spare.forEach(
+        (shape, entries) -> {
+          long needed =
+              held.handouts().stream()
+                  .filter(handout -> handout.shape().equals(shape))
+                  .map(HandoutRecord::signedFor)
+                  .filter(pod -> !admitted.contains(pod.uid()) && held.of(pod.uid()).isEmpty())
+                  .filter(pod -> waitsForAdmission(pods, pod))
+                  .count();
+          entries.stream()
+              .sorted(Comparator.comparing(NodeLock::acquiredAt).reversed())
+              .limit(Math.max(0, entries.size() - needed))
+              .forEach(lock -> surplus.add(lock.podUid()));
+        });
+    return surplus;
+  }
+
+  /** Whether {@code ref} still exists on this node and has not ended. */
+  private static boolean waitsForAdmission(NodePods pods, PodRef ref) {
+    return pods.get(ref.namespace(), ref.name())
+        .filter(pod -> ref.uid().equals(pod.getMetadata().getUid()))
+        .filter(pod -> pod.getStatus() == null || !ENDED.contains(pod.getStatus().getPhase()))
+        .isPresent();
+  }
+
+  private static final Set<String> ENDED = Set.of("Succeeded", "Failed");
+
+  /** The UIDs of the pods the kubelet admitted: those it lists with vNPU devices. */
+  private Set<String> admitted(Map<Set<String>, Holding> holdings, NodePods pods) {
+    Set<String> uids = new HashSet<>();
+    for (Holding holding : holdings.values()) {
+      pods.get(holding.namespace(), holding.name())
+          .filter(pod -> node.equals(pod.getSpec().getNodeName()))
+          .ifPresent(pod -> uids.add(pod.getMetadata().getUid()));
+    }
+    return uids;
   }
 
   /**

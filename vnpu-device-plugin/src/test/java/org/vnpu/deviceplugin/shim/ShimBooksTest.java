@@ -55,6 +55,7 @@ class ShimBooksTest {
                         "model",
                         books.toString(),
                         LogLevel.WARN,
+                        null,
                         List.of(
                             new ShimDevice(
                                 "DIE-LAYOUT",

@@ -1,0 +1,165 @@
+package org.vnpu.scheduler;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.vnpu.core.ledger.AllocationPlan;
+import org.vnpu.core.ledger.Ledger;
+import org.vnpu.core.ledger.NodeState;
+
+/**
+ * Places held for preemptors (docs/colocation.md). When a scheduler's preemption evicts offline
+ * pods to make room for an online one, the victims' vNPUs stay charged until every one of them is
+ * gone; then the preemptor's place is charged, under {@link #KEY} and its UID, until the preemptor
+ * is reserved, deleted, or the hold expires. So nothing else takes the room its victims made, not
+ * even between two victims' deletions. Not thread-safe: the {@link Scheduler}'s lock guards it.
+ */
+final class PreemptionHolds {
+
+  private static final Logger LOG = LoggerFactory.getLogger(PreemptionHolds.class);
+
+  /** Ledger keys of the places held for preemptors whose victims are gone. */
+  static final String KEY = "held:";
+
+  /**
+   * A place held for a preemptor on one node.
+   *
+   * @param preemptor the preemptor's UID
+   * @param plan its place on the node once the victims are gone
+   * @param victims the pods evicted for it
+   * @param expiresAt when the hold ends, charged or not
+   */
+  record Hold(String preemptor, AllocationPlan plan, Set<String> victims, Instant expiresAt) {
+
+    Hold {
+      victims = Set.copyOf(victims);
+    }
+  }
+
+  private final Ledger ledger;
+  private final Consumer<String> release;
+  private final Map<String, Map<String, Hold>> waiting = new HashMap<>(); // preemptor, node
+  private final Set<String> gone = new HashSet<>();
+  private final Map<String, Instant> charged = new HashMap<>();
+
+  /**
+   * @param release releases a victim that is gone: its allocation, ledger charge and host
+   */
+  PreemptionHolds(Ledger ledger, Consumer<String> release) {
+    this.ledger = ledger;
+    this.release = release;
+  }
+
+  /** Holds a place for {@code hold}'s preemptor, replacing one it had on the same node. */
+  void hold(Hold hold) {
+    waiting.computeIfAbsent(hold.preemptor(), uid -> new HashMap<>()).put(hold.plan().node(), hold);
+  }
+
+  /**
+   * The pod {@code uid} is gone. Returns true when it is a victim some hold waits for: its vNPUs
+   * stay charged until the hold's other victims are gone too (the caller must not release them). A
+   * preemptor that is gone loses its holds.
+   */
+  boolean removed(String uid) {
+    drop(uid);
+    List<Hold> awaiting =
+        waiting.values().stream()
+            .flatMap(byNode -> byNode.values().stream())
+            .filter(hold -> hold.victims().contains(uid))
+            .toList();
+    if (awaiting.isEmpty()) {
+      return false;
+    }
+    gone.add(uid);
+    awaiting.stream()
+        .filter(hold -> gone.containsAll(hold.victims()))
+        .findFirst()
+        .ifPresent(this::charge);
+    return true;
+  }
+
+  /** The preemptor {@code uid} was placed (or is gone): its held place and holds go. */
+  void drop(String uid) {
+    waiting.remove(uid);
+    if (charged.remove(uid) != null) {
+      ledger.release(KEY + uid);
+    }
+    releaseGoneVictims();
+  }
+
+  /** Ends the holds and held places whose time ran out before {@code now}. */
+  void expire(Instant now) {
+    for (String preemptor : List.copyOf(waiting.keySet())) {
+      Map<String, Hold> byNode = waiting.get(preemptor);
+      byNode.values().removeIf(hold -> hold.expiresAt().isBefore(now));
+      if (byNode.isEmpty()) {
+        waiting.remove(preemptor);
+        LOG.info("the place held for pod UID {} expired before its victims were gone", preemptor);
+      }
+    }
+    for (Map.Entry<String, Instant> held : List.copyOf(charged.entrySet())) {
+      if (held.getValue().isBefore(now)) {
+        charged.remove(held.getKey());
+        ledger.release(KEY + held.getKey());
+        LOG.info("the place held for pod UID {} expired before it was placed", held.getKey());
+      }
+    }
+    releaseGoneVictims();
+  }
+
+  /** {@code node} as the pod {@code uid} sees it: with its own held place there free. */
+  NodeState seenBy(String uid, NodeState node) {
+    return held(uid)
+        .filter(plan -> plan.node().equals(node.name()))
+        .map(plan -> Ledger.without(node, plan))
+        .orElse(node);
+  }
+
+  /** The place charged for the preemptor {@code uid}, if its victims are gone. */
+  Optional<AllocationPlan> held(String uid) {
+    return Optional.ofNullable(ledger.placements().get(KEY + uid));
+  }
+
+  /** Every victim is gone: they are released and the preemptor's place charged in their stead. */
+  private void charge(Hold hold) {
+    waiting.remove(hold.preemptor());
+    hold.victims().forEach(gone::remove);
+    hold.victims().forEach(release);
+    releaseGoneVictims();
+    AllocationPlan place =
+        new AllocationPlan(
+            hold.plan().allocation().forPod(KEY + hold.preemptor()), hold.plan().host());
+    if (ledger.apply(place)) {
+      charged.put(hold.preemptor(), hold.expiresAt());
+      LOG.info(
+          "the victims of pod UID {} are gone; its place on node {} is held for it",
+          hold.preemptor(),
+          hold.plan().node());
+    } else {
+      LOG.warn(
+          "the victims of pod UID {} are gone but node {} changed; its place is not held",
+          hold.preemptor(),
+          hold.plan().node());
+    }
+  }
+
+  /** Releases the victims that are gone and that no hold waits for any more. */
+  private void releaseGoneVictims() {
+    Set<String> awaited = new HashSet<>();
+    waiting.values().forEach(byNode -> byNode.values().forEach(h -> awaited.addAll(h.victims())));
+    for (String uid : new ArrayList<>(gone)) {
+      if (!awaited.contains(uid)) {
+        gone.remove(uid);
+        release.accept(uid);
+      }
+    }
+  }
+}

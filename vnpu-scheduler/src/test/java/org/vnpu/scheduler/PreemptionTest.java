@@ -1,0 +1,146 @@
+package org.vnpu.scheduler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.vnpu.api.AnnotationKeys;
+import org.vnpu.api.payload.OfflineWork;
+import org.vnpu.api.payload.PodAllocation;
+import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.core.request.PodManifest;
+import org.vnpu.testkit.MutableClock;
+
+/**
+ * Priority preemption across the cluster (docs/colocation.md): the victims an online pod may evict
+ * on a full node, and the place held for it while they go, against a node of one 910B3 chip.
+ */
+@EnableKubernetesMockClient(crud = true)
+class PreemptionTest {
+
+  KubernetesClient client;
+
+  private final MutableClock clock = new MutableClock(Instant.now());
+  private Scheduler scheduler;
+
+  @BeforeEach
+  void cluster() {
+    ClusterFixture.create(client, ClusterFixture.node("c", 1, null));
+    scheduler = ClusterFixture.scheduler(client, clock);
+    scheduler.rebuild();
+  }
+
+  /** A pod running on chip 0 of node c with a share of {@code cores} %, signed as it would be. */
+  private String running(String name, int cores, boolean offline, int priority) {
+    Pod pod = ClusterFixture.create(client, share(name, cores), "c");
+    String uid = pod.getMetadata().getUid();
+    PodAllocation allocation =
+        ClusterFixture.share(
+            uid, "c", 0, "c-die-0", 4096, cores, offline ? new OfflineWork(1) : null);
+    pod.getMetadata()
+        .getAnnotations()
+        .put(
+            AnnotationKeys.ALLOCATION,
+            ClusterFixture.CODEC.encodeAllocation(
+                ClusterFixture.SIGNER.sign(allocation, AllocationSigner.nonce())));
+    pod.getSpec().setPriority(priority);
+    scheduler.podChanged(client.pods().inNamespace("default").resource(pod).update());
+    return uid;
+  }
+
+  private PodManifest pending(String name, int cores) {
+    return Fabric8Views.manifest(ClusterFixture.create(client, share(name, cores), null));
+  }
+
+  private PodManifest pendingOffline(String name, int cores) {
+    PodBuilder pod = share(name, cores);
+    pod.editMetadata().addToAnnotations(AnnotationKeys.PRIORITY, "offline").endMetadata();
+    return Fabric8Views.manifest(ClusterFixture.create(client, pod, null));
+  }
+
+  /** A pod of one container with a share of {@code cores} % and 4 GiB. */
+  private static PodBuilder share(String name, int cores) {
+    PodBuilder pod = ClusterFixture.sharePod(name, "1");
+    pod.editSpec()
+        .editFirstContainer()
+        .editResources()
+        .addToLimits("huawei.com/vnpu-cores", new Quantity(Integer.toString(cores)))
+        .endResources()
+        .endContainer()
+        .endSpec();
+    return pod.editMetadata().withAnnotations(new HashMap<>()).endMetadata();
+  }
+
+  private boolean fits(PodManifest pod) throws SchedulingException {
+    return scheduler.filter(pod, List.of("c")).get("c").fits();
+  }
+
+  private Set<String> victims(PodManifest preemptor, String... offered) throws SchedulingException {
+    Scheduler.Preemption preemption = scheduler.preemption(preemptor, "c", List.of(offered));
+    assertThat(preemption).isInstanceOf(Scheduler.Preemption.Victims.class);
+    return ((Scheduler.Preemption.Victims) preemption).uids();
+  }
+
+  @Test
+  void anOnlinePodEvictsTheFewestOfflinePodsAndNeverAnOnlineOne() throws Exception {
+    String big = running("batch-big", 60, true, -100);
+    String small = running("batch-small", 30, true, -100);
+    String serving = running("serving", 10, false, 1000);
+    PodManifest preemptor = pending("online", 50);
+    assertThat(fits(preemptor)).isFalse();
+
+    assertThat(victims(preemptor, big, small, serving, "no-vnpu-pod"))
+        .as("one victim suffices; a pod without vNPUs is not the extender's to keep")
+        .containsExactlyInAnyOrder(big, "no-vnpu-pod");
+    assertThat(scheduler.preemption(preemptor, "c", List.of(small, serving)))
+        .as("the small offline pod does not make room, and the online one is never a victim")
+        .isInstanceOf(Scheduler.Preemption.Refused.class);
+    assertThat(scheduler.preemption(pendingOffline("offline", 50), "c", List.of(big)))
+        .isInstanceOf(Scheduler.Preemption.Refused.class);
+    assertThat(scheduler.preemptionCandidates()).containsKeys("evicted", "spared", "online");
+  }
+
+  @Test
+  void theVictimsChipsStayChargedUntilAllAreGoneThenThePlaceIsHeldForThePreemptor()
+      throws Exception {
+    String first = running("batch-1", 50, true, -100);
+    String second = running("batch-2", 40, true, -100);
+    PodManifest preemptor = pending("online", 90);
+    PodManifest other = pending("other", 50);
+
+    assertThat(victims(preemptor, first, second)).containsExactlyInAnyOrder(first, second);
+    scheduler.podRemoved(first);
+    assertThat(fits(other)).as("a victim's chips stay charged while the other one runs").isFalse();
+    scheduler.podRemoved(second);
+    assertThat(fits(other)).as("the room the victims made is held").isFalse();
+    assertThat(fits(preemptor)).as("for the preemptor").isTrue();
+
+    scheduler.reserve(preemptor, "c");
+    assertThat(scheduler.placements()).containsOnlyKeys(preemptor.uid());
+  }
+
+  @Test
+  void aHeldPlaceEndsWithItsTime() throws Exception {
+    String victim = running("batch", 90, true, -100);
+    PodManifest preemptor = pending("online", 90);
+    PodManifest other = pending("other", 90);
+    assertThat(victims(preemptor, victim)).containsExactly(victim);
+    scheduler.podRemoved(victim);
+    assertThat(fits(other)).isFalse();
+    assertThat(scheduler.placements()).containsOnlyKeys(PreemptionHolds.KEY + preemptor.uid());
+
+    clock.advance(Scheduler.PREEMPTION_HOLD.plus(Duration.ofSeconds(1)));
+    scheduler.expireReservations();
+    assertThat(scheduler.placements()).as("the held place is released").isEmpty();
+  }
+}
