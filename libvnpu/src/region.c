@@ -65,8 +65,8 @@ void vnpu_token_wait(struct vnpu_region *region, uint64_t word, uint64_t timeout
     syscall(SYS_futex, token_low_half(region), FUTEX_WAIT, (uint32_t)word, &timeout, NULL, 0);
 }
 
-void vnpu_token_wake(struct vnpu_region *region) {
-    syscall(SYS_futex, token_low_half(region), FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+void vnpu_token_wake(struct vnpu_region *region, int everyone) {
+    syscall(SYS_futex, token_low_half(region), FUTEX_WAKE, everyone ? INT_MAX : 1, NULL, NULL, 0);
 }
 
 uint64_t vnpu_claim_pack(struct vnpu_claim claim) {

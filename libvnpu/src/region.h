@@ -27,8 +27,13 @@ struct vnpu_region *vnpu_region_map(const char *path, const char *die_id, char *
  */
 void vnpu_token_wait(struct vnpu_region *region, uint64_t word, uint64_t timeout_ns);
 
-/* Wakes the processes waiting in vnpu_token_wait, after this one released the token. */
-void vnpu_token_wake(struct vnpu_region *region);
+/*
+ * Wakes a process waiting in vnpu_token_wait after this one released the token, or every one of
+ * them: one keeps the turn-taking of the waiters' own polling (waking all made them race, and a
+ * fixed share lost 1.5 points of its time to the elastic ones); all when an online process waits,
+ * so that it is among them.
+ */
+void vnpu_token_wake(struct vnpu_region *region, int everyone);
 
 /* A claim (the token or the creditor notice) as the region holds it, unpacked. */
 struct vnpu_claim {

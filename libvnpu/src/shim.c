@@ -38,10 +38,16 @@
 #define MIN_SLICE_NS 1000000ull      /* a share needs 1 ms of credit to take the token */
 #define BORROWED_SLICE_NS 2000000ull /* idle time lent to elastic and best-effort, per turn */
 #define IDLE_RELEASE_NS 1000000ull   /* a holder idle for 1 ms (no launch, no sync) hands back */
-/* An online holder with offline work waiting hands back after this much idleness: long enough for
- * a request's next launch after a synchronisation, short enough to leave offline work its time. */
+/*
+ * An online holder with offline work waiting hands back after this much idleness at least: long
+ * enough for a request's next launch after a synchronisation, short enough to leave offline work
+ * its time. When the holder wants the chip back sooner than twice its allowance after lending it,
+ * its next launch came late (a busy host schedules threads late) and it paid an offline kernel for
+ * it: the allowance doubles, up to IDLE_RELEASE_NS, and shrinks again by a quarter each time the
+ * chip was lent for longer.
+ */
 #define ONLINE_IDLE_NS 100000ull
-#define KEEPER_SPIN_NS ONLINE_IDLE_NS /* the keeper spins rather than sleeps for a wait this short */
+#define KEEPER_SPIN_NS 200000ull /* the keeper spins rather than sleeps for a wait this short */
 #define KEEPER_TICK_NS 500000ull
 #define RECLAIM_EVERY_NS 100000000ull
 #define WAIT_NS 100000ull
@@ -79,6 +85,8 @@ struct device_state {
     int despite_notice;         /* offline: the slice was taken beside a forged online notice */
     uint64_t token;             /* the token word this process wrote when it took the token */
     uint64_t token_since;
+    uint64_t lend_allowance; /* online: idleness before lending the chip to offline work */
+    uint64_t lent_at;        /* online: when it last lent the chip, 0 when not since */
     uint64_t slice_end;
     uint64_t last_launch; /* or the end of the last synchronisation */
     int synchronising;    /* threads waiting in rtStreamSynchronize: its kernels still run */
@@ -194,6 +202,7 @@ static int set_up(void) {
                      d->config->die_id, error);
         }
         pthread_mutex_init(&d->gate, NULL);
+        d->lend_allowance = ONLINE_IDLE_NS;
         if (offline() && config.max_kernels_in_flight > 0) {
             d->in_flight = calloc(MAX_STREAMS, sizeof(*d->in_flight));
             if (d->in_flight == NULL) {
@@ -498,6 +507,26 @@ static void count_waiting(struct device_state *d, int change) {
 }
 
 /*
+ * Online, on getting the token back after lending it at lent_at: wanting it back within twice the
+ * allowance, and waiting for offline work, means the allowance was too short for this host.
+ */
+static void adapt_allowance(struct device_state *d, uint64_t wanted, int waited) {
+    uint64_t lent = __atomic_exchange_n(&d->lent_at, 0, __ATOMIC_ACQ_REL);
+    uint64_t allowance = __atomic_load_n(&d->lend_allowance, __ATOMIC_ACQUIRE);
+    if (lent == 0 || wanted < lent) {
+        return;
+    }
+    if (wanted - lent < 2 * allowance) {
+        if (waited) {
+            allowance = 2 * allowance < IDLE_RELEASE_NS ? 2 * allowance : IDLE_RELEASE_NS;
+        }
+    } else {
+        allowance = allowance * 3 / 4 > ONLINE_IDLE_NS ? allowance * 3 / 4 : ONLINE_IDLE_NS;
+    }
+    __atomic_store_n(&d->lend_allowance, allowance, __ATOMIC_RELEASE);
+}
+
+/*
  * Waits until this process holds the chip's AI Core token (another thread of it may already). A
  * token held by another process binds until its slice ends (plus a grace for its queued kernels),
  * but a container with credit waits at most LONGEST_WAIT_NS for it, so a holder that never lets go
@@ -576,6 +605,7 @@ static struct turn acquire(struct device_state *d) {
             if (displaced_offline) {
                 __atomic_add_fetch(&books->header.preemptions_caused, 1, __ATOMIC_RELAXED);
             }
+            adapt_allowance(d, entered, displaced_offline);
             return turn;
         }
         if (waiting_since == 0) {
@@ -589,6 +619,12 @@ static struct turn acquire(struct device_state *d) {
 /* Offline: whether an online process wants the chip this process holds. */
 static int preempted(const struct device_state *d, uint64_t now) {
     return offline() && d->holding && !d->despite_notice && online_waits(d->region, now);
+}
+
+/* Whether d's holder is online with offline work waiting for the chip: it lends idle time. */
+static int lending(const struct device_state *d, uint64_t now) {
+    return d->region != NULL && !offline() && d->holding &&
+           notice_binds(&d->region->offline_notice, 1, now);
 }
 
 /* Why a holder hands the token back. */
@@ -623,9 +659,12 @@ static void hand_back(struct device_state *d, enum release why) {
     if (!offline() && why == SLICE_OVER) {
         post_notice(&d->region->online_notice, now);
     }
+    if (why == IDLE && lending(d, now)) {
+        __atomic_store_n(&d->lent_at, now, __ATOMIC_RELEASE);
+    }
     if (__atomic_compare_exchange_n(&d->region->token, &taken, 0, 0, __ATOMIC_ACQ_REL,
                                     __ATOMIC_ACQUIRE)) { /* unless another took it meanwhile */
-        vnpu_token_wake(d->region);
+        vnpu_token_wake(d->region, online_waits(d->region, now));
     }
     d->launches = 0;
     d->holding = 0;
@@ -742,15 +781,9 @@ static void ring_keeper(void) {
     syscall(SYS_futex, &keeper_bell, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-/* Whether d's holder is online with offline work waiting for the chip: it lends idle time. */
-static int lending(const struct device_state *d, uint64_t now) {
-    return d->region != NULL && !offline() && d->holding &&
-           notice_binds(&d->region->offline_notice, 1, now);
-}
-
 /* How long d's holder may sit idle (no launch, no synchronisation) before it hands back. */
 static uint64_t idle_allowance(const struct device_state *d, uint64_t now) {
-    return lending(d, now) ? ONLINE_IDLE_NS : IDLE_RELEASE_NS;
+    return lending(d, now) ? d->lend_allowance : IDLE_RELEASE_NS;
 }
 
 /* The keeper's next check: its tick, or sooner when an idle online holder lends to offline work. */
@@ -758,7 +791,7 @@ static uint64_t next_check(uint64_t now) {
     uint64_t next = now + KEEPER_TICK_NS;
     for (int i = 0; i < config.device_count; i++) {
         const struct device_state *d = &devices[i];
-        uint64_t due = __atomic_load_n(&d->last_launch, __ATOMIC_ACQUIRE) + ONLINE_IDLE_NS;
+        uint64_t due = __atomic_load_n(&d->last_launch, __ATOMIC_ACQUIRE) + d->lend_allowance;
         if (due > now && due < next && lending(d, now)) {
             next = due;
         }
@@ -913,7 +946,7 @@ rtError_t rtStreamSynchronize(rtStream_t stm) {
     uint64_t now = vnpu_now_ns();
     __atomic_store_n(&d->last_launch, now, __ATOMIC_RELEASE);
     if (__atomic_sub_fetch(&d->synchronising, 1, __ATOMIC_ACQ_REL) == 0 && lending(d, now)) {
-        ring_keeper(); /* it hands the token back ONLINE_IDLE_NS from now, unless we launch */
+        ring_keeper(); /* it hands the token back after its allowance, unless we launch */
     }
     return rc;
 }

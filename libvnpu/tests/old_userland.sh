@@ -40,7 +40,7 @@ chroot "$ROOT" sh -ec '
   gcc $F -shared -o bin/libruntime.so fakes/runtime/fake_runtime.c
   gcc $F -shared -o bin/libascendcl.so fakes/runtime/fake_ascendcl.c -Lbin -lruntime -Wl,-rpath,/vnpu/bin
   gcc $F -o bin/test_memory tests/test_memory.c -Lbin -lascendcl -lruntime -ldl -Wl,-rpath,/vnpu/bin
-  gcc $F -o bin/vnpu-workload fakes/workload/vnpu_workload.c -Lbin -lascendcl -lruntime -Wl,-rpath,/vnpu/bin
+  gcc $F -o bin/vnpu-workload fakes/workload/vnpu_workload.c -Lbin -lascendcl -lruntime -lm -Wl,-rpath,/vnpu/bin
   gcc $F -o bin/make_region tests/make_region.c
   bin/make_region /vnpu/work/region DIE-OLD'
 

@@ -9,12 +9,18 @@
  *   WORKLOAD_MEMORY_MIB  device memory to take at start (default 1024)
  *   WORKLOAD_SECONDS     how long to serve; 0 serves until stopped (default 0)
  *   WORKLOAD_KERNEL_US   how long one kernel holds the AI Cores (default 5000)
+ *   WORKLOAD_REQUESTS_PER_SECOND  0 (default): back to back, like batch work; otherwise requests
+ *                        arrive at this mean rate (Poisson), each four kernels and one
+ *                        synchronisation, like an online service, and their latency is reported
  *
- * Output: one line when the memory is taken or refused, one when it stops.
+ * Output: one line when the memory is taken or refused, one when it stops; with requests, one
+ * line a second: "latency requests=N p50_ms=X p99_ms=Y" over that second's requests, each timed
+ * from its arrival to the end of its synchronisation.
  * Exit: 0 served and stopped, 3 device memory refused (like a framework's out-of-memory error),
  * 2 any other runtime error or a bad setting.
  */
 #define _GNU_SOURCE
+#include <math.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -66,10 +72,65 @@ static double seconds_now(void) {
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+static void sleep_until(double at) {
+    struct timespec t = {(time_t)at, (long)((at - (double)(time_t)at) * 1e9)};
+    while (!stopping && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) != 0) {
+    }
+}
+
+static int by_value(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+#define MAX_WINDOW 100000
+
+/* Prints the window's request count and latency percentiles, then empties it. */
+static void report(double *latencies, int *count) {
+    if (*count == 0) {
+        return;
+    }
+    qsort(latencies, (size_t)*count, sizeof(double), by_value);
+    printf("latency requests=%d p50_ms=%.3f p99_ms=%.3f\n", *count,
+           latencies[(*count - 1) / 2] * 1e3, latencies[(*count * 99 + 99) / 100 - 1] * 1e3);
+    *count = 0;
+}
+
+/* Online: Poisson requests of one batch each until done; returns the kernels launched or -1. */
+static long long serve_requests(aclrtStream stream, uint64_t kernel_us, uint64_t rate,
+                                double start, uint64_t seconds) {
+    static double latencies[MAX_WINDOW];
+    int count = 0;
+    long long kernels = 0;
+    unsigned short seed[3] = {3, 5, 7};
+    double arrival = start, window = start + 1;
+    while (!stopping && (seconds == 0 || arrival - start < (double)seconds)) {
+        arrival += -log(1.0 - erand48(seed)) / (double)rate;
+        sleep_until(arrival);
+        for (int i = 0; i < BATCH; i++) {
+            if (aclrtLaunchKernel(NULL, (uint32_t)kernel_us, NULL, 0, stream) != 0) {
+                return -1;
+            }
+        }
+        aclrtSynchronizeStream(stream);
+        kernels += BATCH;
+        double now = seconds_now();
+        if (count < MAX_WINDOW) {
+            latencies[count++] = now - arrival;
+        }
+        if (now >= window) {
+            report(latencies, &count);
+            window = now + 1;
+        }
+    }
+    return kernels;
+}
+
 int main(void) {
     uint64_t memory_mib = setting("WORKLOAD_MEMORY_MIB", 1024);
     uint64_t seconds = setting("WORKLOAD_SECONDS", 0);
     uint64_t kernel_us = setting("WORKLOAD_KERNEL_US", 5000);
+    uint64_t rate = setting("WORKLOAD_REQUESTS_PER_SECOND", 0);
     if (kernel_us == 0 || kernel_us > UINT32_MAX) {
         fprintf(stderr, "vnpu-workload: WORKLOAD_KERNEL_US=%llu: must be 1..%u\n",
                 (unsigned long long)kernel_us, UINT32_MAX);
@@ -102,8 +163,15 @@ int main(void) {
         return 2;
     }
     double start = seconds_now();
-    unsigned long long kernels = 0;
-    while (!stopping && (seconds == 0 || seconds_now() - start < (double)seconds)) {
+    long long kernels = 0;
+    if (rate > 0) {
+        kernels = serve_requests(stream, kernel_us, rate, start, seconds);
+        if (kernels < 0) {
+            fprintf(stderr, "vnpu-workload: aclrtLaunchKernel failed\n");
+            return 2;
+        }
+    }
+    while (rate == 0 && !stopping && (seconds == 0 || seconds_now() - start < (double)seconds)) {
         for (int i = 0; i < BATCH; i++) {
             if (aclrtLaunchKernel(NULL, (uint32_t)kernel_us, NULL, 0, stream) != 0) {
                 fprintf(stderr, "vnpu-workload: aclrtLaunchKernel failed\n");
@@ -115,6 +183,6 @@ int main(void) {
     }
     aclrtDestroyStream(stream);
     aclrtFree(model);
-    printf("served %llu kernels in %.1f s\n", kernels, seconds_now() - start);
+    printf("served %lld kernels in %.1f s\n", kernels, seconds_now() - start);
     return 0;
 }
