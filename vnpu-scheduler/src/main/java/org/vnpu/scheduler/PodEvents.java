@@ -60,6 +60,10 @@ final class PodEvents {
     record(pod, "Warning", "VnpuUnschedulable", message);
   }
 
+  void preempting(PodManifest pod, String message) {
+    record(pod, "Normal", "VnpuPreempting", message);
+  }
+
   private void record(PodManifest pod, String type, String reason, String message) {
     Instant now = clock.instant();
     String key = pod.uid() + "\n" + reason + "\n" + message;

@@ -528,6 +528,15 @@ public final class Scheduler {
           chosen.size(),
           node,
           chosen);
+      events.preempting(
+          preemptor,
+          "evicting "
+              + chosen.size()
+              + " offline vNPU pod(s) on node "
+              + node
+              + " makes room on a chip (pod UIDs "
+              + String.join(", ", chosen)
+              + "); their place is held for this pod until they are gone");
     }
     allowed.addAll(chosen);
     return new Preemption.Victims(allowed);

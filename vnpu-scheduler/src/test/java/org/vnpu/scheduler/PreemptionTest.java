@@ -1,6 +1,7 @@
 package org.vnpu.scheduler;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -108,6 +109,17 @@ class PreemptionTest {
     assertThat(scheduler.preemption(pendingOffline("offline", 50), "c", List.of(big)))
         .isInstanceOf(Scheduler.Preemption.Refused.class);
     assertThat(scheduler.preemptionCandidates()).containsKeys("evicted", "spared", "online");
+    await()
+        .untilAsserted(
+            () ->
+                assertThat(
+                        client.v1().events().inNamespace("default").list().getItems().stream()
+                            .filter(e -> e.getInvolvedObject().getName().equals("online")))
+                    .anyMatch(
+                        e ->
+                            e.getReason().equals("VnpuPreempting")
+                                && e.getMessage().contains(big)
+                                && e.getMessage().contains("node c")));
   }
 
   @Test
