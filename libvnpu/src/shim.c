@@ -733,12 +733,17 @@ static void mark_launch(struct in_flight *f, rtStream_t stream) {
     f->count++;
 }
 
-static int gate_enter(struct device_state *d, rtStream_t stream) {
+/*
+ * Takes the gate for a launch on stream, with the chip's token; returns the stream's in-flight
+ * record (NULL without a cap), for gate_exit to mark the launch in.
+ */
+static struct in_flight *gate_enter(struct device_state *d, rtStream_t stream) {
     pthread_mutex_lock(&d->gate);
-    within_cap(in_flight_of(d, stream));
+    struct in_flight *in_flight = in_flight_of(d, stream);
+    within_cap(in_flight);
     uint64_t now = vnpu_now_ns();
     if (d->region == NULL) {
-        return 0; /* unpaced */
+        return in_flight; /* unpaced */
     }
     while (!d->holding || now >= d->slice_end || preempted(d, now)) {
         if (d->holding) {
@@ -762,13 +767,13 @@ static int gate_enter(struct device_state *d, rtStream_t stream) {
     }
     __atomic_store_n(&d->last_launch, now, __ATOMIC_RELEASE);
     d->launches++;
-    return 0;
+    return in_flight;
 }
 
-static void gate_exit(struct device_state *d, rtStream_t stream, rtError_t rc) {
-    struct in_flight *f = rc == RT_ERROR_NONE ? in_flight_of(d, stream) : NULL;
-    if (f != NULL) {
-        mark_launch(f, stream);
+static void gate_exit(struct device_state *d, struct in_flight *in_flight, rtStream_t stream,
+                      rtError_t rc) {
+    if (in_flight != NULL && rc == RT_ERROR_NONE) {
+        mark_launch(in_flight, stream);
     }
     pthread_mutex_unlock(&d->gate);
 }
@@ -922,9 +927,9 @@ static __thread int inside_hook;
 #define HOOK_LAUNCH(name, params, args, stream)                                                    \
     rtError_t name params {                                                                        \
         ENTER(name, args, ACL_ERROR_RT_FEATURE_NOT_SUPPORT)                                        \
-        gate_enter(d, (stream));                                                                   \
+        struct in_flight *in_flight = gate_enter(d, (stream));                                     \
         CALL_REAL(rc, args)                                                                        \
-        gate_exit(d, (stream), rc);                                                                \
+        gate_exit(d, in_flight, (stream), rc);                                                     \
         return rc;                                                                                 \
     }
 

@@ -45,6 +45,8 @@ run hostile-region-sanitized env WORK_DIR="$WORK/hostile" ASAN_OPTIONS=detect_le
 
 mkdir -p "$WORK/launch"
 run launch-calls env WORK_DIR="$WORK/launch" LD_PRELOAD="$SHIM" "$BUILD/tests/test_launch"
+mkdir -p "$WORK/cap"
+run offline-kernel-cap env WORK_DIR="$WORK/cap" LD_PRELOAD="$SHIM" "$BUILD/tests/test_cap"
 
 # In a container the config is at its fixed path and VNPU_CONFIG cannot move it. The sanitized
 # build's fixed path is $BUILD/san/fixed.conf (the Makefile), which only this check creates.

@@ -54,6 +54,14 @@ final class ExtenderRequests {
   }
 
   /**
+   * The pod a request names, as the API server stores it: what it asks for and its priority are
+   * read from there, not from the request's copy.
+   */
+  PodManifest stored(PodManifest sent) throws SchedulingException {
+    return Fabric8Views.manifest(stored(sent.namespace(), sent.name(), sent.uid()));
+  }
+
+  /**
    * The pod, when its node rules (cordon, selector, required affinity, taints) let it go to {@code
    * node} as the node is now: callers of the writing verbs may not have run the schedulers'
    * filters.

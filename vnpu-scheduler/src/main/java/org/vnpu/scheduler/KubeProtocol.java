@@ -152,14 +152,21 @@ final class KubeProtocol {
    * Keeps the candidate nodes where evicting the offered victims that the extender allows makes
    * room on a chip, with those victims (docs/colocation.md). kube-scheduler then picks one of them,
    * evicts its victims and nominates the pod (pkg/scheduler/framework/preemption, callExtenders).
+   * The pod's request and priority are the stored pod's, not the request's copy.
    */
   private Answer preempt(PreemptionArgs request) {
     Map<String, MetaVictims> kept = new LinkedHashMap<>();
+    PodManifest preemptor;
+    try {
+      preemptor = requests.stored(request.pod());
+    } catch (SchedulingException e) {
+      return new Answer(new PreemptionResult(Map.of()), true);
+    }
     for (Map.Entry<String, MetaVictims> node : request.victims().entrySet()) {
       List<String> offered = node.getValue().pods().stream().map(MetaPod::uid).toList();
       Scheduler.Preemption preemption;
       try {
-        preemption = scheduler.preemption(request.pod(), node.getKey(), offered);
+        preemption = scheduler.preemption(preemptor, node.getKey(), offered);
       } catch (SchedulingException e) {
         return new Answer(new PreemptionResult(Map.of()), true);
       }

@@ -132,7 +132,8 @@ final class VolcanoProtocol {
    * The evictees that may go for the evictor (docs/colocation.md). Volcano intersects the victims
    * of every plugin of a tier ({@code framework/session_plugins.go Preemptable}), then evicts them,
    * lowest priority first, until the evictor fits by its own count of resources; so the answer
-   * names only the offline vNPU pods that make room on a chip, with the pods without vNPUs.
+   * names only the offline vNPU pods that make room on a chip, with the pods without vNPUs. The
+   * evictor's request and priority are the stored pod's, not the request's copy.
    */
   private Answer evictable(EvictionRequest request) throws BadRequest {
     Map<String, List<JsonNode>> byNode = new LinkedHashMap<>();
@@ -150,12 +151,18 @@ final class VolcanoProtocol {
       return new Answer(new EvictionResponse(ABSTAIN, List.of()), false);
     }
     List<JsonNode> victims = new ArrayList<>();
+    PodManifest evictor;
+    try {
+      evictor = requests.stored(request.evictor());
+    } catch (SchedulingException e) {
+      return new Answer(new EvictionResponse(REJECT, List.of()), true);
+    }
     for (Map.Entry<String, List<JsonNode>> node : byNode.entrySet()) {
       Scheduler.Preemption preemption;
       try {
         preemption =
             scheduler.preemption(
-                request.evictor(), node.getKey(), node.getValue().stream().map(uids::get).toList());
+                evictor, node.getKey(), node.getValue().stream().map(uids::get).toList());
       } catch (SchedulingException e) {
         return new Answer(new EvictionResponse(REJECT, List.of()), true);
       }

@@ -1,7 +1,12 @@
 package org.vnpu.scheduler;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -13,7 +18,10 @@ import java.net.http.HttpResponse;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.HandshakeState;
@@ -42,13 +50,17 @@ class ProtocolGoldenTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  /** The preemptor's UID in the golden preemption requests. */
+  private static final String PREEMPTOR = "7d3e0a11-0000-4000-8000-000000000001";
+
   KubernetesClient client;
 
   @Test
   void answersMatchTheGoldenFiles() throws Exception {
     answer(
         scheduler(),
-        List.of("kube-filter", "kube-prioritize", "volcano-predicate", "volcano-prioritize"));
+        List.of("kube-filter", "kube-prioritize", "volcano-predicate", "volcano-prioritize"),
+        body -> body);
   }
 
   /**
@@ -64,7 +76,78 @@ class ProtocolGoldenTest {
         scheduler, "7d3e0a11-0000-4000-8000-000000000003", "batch", "batch-small-0", 0, 30, true);
     running(
         scheduler, "7d3e0a11-0000-4000-8000-000000000004", "serving", "serving-c-0", 1, 90, false);
-    answer(scheduler, List.of("volcano-preemptable", "volcano-reclaimable", "kube-preempt"));
+    String uid = storePreemptor(Map.of());
+    answer(
+        scheduler,
+        List.of("volcano-preemptable", "volcano-reclaimable", "kube-preempt"),
+        body -> body.replace(PREEMPTOR, uid));
+  }
+
+  /**
+   * The preemptor as the API server stores it: what the extender reads its request and priority
+   * from (the requests' copies are the callers' word). Returns the UID the API server gave it,
+   * which the requests then carry in place of the golden files' {@link #PREEMPTOR}.
+   */
+  private String storePreemptor(Map<String, String> annotations) throws Exception {
+    JsonNode sent = JSON.readTree(GoldenFile.read("kube-preempt-request.json")).path("Pod");
+    Pod pod = JSON.treeToValue(sent, Pod.class);
+    pod.getMetadata().setAnnotations(new HashMap<>(annotations));
+    return client.pods().inNamespace("serving").resource(pod).create().getMetadata().getUid();
+  }
+
+  /**
+   * Hostile preemption requests: an evictor the API server does not have, one whose stored pod is
+   * offline although the request's copy says online, and bodies that lack what the verbs read. None
+   * of them chooses a victim or holds a place.
+   */
+  @Test
+  void preemptionReadsThePodFromTheApiServerAndRefusesMalformedRequests() throws Exception {
+    Scheduler scheduler = scheduler();
+    running(scheduler, "7d3e0a11-0000-4000-8000-000000000002", "batch", "batch-big-0", 0, 60, true);
+    running(
+        scheduler, "7d3e0a11-0000-4000-8000-000000000003", "batch", "batch-small-0", 0, 30, true);
+    running(
+        scheduler, "7d3e0a11-0000-4000-8000-000000000004", "serving", "serving-c-0", 1, 90, false);
+    String volcano = GoldenFile.read("volcano-preemptable-request.json");
+    String kube = GoldenFile.read("kube-preempt-request.json");
+    try (SchedulerService service =
+        SchedulerService.start(
+            Listeners.plain(new InetSocketAddress("127.0.0.1", 0)),
+            scheduler,
+            client,
+            Leadership.alone())) {
+      assertThat(JSON.readTree(post(service, "volcano-preemptable", volcano).body()))
+          .as("an evictor the API server does not have")
+          .isEqualTo(JSON.readTree("{\"status\":-1,\"victims\":[]}"));
+      String uid = storePreemptor(Map.of(AnnotationKeys.PRIORITY, "offline"));
+      volcano = volcano.replace(PREEMPTOR, uid);
+      kube = kube.replace(PREEMPTOR, uid);
+      assertThat(JSON.readTree(post(service, "volcano-preemptable", volcano).body()))
+          .as("the stored pod is offline, whatever the request's copy says")
+          .isEqualTo(JSON.readTree("{\"status\":-1,\"victims\":[]}"));
+      assertThat(JSON.readTree(post(service, "kube-preempt", kube).body()))
+          .isEqualTo(JSON.readTree("{\"NodeNameToMetaVictims\":{}}"));
+      assertThat(scheduler.preemptionCandidates()).doesNotContainKey("evicted");
+
+      HttpResponse<String> noEvictor = post(service, "volcano-preemptable", "{\"evictees\":[]}");
+      assertThat(noEvictor.statusCode()).isEqualTo(400);
+      assertThat(noEvictor.body()).contains("missing evictor.Pod");
+      ObjectNode nodeless = (ObjectNode) JSON.readTree(volcano);
+      ObjectNode evictee = (ObjectNode) nodeless.path("evictees").get(0);
+      evictee.remove("NodeName");
+      ((ObjectNode) evictee.path("Pod").path("spec")).remove("nodeName");
+      HttpResponse<String> noNode = post(service, "volcano-preemptable", nodeless.toString());
+      assertThat(noNode.statusCode()).isEqualTo(400);
+      assertThat(noNode.body()).contains("an evictee has neither NodeName nor Pod.spec.nodeName");
+      HttpResponse<String> noVictims =
+          post(
+              service,
+              "kube-preempt",
+              JSON.createObjectNode().set("Pod", JSON.readTree(kube).path("Pod")).toString());
+      assertThat(noVictims.statusCode()).isEqualTo(400);
+      assertThat(noVictims.body())
+          .contains("neither NodeNameToMetaVictims nor NodeNameToVictims is given");
+    }
   }
 
   /** A pod running on golden-node with a signed share of chip {@code chip}. */
@@ -135,7 +218,8 @@ class ProtocolGoldenTest {
   }
 
   /** Posts each verb's golden request and compares the answer with its golden response. */
-  private void answer(Scheduler scheduler, List<String> verbs) throws Exception {
+  private void answer(Scheduler scheduler, List<String> verbs, UnaryOperator<String> request)
+      throws Exception {
     try (SchedulerService service =
         SchedulerService.start(
             Listeners.plain(new InetSocketAddress("127.0.0.1", 0)),
@@ -144,24 +228,24 @@ class ProtocolGoldenTest {
             Leadership.alone())) {
       for (String verb : verbs) {
         String answer =
-            HttpClient.newHttpClient()
-                .send(
-                    HttpRequest.newBuilder(
-                            URI.create(
-                                "http://127.0.0.1:"
-                                    + service.port()
-                                    + "/"
-                                    + verb.replaceFirst("-", "/")))
-                        .POST(
-                            HttpRequest.BodyPublishers.ofString(
-                                GoldenFile.read(verb + "-request.json")))
-                        .build(),
-                    HttpResponse.BodyHandlers.ofString())
-                .body();
+            post(service, verb, request.apply(GoldenFile.read(verb + "-request.json"))).body();
         GoldenFile.assertMatches(
             verb + "-response.json",
             JSON.writerWithDefaultPrettyPrinter().writeValueAsString(JSON.readTree(answer)));
       }
     }
+  }
+
+  /** Posts {@code body} to {@code verb} ({@code volcano-preemptable} is /volcano/preemptable). */
+  private static HttpResponse<String> post(SchedulerService service, String verb, String body)
+      throws Exception {
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(
+                    URI.create(
+                        "http://127.0.0.1:" + service.port() + "/" + verb.replaceFirst("-", "/")))
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
   }
 }
