@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import org.vnpu.api.PlacementPolicy;
 import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.core.engine.RebalancePlanner;
 import org.vnpu.core.fragmentation.WorkloadMix;
 import org.vnpu.sim.SharingComparison;
 import org.vnpu.sim.SimCluster;
@@ -15,6 +16,7 @@ import org.vnpu.sim.SimPod;
 import org.vnpu.sim.experiment.Contenders;
 import org.vnpu.sim.experiment.Experiment;
 import org.vnpu.sim.experiment.Protocol;
+import org.vnpu.sim.experiment.Rebalancing;
 import org.vnpu.sim.experiment.RunResult;
 import org.vnpu.sim.experiment.TieBreak;
 import org.vnpu.sim.input.ClusterFile;
@@ -42,6 +44,8 @@ import picocli.CommandLine.Spec;
       "  vnpu simulate --cluster cluster.yaml --workload workload.yaml --seeds 1..5",
       "  vnpu simulate --openb-nodes openb_node_list_gpu_node.csv \\",
       "                --openb-pods openb_pod_list_default.csv --plot default.png",
+      "  vnpu simulate --openb-nodes ... --openb-pods ... --policies fragmentation-aware \\",
+      "                --rebalance --migration-budget 2",
       "",
       "Formats, protocol and policies: docs/simulator.md."
     },
@@ -138,6 +142,37 @@ final class SimulateCommand implements Callable<Integer> {
   Path paperResults;
 
   @Option(
+      names = "--rebalance",
+      description =
+          "Also run each engine policy with rebalancing (as <policy>+rebalance): when a pod fits"
+              + " nowhere, move up to 3 running pods so that it fits; with departures, move offline"
+              + " pods off nodes above --high-water to nodes below --low-water.")
+  boolean rebalance;
+
+  @Option(
+      names = "--migration-budget",
+      defaultValue = "2",
+      paramLabel = "N",
+      description = "Moves allowed per 100 arrivals when rebalancing (default: ${DEFAULT-VALUE}).")
+  int migrationBudget;
+
+  @Option(
+      names = "--high-water",
+      defaultValue = "80",
+      paramLabel = "PERCENT",
+      description =
+          "A node whose allocated AI Core is above this runs hot (default: ${DEFAULT-VALUE}).")
+  double highWater;
+
+  @Option(
+      names = "--low-water",
+      defaultValue = "50",
+      paramLabel = "PERCENT",
+      description =
+          "A node below this may take offline pods off hot nodes (default: ${DEFAULT-VALUE}).")
+  double lowWater;
+
+  @Option(
       names = "--csv",
       paramLabel = "FILE",
       description = "Write one row per arrival of every run.")
@@ -186,6 +221,7 @@ final class SimulateCommand implements Callable<Integer> {
             "policy " + policy + " is unknown; known: " + String.join(", ", Contenders.names()));
       }
     }
+    Rebalancing rebalancing = rebalancing();
     SimCluster cluster;
     List<SimPod> workload;
     String workloadName;
@@ -206,9 +242,9 @@ final class SimulateCommand implements Callable<Integer> {
             new Protocol(tune),
             chosen,
             seeds,
-            tieBreak);
-    ProgressBar bar =
-        new ProgressBar(spec.commandLine().getErr(), chosen.size() * seeds.size(), quiet);
+            tieBreak,
+            rebalancing);
+    ProgressBar bar = new ProgressBar(spec.commandLine().getErr(), experiment.runs(), quiet);
     List<RunResult> results =
         experiment.run(threads == null ? Runtime.getRuntime().availableProcessors() : threads, bar);
     bar.done();
@@ -224,6 +260,21 @@ final class SimulateCommand implements Callable<Integer> {
         output.render(summary, s -> SimulationText.summary(s, cluster, results, seeds, tune)));
     out.flush();
     return 0;
+  }
+
+  private Rebalancing rebalancing() {
+    if (!rebalance) {
+      return null;
+    }
+    if (migrationBudget < 1) {
+      throw new InputException(
+          "--migration-budget " + migrationBudget + " must be at least 1 move per 100 arrivals");
+    }
+    try {
+      return new Rebalancing(migrationBudget, new RebalancePlanner.Watermarks(highWater, lowWater));
+    } catch (IllegalArgumentException e) {
+      throw new InputException("--high-water and --low-water: " + e.getMessage());
+    }
   }
 
   private PaperResults paper(String workloadName) {

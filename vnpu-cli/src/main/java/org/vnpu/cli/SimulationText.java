@@ -1,5 +1,6 @@
 package org.vnpu.cli;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -32,22 +33,37 @@ final class SimulationText {
             tune,
             seeds.size(),
             results.size()));
-    TextTable table =
-        new TextTable(
-            "POLICY",
-            "UNALLOCATED @ ARRIVED=100%",
-            "PAPER",
-            "IN PAPER RANGE",
-            "FAILED PODS",
-            "RUN");
+    boolean rebalanced = summary.rows().stream().anyMatch(r -> r.migrations().mean() > 0);
+    List<String> headers =
+        new ArrayList<>(
+            List.of(
+                "POLICY", "UNALLOCATED @ ARRIVED=100%", "PAPER", "IN PAPER RANGE", "FAILED PODS"));
+    if (rebalanced) {
+      headers.addAll(List.of("MIGRATIONS", "PER 100 ARRIVALS", "HOTTEST / COOLEST NODE"));
+    }
+    headers.add("RUN");
+    TextTable table = new TextTable(headers.toArray(String[]::new));
     for (Summary.Row row : summary.rows()) {
-      table.row(
-          row.policy(),
-          percent(row.unallocated()),
-          row.paper() == null ? "-" : percent(row.paper()),
-          row.withinPaperRange() == null ? "-" : row.withinPaperRange() ? "yes" : "no",
-          String.format(Locale.ROOT, "%.0f", row.failedPods().mean()),
-          String.format(Locale.ROOT, "%.1f s", row.millis().mean() / 1000));
+      List<String> cells =
+          new ArrayList<>(
+              List.of(
+                  row.policy(),
+                  percent(row.unallocated()),
+                  row.paper() == null ? "-" : percent(row.paper()),
+                  row.withinPaperRange() == null ? "-" : row.withinPaperRange() ? "yes" : "no",
+                  String.format(Locale.ROOT, "%.0f", row.failedPods().mean())));
+      if (rebalanced) {
+        cells.add(String.format(Locale.ROOT, "%.0f", row.migrations().mean()));
+        cells.add(String.format(Locale.ROOT, "%.2f", row.migrationsPer100Arrivals().mean()));
+        cells.add(
+            String.format(
+                Locale.ROOT,
+                "%.0f %% / %.0f %%",
+                row.hottestNode().mean(),
+                row.coolestNode().mean()));
+      }
+      cells.add(String.format(Locale.ROOT, "%.1f s", row.millis().mean() / 1000));
+      table.row(cells.toArray());
     }
     Summary.Row best = summary.best();
     return out.append(table.render(""))

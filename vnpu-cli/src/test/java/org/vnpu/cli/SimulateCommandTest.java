@@ -102,6 +102,67 @@ class SimulateCommandTest {
   }
 
   @Test
+  void rebalancingRunsBesideThePlainPolicyAndCountsItsMigrations() throws IOException {
+    Path cluster =
+        Files.writeString(
+            dir.resolve("c.yaml"),
+            "nodes:\n  - {name: a, count: 2, chipType: 910B3, chips: 2, cpuMilli: 64000, memoryMiB: 262144}\n");
+    Path workload =
+        Files.writeString(
+            dir.resolve("w.yaml"),
+            "pods:\n"
+                + "  - {name: share, count: 2, vnpus: 1, cores: 30, memoryGiB: 8, cpuMilli: 1000, memoryMiB: 1024, arrival: 0}\n"
+                + "  - {name: job, count: 1, vnpus: 2, cpuMilli: 1000, memoryMiB: 1024, arrival: 1}\n");
+
+    Run run =
+        Run.of(
+            "simulate",
+            "--cluster",
+            cluster.toString(),
+            "--workload",
+            workload.toString(),
+            "--seeds",
+            "1",
+            "--policies",
+            "spread",
+            "--rebalance",
+            "--migration-budget",
+            "100",
+            "-o",
+            "json",
+            "-q");
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    JsonNode rows = new ObjectMapper().readTree(run.out()).path("rows");
+    assertThat(rows.get(0).path("policy").asText()).isEqualTo("spread");
+    assertThat(rows.get(0).path("migrations").path("mean").asDouble()).isZero();
+    assertThat(rows.get(1).path("policy").asText()).isEqualTo("spread+rebalance");
+    assertThat(rows.get(1).path("migrations").path("mean").asDouble()).isEqualTo(1.0);
+    assertThat(rows.get(1).path("failedPods").path("mean").asDouble()).isZero();
+  }
+
+  @Test
+  void refusesWatermarksOutOfOrder() {
+    Run run =
+        Run.of(
+            "simulate",
+            "--rebalance",
+            "--high-water",
+            "40",
+            "--low-water",
+            "60",
+            "--cluster",
+            "c.yaml",
+            "--workload",
+            "w.yaml");
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err())
+        .isEqualTo(
+            "vnpu simulate: --high-water and --low-water: watermarks must satisfy 0 <= low < high"
+                + " <= 100, got low 60.0, high 40.0\n");
+  }
+
+  @Test
   void refusesUnknownPolicyListingTheKnownOnes() throws IOException {
     Path cluster =
         Files.writeString(

@@ -50,11 +50,7 @@ public record SimPod(PodRequest request, HostResources host, Timing timing) {
 
   /** Chip compute it asks for, in percent of one chip: a whole card is 100 per chip. */
   public long computePercent() {
-    long sum = 0;
-    for (ContainerRequest container : request.containers()) {
-      sum += (long) container.count() * container.cores();
-    }
-    return sum;
+    return request.computePercent();
   }
 
   /** Its shape, as the fragmentation measure sees it (the first container's vNPUs). */

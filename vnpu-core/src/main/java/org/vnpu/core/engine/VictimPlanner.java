@@ -107,34 +107,18 @@ public final class VictimPlanner {
 
   /** The cheapest fitting set of {@code size} victims, trying at most {@code budget[0]} sets. */
   private Optional<List<Candidate>> cheapestOfSize(int size, int[] budget) {
-    int[] chosen = new int[size];
-    for (int i = 0; i < size; i++) {
-      chosen[i] = i;
-    }
-    List<Candidate> best = null;
-    while (true) {
-      if (--budget[0] < 0) {
-        return Optional.empty();
-      }
-      List<Candidate> set = new ArrayList<>(size);
-      for (int index : chosen) {
-        set.add(eligible.get(index));
-      }
-      if ((best == null || cheaper(set, best)) && fitsWithout(set)) {
-        best = set;
-      }
-      int i = size - 1;
-      while (i >= 0 && chosen[i] == eligible.size() - size + i) {
-        i--;
-      }
-      if (i < 0) {
-        return Optional.ofNullable(best);
-      }
-      chosen[i]++;
-      for (int j = i + 1; j < size; j++) {
-        chosen[j] = chosen[j - 1] + 1;
-      }
-    }
+    List<List<Candidate>> best = new ArrayList<>(1);
+    Combinations.each(
+        eligible,
+        size,
+        budget,
+        set -> {
+          if ((best.isEmpty() || cheaper(set, best.get(0))) && fitsWithout(set)) {
+            best.clear();
+            best.add(set);
+          }
+        });
+    return best.stream().findFirst();
   }
 
   /** Cheapest first until the pod fits, then every victim it fits without is spared. */

@@ -94,7 +94,7 @@ public final class Ledger {
     if (node == null || placements.containsKey(plan.podUid())) {
       return false;
     }
-    Optional<NodeState> charged = charge(node, plan, true);
+    Optional<NodeState> charged = with(node, plan);
     charged.ifPresent(
         state -> {
           nodes.put(state.name(), state);
@@ -127,6 +127,14 @@ public final class Ledger {
           chips.set(position, chip.minus(Demands.of(vnpu, chip.chip())));
         });
     return node.withChips(chips, node.hostFree().plus(plan.host()));
+  }
+
+  /**
+   * {@code node} with {@code plan} charged to it, or nothing when a chip is missing or anything
+   * does not fit: the check {@link #apply} makes, for snapshots outside a ledger.
+   */
+  public static Optional<NodeState> with(NodeState node, AllocationPlan plan) {
+    return plan.node().equals(node.name()) ? charge(node, plan, true) : Optional.empty();
   }
 
   public Optional<NodeState> node(String name) {

@@ -22,6 +22,15 @@ public record PodRequest(
     containers = List.copyOf(containers);
   }
 
+  /** Chip compute it asks for, in percent of one chip: a whole card is 100 per chip. */
+  public long computePercent() {
+    long sum = 0;
+    for (ContainerRequest container : containers) {
+      sum += (long) container.count() * container.cores();
+    }
+    return sum;
+  }
+
   /** Whether any container asks for a vNPU; other pods are not vNPU's business. */
   public boolean requestsVnpus() {
     return !containers.isEmpty();

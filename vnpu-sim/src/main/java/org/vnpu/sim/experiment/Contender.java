@@ -12,6 +12,11 @@ public interface Contender {
   /** Where {@code pod} goes in the ledger's current state; empty when it fits nowhere. */
   Optional<AllocationPlan> choose(SimPod pod, Ledger ledger, PlacementContext context);
 
+  /** The context the engine decides in for this contender, e.g. when rebalancing. */
+  default PlacementContext context(PlacementContext context) {
+    return context;
+  }
+
   /** Told after a choice was applied, for policies that remember placements. */
   default void placed(SimPod pod, AllocationPlan plan) {}
 }

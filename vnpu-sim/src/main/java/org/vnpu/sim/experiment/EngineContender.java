@@ -21,10 +21,16 @@ final class EngineContender implements Contender {
 
   @Override
   public Optional<AllocationPlan> choose(SimPod pod, Ledger ledger, PlacementContext context) {
-    PlacementContext fixed = context.withScorers(Policies.fixed(policy.node(), policy.chip()));
-    Decision decision = PlacementEngine.place(pod.request(), pod.host(), ledger.nodes(), fixed);
+    Decision decision =
+        PlacementEngine.place(pod.request(), pod.host(), ledger.nodes(), context(context));
     return decision instanceof Decision.Placed placed
         ? Optional.of(placed.plan())
         : Optional.empty();
+  }
+
+  /** {@code context} with this policy for every pod, whatever the pod asks. */
+  @Override
+  public PlacementContext context(PlacementContext context) {
+    return context.withScorers(Policies.fixed(policy.node(), policy.chip()));
   }
 }

@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.vnpu.core.engine.PlacementContext;
+import org.vnpu.core.engine.RebalancePlanner;
 import org.vnpu.core.fragmentation.FragmentationMeter;
 import org.vnpu.core.fragmentation.WorkloadMix;
 import org.vnpu.core.ledger.AllocationPlan;
@@ -33,6 +34,8 @@ import org.vnpu.sim.SimPod;
  * @param policies contender names, see {@link Contenders}
  * @param seeds one run per policy and seed
  * @param tieBreak how the paper's baselines choose among equal scores
+ * @param rebalancing when set, each engine policy also runs with rebalancing, under {@link
+ *     Rebalancing#label}; null for none
  */
 public record Experiment(
     SimCluster cluster,
@@ -41,7 +44,20 @@ public record Experiment(
     Protocol protocol,
     List<String> policies,
     List<Long> seeds,
-    TieBreak tieBreak) {
+    TieBreak tieBreak,
+    Rebalancing rebalancing) {
+
+  /** An experiment without rebalancing. */
+  public Experiment(
+      SimCluster cluster,
+      List<SimPod> workload,
+      WorkloadMix mix,
+      Protocol protocol,
+      List<String> policies,
+      List<Long> seeds,
+      TieBreak tieBreak) {
+    this(cluster, workload, mix, protocol, policies, seeds, tieBreak, null);
+  }
 
   /** How often a run reports progress, in arrivals. */
   private static final int PROGRESS_STEP = 250;
@@ -55,8 +71,13 @@ public record Experiment(
     try {
       List<Future<RunResult>> futures = new ArrayList<>();
       for (String policy : policies) {
+        boolean rebalanced = rebalancing != null && Contenders.paper(policy).isEmpty();
         for (long seed : seeds) {
-          futures.add(pool.submit(() -> runOne(policy, seed, arrivals.get(seed), progress)));
+          List<SimPod> pods = arrivals.get(seed);
+          futures.add(pool.submit(() -> runOne(policy, seed, pods, null, progress)));
+          if (rebalanced) {
+            futures.add(pool.submit(() -> runOne(policy, seed, pods, rebalancing, progress)));
+          }
         }
       }
       List<RunResult> results = new ArrayList<>();
@@ -74,16 +95,31 @@ public record Experiment(
     }
   }
 
-  /** One policy over one seed's arrivals. */
-  public RunResult runOne(String policy, long seed, List<SimPod> arrivals, Progress progress) {
+  /** How many runs {@link #run} makes. */
+  public int runs() {
+    long rebalanced =
+        rebalancing == null
+            ? 0
+            : policies.stream().filter(p -> Contenders.paper(p).isEmpty()).count();
+    return (int) ((policies.size() + rebalanced) * seeds.size());
+  }
+
+  /** One policy over one seed's arrivals, rebalancing when {@code rebalancing} is set. */
+  public RunResult runOne(
+      String policy, long seed, List<SimPod> arrivals, Rebalancing rebalancing, Progress progress) {
     long started = System.nanoTime();
+    String label = rebalancing == null ? policy : Rebalancing.label(policy);
     Contender contender = Contenders.create(policy, seed, tieBreak);
     Ledger ledger = cluster.newLedger();
     FragmentationMeter meter = new FragmentationMeter(mix);
     PlacementContext context =
         new PlacementContext(SimCluster.EPOCH, Duration.ofDays(1), Policies.asRequested(), meter);
+    Rebalancer rebalancer =
+        rebalancing == null
+            ? null
+            : new Rebalancer(rebalancing, ledger, contender.context(context));
     double capacity = cluster.computePercent();
-    ClusterFragmentation fragmentation = new ClusterFragmentation(ledger, meter);
+    ClusterFigures figures = new ClusterFigures(ledger, meter);
     PriorityQueue<SimPod> running =
         new PriorityQueue<>(Comparator.comparingDouble(p -> p.timing().departure()));
     long arrived = 0;
@@ -92,19 +128,36 @@ public record Experiment(
     List<Sample> samples = new ArrayList<>(arrivals.size());
     for (int i = 0; i < arrivals.size(); i++) {
       SimPod pod = arrivals.get(i);
+      double now = pod.timing() == null ? i : pod.timing().arrival();
       while (pod.timing() != null
           && !running.isEmpty()
           && running.peek().timing().departure() <= pod.timing().arrival()) {
         SimPod leaving = running.poll();
-        ledger.release(leaving.request().uid()).ifPresent(p -> fragmentation.changed(p.node()));
+        ledger.release(leaving.request().uid()).ifPresent(p -> figures.changed(p.node()));
         allocated -= leaving.computePercent();
+        if (rebalancer != null) {
+          rebalancer.left(leaving);
+        }
+      }
+      if (rebalancer != null && pod.timing() != null) {
+        rebalancer.cool(i, now).ifPresent(figures::changed);
       }
       arrived += pod.computePercent();
       Optional<AllocationPlan> plan = contender.choose(pod, ledger, context);
-      if (plan.isPresent() && ledger.apply(plan.get())) {
-        allocated += pod.computePercent();
+      boolean placed = plan.isPresent() && ledger.apply(plan.get());
+      if (placed) {
         contender.placed(pod, plan.get());
-        fragmentation.changed(plan.get().node());
+        figures.changed(plan.get().node());
+      } else if (rebalancer != null) {
+        Optional<RebalancePlanner.Plan> moved = rebalancer.place(pod, i + 1, now);
+        moved.ifPresent(figures::changed);
+        placed = moved.isPresent();
+      }
+      if (placed) {
+        allocated += pod.computePercent();
+        if (rebalancer != null) {
+          rebalancer.placed(pod, now);
+        }
         if (pod.timing() != null && pod.timing().departure() != null) {
           running.add(pod);
         }
@@ -116,38 +169,66 @@ public record Experiment(
               i + 1,
               100 * arrived / capacity,
               100 * allocated / capacity,
-              100 * fragmentation.total() / capacity,
-              failed));
+              100 * figures.fragmentation() / capacity,
+              failed,
+              rebalancer == null ? 0 : rebalancer.moves(),
+              figures.hottest(),
+              figures.coolest()));
       if ((i + 1) % PROGRESS_STEP == 0 || i + 1 == arrivals.size()) {
-        progress.advanced(policy, seed, i + 1, arrivals.size());
+        progress.advanced(label, seed, i + 1, arrivals.size());
       }
     }
-    return new RunResult(policy, seed, samples, (System.nanoTime() - started) / 1_000_000);
+    return new RunResult(label, seed, samples, (System.nanoTime() - started) / 1_000_000);
   }
 
-  /** The cluster's fragmentation, kept up to date node by node as placements change them. */
-  private static final class ClusterFragmentation {
+  /**
+   * The cluster's fragmentation and each node's allocated AI Core, kept up to date node by node as
+   * placements change them.
+   */
+  private static final class ClusterFigures {
     private final Ledger ledger;
     private final FragmentationMeter meter;
-    private final Map<String, Double> byNode = new java.util.HashMap<>();
-    private double total;
+    private final Map<String, Double> fragmentationByNode = new HashMap<>();
+    private final Map<String, Double> allocatedByNode = new HashMap<>();
+    private double fragmentation;
 
-    ClusterFragmentation(Ledger ledger, FragmentationMeter meter) {
+    ClusterFigures(Ledger ledger, FragmentationMeter meter) {
       this.ledger = ledger;
       this.meter = meter;
       for (NodeState node : ledger.nodes()) {
-        byNode.put(node.name(), meter.fragmentation(node));
-        total += byNode.get(node.name());
+        fragmentationByNode.put(node.name(), 0.0);
+        changed(node.name());
       }
     }
 
     void changed(String node) {
-      double now = meter.fragmentation(ledger.node(node).orElseThrow());
-      total += now - byNode.put(node, now);
+      NodeState state = ledger.node(node).orElseThrow();
+      double now = meter.fragmentation(state);
+      fragmentation += now - fragmentationByNode.put(node, now);
+      allocatedByNode.put(node, RebalancePlanner.allocatedCompute(state));
     }
 
-    double total() {
-      return total;
+    /** Every node a plan moved a pod off or onto. */
+    void changed(RebalancePlanner.Plan plan) {
+      for (RebalancePlanner.Move move : plan.moves()) {
+        changed(move.pod().node());
+        changed(move.to().node());
+      }
+      if (plan.pending() != null) {
+        changed(plan.pending().node());
+      }
+    }
+
+    double fragmentation() {
+      return fragmentation;
+    }
+
+    double hottest() {
+      return allocatedByNode.values().stream().mapToDouble(d -> d).max().orElse(0);
+    }
+
+    double coolest() {
+      return allocatedByNode.values().stream().mapToDouble(d -> d).min().orElse(0);
     }
   }
 }

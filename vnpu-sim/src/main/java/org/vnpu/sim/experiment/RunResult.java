@@ -1,6 +1,7 @@
 package org.vnpu.sim.experiment;
 
 import java.util.List;
+import java.util.Optional;
 
 /**
  * One policy over one seed's arrivals.
@@ -22,16 +23,39 @@ public record RunResult(String policy, long seed, List<Sample> samples, long mil
    * arrivals never reach it.
    */
   public double unallocatedAt(int arrivedPercent) {
+    return at(arrivedPercent).map(s -> 100 - s.allocatedPercent()).orElse(Double.NaN);
+  }
+
+  /** Pods moved per 100 arrivals up to the same sample; NaN when the arrivals never reach it. */
+  public double migrationsPer100ArrivalsAt(int arrivedPercent) {
+    return at(arrivedPercent).map(s -> 100.0 * s.migrations() / s.arrivals()).orElse(Double.NaN);
+  }
+
+  /**
+   * The last sample whose arrived request rounds to at most {@code arrivedPercent}, if it is
+   * reached.
+   */
+  public Optional<Sample> at(int arrivedPercent) {
     Sample last = null;
     for (Sample sample : samples) {
       if (Math.round(sample.arrivedPercent()) > arrivedPercent) {
-        return last == null ? Double.NaN : 100 - last.allocatedPercent();
+        return Optional.ofNullable(last);
       }
       last = sample;
     }
     return last != null && Math.round(last.arrivedPercent()) == arrivedPercent
-        ? 100 - last.allocatedPercent()
-        : Double.NaN;
+        ? Optional.of(last)
+        : Optional.empty();
+  }
+
+  /** The mean over the run of the fullest node's allocated AI Core, in % of its chips. */
+  public double meanHottestNodePercent() {
+    return samples.stream().mapToDouble(Sample::hottestNodePercent).average().orElse(0);
+  }
+
+  /** The mean over the run of the emptiest node's allocated AI Core, in % of its chips. */
+  public double meanCoolestNodePercent() {
+    return samples.stream().mapToDouble(Sample::coolestNodePercent).average().orElse(0);
   }
 
   public Sample last() {

@@ -33,6 +33,7 @@ import org.vnpu.sim.SimPod;
  *     chipType: 910B3    # optional; several as 910B3,910B4
  *     mode: soft         # optional: soft or hard
  *     policy: elastic    # optional: fixed-share, elastic, best-effort
+ *     priority: offline  # optional: online (default) or offline
  *     cpuMilli: 8000
  *     memoryMiB: 32768
  *     arrival: 0         # optional, seconds: with times on every shape the workload is replayed
@@ -55,6 +56,7 @@ public final class WorkloadFile {
       String chipType,
       String mode,
       String policy,
+      String priority,
       long cpuMilli,
       long memoryMiB,
       Double arrival,
@@ -113,6 +115,7 @@ public final class WorkloadFile {
     putIfSet(annotations, AnnotationKeys.USE_NPU_TYPE, shape.chipType());
     putIfSet(annotations, AnnotationKeys.MODE, shape.mode());
     putIfSet(annotations, AnnotationKeys.AICORE_POLICY, shape.policy());
+    putIfSet(annotations, AnnotationKeys.PRIORITY, shape.priority());
     Validated<PodRequest> request =
         parser.parse(
             new PodManifest(

@@ -13,7 +13,8 @@ import org.vnpu.sim.experiment.Sample;
 public final class CsvReport {
 
   public static final String HEADER =
-      "policy,seed,arrivals,arrived_pct,allocated_pct,unallocated_pct,fragmentation_pct,failed_pods";
+      "policy,seed,arrivals,arrived_pct,allocated_pct,unallocated_pct,fragmentation_pct,failed_pods,"
+          + "migrations,hottest_node_pct,coolest_node_pct";
 
   private CsvReport() {}
 
@@ -25,7 +26,7 @@ public final class CsvReport {
           out.println(
               String.format(
                   Locale.ROOT,
-                  "%s,%d,%d,%.3f,%.3f,%.3f,%.3f,%d",
+                  "%s,%d,%d,%.3f,%.3f,%.3f,%.3f,%d,%d,%.3f,%.3f",
                   run.policy(),
                   run.seed(),
                   s.arrivals(),
@@ -33,7 +34,10 @@ public final class CsvReport {
                   s.allocatedPercent(),
                   100 - s.allocatedPercent(),
                   s.fragmentationPercent(),
-                  s.failed()));
+                  s.failed(),
+                  s.migrations(),
+                  s.hottestNodePercent(),
+                  s.coolestNodePercent()));
         }
       }
     }

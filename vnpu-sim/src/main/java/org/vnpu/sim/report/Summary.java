@@ -25,6 +25,10 @@ public record Summary(List<Row> rows) {
    * @param millis wall time of one run
    * @param paper the paper's unallocated % for this policy, when known
    * @param withinPaperRange whether our mean lies in the paper's per-seed range; null without one
+   * @param migrations pods moved by rebalancing in the whole run
+   * @param migrationsPer100Arrivals pods moved per 100 arrivals up to arrived = 100 %
+   * @param hottestNode the fullest node's allocated AI Core, in %, averaged over the run
+   * @param coolestNode the emptiest node's allocated AI Core, in %, averaged over the run
    */
   public record Row(
       String policy,
@@ -32,7 +36,11 @@ public record Summary(List<Row> rows) {
       Spread failedPods,
       Spread millis,
       Spread paper,
-      Boolean withinPaperRange) {}
+      Boolean withinPaperRange,
+      Spread migrations,
+      Spread migrationsPer100Arrivals,
+      Spread hottestNode,
+      Spread coolestNode) {}
 
   public static Summary of(List<RunResult> results, String workload, PaperResults paper) {
     Map<String, List<RunResult>> byPolicy = new LinkedHashMap<>();
@@ -55,7 +63,11 @@ public record Summary(List<Row> rows) {
                   Spread.of(runs.stream().map(r -> (double) r.last().failed()).toList()),
                   Spread.of(runs.stream().map(r -> (double) r.millis()).toList()),
                   published,
-                  published == null ? null : published.covers(unallocated.mean())));
+                  published == null ? null : published.covers(unallocated.mean()),
+                  Spread.of(runs.stream().map(r -> (double) r.last().migrations()).toList()),
+                  Spread.of(runs.stream().map(r -> r.migrationsPer100ArrivalsAt(100)).toList()),
+                  Spread.of(runs.stream().map(RunResult::meanHottestNodePercent).toList()),
+                  Spread.of(runs.stream().map(RunResult::meanCoolestNodePercent).toList())));
         });
     return new Summary(rows);
   }

@@ -67,7 +67,9 @@ class ReportTest {
     return new RunResult(
         policy,
         seed,
-        List.of(new Sample(1, 60, 60, 2, 0), new Sample(2, 100, allocatedAt100, 1.5, 1)),
+        List.of(
+            new Sample(1, 60, 60, 2, 0, 0, 60, 60),
+            new Sample(2, 100, allocatedAt100, 1.5, 1, 0, 100, 50)),
         10);
   }
 }
