@@ -20,6 +20,7 @@ import org.vnpu.kube.SigningKeys;
 import org.vnpu.kube.VerifyingKeys;
 import org.vnpu.scheduler.Leadership;
 import org.vnpu.scheduler.Listeners;
+import org.vnpu.scheduler.RebalanceController;
 import org.vnpu.scheduler.Scheduler;
 import org.vnpu.scheduler.SchedulerService;
 import org.vnpu.scheduler.SchedulerSettings;
@@ -218,6 +219,8 @@ final class SchedulerCommand implements Callable<Integer> {
 
   @Mixin CatalogOption catalog;
 
+  @Mixin RebalancerOptions rebalancer;
+
   @Override
   public Integer call() throws IOException, InterruptedException {
     InetSocketAddress address = Listen.parse(listen);
@@ -261,8 +264,10 @@ final class SchedulerCommand implements Callable<Integer> {
                     : identity,
                 podName,
                 leaseDuration);
+    RebalanceController.Settings rebalancing = rebalancer.settings();
     SchedulerService service =
         SchedulerService.start(listeners(address, client), scheduler, client, leadership);
+    service.rebalance(new RebalanceController(client, scheduler, rebalancing, Clock.systemUTC()));
     NodeAgentOptions.runUntilStopped(service, client);
     return 0;
   }

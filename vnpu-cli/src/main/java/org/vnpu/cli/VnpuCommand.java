@@ -19,6 +19,7 @@ import picocli.CommandLine.Command;
       ChipsCommand.class,
       ValidatePodCommand.class,
       SimulateCommand.class,
+      RebalanceCommand.class,
       DevicePluginCommand.class,
       DraDriverCommand.class,
       SchedulerCommand.class,

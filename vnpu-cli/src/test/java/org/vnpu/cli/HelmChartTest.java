@@ -320,6 +320,28 @@ class HelmChartTest {
     assertThat(verbs(render(Map.of()))).isEqualTo(ChartRbac.GRANTED);
   }
 
+  @Test
+  void theRebalancerMayEvictOnlyInExecuteModeAndItsSettingsReachTheScheduler() {
+    List<HasMetadata> objects = render(Map.of("rebalancer.mode", "execute"));
+
+    assertThat(verbs(objects).get("vnpu-scheduler"))
+        .containsEntry("pods/eviction", Set.of("create"));
+    assertThat(verbs(render(Map.of())).get("vnpu-scheduler")).doesNotContainKey("pods/eviction");
+    List<String> args =
+        named(objects, Deployment.class, "release-name-vnpu-scheduler")
+            .getSpec()
+            .getTemplate()
+            .getSpec()
+            .getContainers()
+            .get(0)
+            .getArgs();
+    assertThat(args)
+        .contains(
+            "--rebalancer-mode=execute",
+            "--rebalance-evictions-per-owner=1",
+            "--rebalance-high-water=85");
+  }
+
   /** The rendered object of {@code type} called {@code name}. */
   private static <T extends HasMetadata> T named(
       List<HasMetadata> objects, Class<T> type, String name) {

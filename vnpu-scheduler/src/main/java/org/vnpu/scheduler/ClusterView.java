@@ -52,6 +52,7 @@ final class ClusterView {
   private final Map<String, Map<String, VerifiedHandout>> handouts = new HashMap<>();
   private final Map<String, PodFacts> facts = new HashMap<>();
   private final PreemptionHolds holds = new PreemptionHolds(ledger, this::forget);
+  private final ReplacementHolds replacements = new ReplacementHolds(ledger);
   private final Reservations reservations;
 
   /**
@@ -59,8 +60,9 @@ final class ClusterView {
    *
    * @param priority its {@code spec.priority} (0 without one)
    * @param started when it started; when it was first seen, before it has
+   * @param owner the UID of its controlling owner (a ReplicaSet, a Job, ...); null without one
    */
-  record PodFacts(int priority, Instant started) {}
+  record PodFacts(int priority, Instant started, String owner) {}
 
   /** A hand-out record of a node's locks whose allocation's signature the caller checked. */
   record VerifiedHandout(HandoutRecord record, SignedAllocation signed) {}
@@ -80,6 +82,10 @@ final class ClusterView {
 
   PreemptionHolds holds() {
     return holds;
+  }
+
+  ReplacementHolds replacements() {
+    return replacements;
   }
 
   /** The priority and start of the pod {@code uid}, as its last update said. */
@@ -301,7 +307,8 @@ final class ClusterView {
       return;
     }
     Integer priority = pod.getSpec() == null ? null : pod.getSpec().getPriority();
-    facts.put(uid, new PodFacts(priority == null ? 0 : priority, started(pod)));
+    facts.put(
+        uid, new PodFacts(priority == null ? 0 : priority, started(pod), Fabric8Views.owner(pod)));
     boolean bound = pod.getSpec() != null && pod.getSpec().getNodeName() != null;
     if (bound) {
       chargeHost(Fabric8Views.manifest(pod), pod.getSpec().getNodeName());

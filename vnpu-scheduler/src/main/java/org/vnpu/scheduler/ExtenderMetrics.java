@@ -77,10 +77,38 @@ final class ExtenderMetrics {
             callback ->
                 scheduler.preemptionCandidates().forEach((reason, n) -> callback.call(n, reason)))
         .register(registry);
+    rebalance(scheduler, "plans", "mode", "Rebalancing plans made, by mode (dry-run, execute).");
+    rebalance(scheduler, "moves", "mode", "Pods the rebalancer evicted to move them, by mode.");
+    rebalance(
+        scheduler,
+        "refusals",
+        "reason",
+        "Rebalancing that did not happen, by reason: no-plan, rate-limit, disruption-budget,"
+            + " eviction-failed, ledger-changed, invalid-pod.");
     GaugeWithCallback.builder()
         .name("vnpu_scheduler_ledger_pods")
         .help("Pods whose vNPUs the ledger holds.")
         .callback(callback -> callback.call(scheduler.placements().size()))
+        .register(registry);
+  }
+
+  /** {@code vnpu_scheduler_rebalance_<what>} from {@link Scheduler#rebalanceCounts}. */
+  private void rebalance(Scheduler scheduler, String what, String label, String help) {
+    CounterWithCallback.builder()
+        .name("vnpu_scheduler_rebalance_" + what)
+        .help(help)
+        .labelNames(label)
+        .callback(
+            callback ->
+                scheduler
+                    .rebalanceCounts()
+                    .forEach(
+                        (key, n) -> {
+                          String[] parts = key.split("\n", 2);
+                          if (parts[0].equals(what)) {
+                            callback.call(n, parts[1]);
+                          }
+                        }))
         .register(registry);
   }
 

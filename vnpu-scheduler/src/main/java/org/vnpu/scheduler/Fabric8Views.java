@@ -2,11 +2,13 @@ package org.vnpu.scheduler;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.request.ContainerSpec;
 import org.vnpu.core.request.PodManifest;
@@ -27,6 +29,19 @@ final class Fabric8Views {
         containers(pod.getSpec() == null ? null : pod.getSpec().getInitContainers()),
         containers(pod.getSpec() == null ? null : pod.getSpec().getContainers()),
         pod.getSpec() == null ? null : pod.getSpec().getPriority());
+  }
+
+  /** The pod's controlling owner reference (a ReplicaSet, a Job, ...), if it has one. */
+  static Optional<OwnerReference> controller(Pod pod) {
+    List<OwnerReference> owners = pod.getMetadata().getOwnerReferences();
+    return owners == null
+        ? Optional.empty()
+        : owners.stream().filter(o -> Boolean.TRUE.equals(o.getController())).findFirst();
+  }
+
+  /** The UID of the pod's controlling owner; null without one. */
+  static String owner(Pod pod) {
+    return controller(pod).map(OwnerReference::getUid).orElse(null);
   }
 
   /**

@@ -64,6 +64,18 @@ final class PodEvents {
     record(pod, "Normal", "VnpuPreempting", message);
   }
 
+  void rebalancing(PodManifest pod, String message) {
+    record(pod, "Normal", "VnpuRebalancing", message);
+  }
+
+  void rebalanced(PodManifest pod, String message) {
+    record(pod, "Normal", "VnpuRebalanced", message);
+  }
+
+  void rebalanceRefused(PodManifest pod, String message) {
+    record(pod, "Warning", "VnpuRebalanceRefused", message);
+  }
+
   private void record(PodManifest pod, String type, String reason, String message) {
     Instant now = clock.instant();
     String key = pod.uid() + "\n" + reason + "\n" + message;

@@ -20,6 +20,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -46,6 +48,7 @@ import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.core.engine.NodeFit;
 import org.vnpu.core.engine.PlacementContext;
 import org.vnpu.core.engine.PlacementEngine;
+import org.vnpu.core.engine.RebalancePlanner;
 import org.vnpu.core.engine.RejectKind;
 import org.vnpu.core.engine.Rejection;
 import org.vnpu.core.engine.RejectionSummary;
@@ -112,6 +115,7 @@ public final class Scheduler {
   private FragmentationMeter meter = new FragmentationMeter(WorkloadMix.EMPTY);
   private final Map<RejectKind, Long> rejected = new EnumMap<>(RejectKind.class);
   private final Map<String, Long> preemptionCandidates = new HashMap<>();
+  private final Map<String, Long> rebalanceCounts = new ConcurrentHashMap<>();
   private long lockRefusals;
   private final Object liveness = new Object();
   private ExecutorService livenessProbe;
@@ -236,6 +240,7 @@ public final class Scheduler {
     synchronized (this) {
       expired = cluster.expiredAt(clock.instant());
       cluster.holds().expire(clock.instant());
+      cluster.replacements().expire(clock.instant());
     }
     for (Reservations.Reservation reservation : expired) {
       LOG.info(
@@ -397,7 +402,7 @@ public final class Scheduler {
     Map<String, Rejection> rejections = new LinkedHashMap<>();
     int unknown = 0;
     for (String name : nodes) {
-      Optional<NodeState> node = nodeFor(pod.uid(), name);
+      Optional<NodeState> node = nodeFor(pod, request, name);
       if (node.isEmpty()) {
         unknown++;
         verdicts.put(
@@ -428,11 +433,12 @@ public final class Scheduler {
   /** Scores 0..100 of the nodes the pod fits on (others are left out). */
   public synchronized Map<String, Double> scores(PodManifest pod, Collection<String> nodes)
       throws SchedulingException {
+    PodRequest request = request(pod);
     Function<NodeState, NodeFit> scoring =
-        PlacementEngine.scoring(request(pod), hostRequest(pod), context());
+        PlacementEngine.scoring(request, hostRequest(pod), context());
     Map<String, Double> scores = new LinkedHashMap<>();
     for (String name : nodes) {
-      nodeFor(pod.uid(), name)
+      nodeFor(pod, request, name)
           .map(scoring)
           .filter(NodeFit.Fits.class::isInstance)
           .ifPresent(fit -> scores.put(name, ((NodeFit.Fits) fit).score()));
@@ -472,7 +478,7 @@ public final class Scheduler {
     if (!request.requestsVnpus()) {
       return new Preemption.Abstain();
     }
-    Optional<NodeState> state = nodeFor(preemptor.uid(), node);
+    Optional<NodeState> state = nodeFor(preemptor, request, node);
     if (state.isEmpty()) {
       return new Preemption.Refused(
           "node " + node + " has no vNPU inventory (" + AnnotationKeys.NODE_REGISTER + ")");
@@ -486,7 +492,8 @@ public final class Scheduler {
         allowed.add(uid);
         continue;
       }
-      ClusterView.PodFacts facts = cluster.facts(uid).orElse(new ClusterView.PodFacts(0, now));
+      ClusterView.PodFacts facts =
+          cluster.facts(uid).orElse(new ClusterView.PodFacts(0, now, null));
       candidates.add(
           new VictimPlanner.Candidate(
               plan, facts.priority(), Duration.between(facts.started(), now)));
@@ -558,6 +565,137 @@ public final class Scheduler {
     return Map.copyOf(preemptionCandidates);
   }
 
+  // ---- rebalancing (docs/rebalancing.md) ----
+
+  /** Whether the pod validly asks for vNPUs. */
+  public boolean requestsVnpus(PodManifest pod) {
+    return parser.parse(pod) instanceof Validated.Valid<PodRequest> valid
+        && valid.value().requestsVnpus();
+  }
+
+  /**
+   * The plan the ledger allows for {@code pending}: the fewest moves of {@code candidates}, at most
+   * {@code maxMoves}, after which it fits ({@link RebalancePlanner}); empty when it fits already or
+   * no plan works. Of the candidates only pods whose signed allocation the ledger holds count, and
+   * only those whose allocation is offline or whose priority is below {@code movableBelow}.
+   */
+  public synchronized Optional<RebalancePlanner.Plan> rebalancePlan(
+      PodManifest pending, Collection<PodManifest> candidates, int movableBelow, int maxMoves)
+      throws SchedulingException {
+    PodRequest request = request(pending);
+    List<NodeState> nodes = new ArrayList<>();
+    for (NodeState node : cluster.ledger().nodes()) {
+      nodeFor(pending, request, node.name()).ifPresent(nodes::add);
+    }
+    return RebalancePlanner.forPending(
+            request,
+            HostResources.NONE,
+            nodes,
+            movable(candidates, movableBelow),
+            maxMoves,
+            context())
+        .filter(plan -> !plan.moves().isEmpty());
+  }
+
+  /**
+   * Offline pods among {@code candidates} to move off nodes above {@code marks.high()} to nodes
+   * below {@code marks.low()}, at most {@code maxMoves}.
+   */
+  public synchronized Optional<RebalancePlanner.Plan> coolingPlan(
+      Collection<PodManifest> candidates, RebalancePlanner.Watermarks marks, int maxMoves) {
+    return RebalancePlanner.cooling(
+        cluster.ledger().nodes(),
+        movable(candidates, Integer.MIN_VALUE),
+        marks,
+        maxMoves,
+        context());
+  }
+
+  /** Allocated AI Core per node, in % of its chips ({@link RebalancePlanner#allocatedCompute}). */
+  public synchronized Map<String, Double> allocatedCompute() {
+    Map<String, Double> byNode = new TreeMap<>();
+    cluster
+        .ledger()
+        .nodes()
+        .forEach(n -> byNode.put(n.name(), RebalancePlanner.allocatedCompute(n)));
+    return byNode;
+  }
+
+  /** The candidates whose allocation is offline or whose priority is below {@code movableBelow}. */
+  private List<RebalancePlanner.Movable> movable(
+      Collection<PodManifest> candidates, int movableBelow) {
+    Instant now = clock.instant();
+    List<RebalancePlanner.Movable> movable = new ArrayList<>();
+    for (PodManifest pod : candidates) {
+      AllocationPlan plan = cluster.allocation(pod.uid());
+      Optional<ClusterView.PodFacts> facts = cluster.facts(pod.uid());
+      Validated<PodRequest> request = parser.parse(pod);
+      if (plan == null || facts.isEmpty() || request instanceof Validated.Invalid<PodRequest>) {
+        continue;
+      }
+      if (plan.allocation().priority() == Priority.OFFLINE
+          || facts.get().priority() < movableBelow) {
+        movable.add(
+            new RebalancePlanner.Movable(
+                plan, request.orElseThrow(), Duration.between(facts.get().started(), now)));
+      }
+    }
+    return movable;
+  }
+
+  /**
+   * Reserve before evict: charges the place of every moved pod's replacement, keyed by its owner
+   * and shape ({@link ReplacementHolds}), and holds {@code pending}'s place until the moved pods
+   * are gone ({@link PreemptionHolds}). Returns false, holding nothing, when the ledger changed
+   * since the plan was made.
+   */
+  public synchronized boolean holdRebalance(
+      PodManifest pending, RebalancePlanner.Plan plan, Duration holdFor) {
+    Instant until = clock.instant().plus(holdFor);
+    List<String> held = new ArrayList<>();
+    for (RebalancePlanner.Move move : plan.moves()) {
+      String owner =
+          ReplacementHolds.owner(
+              cluster.facts(move.pod().podUid()).map(ClusterView.PodFacts::owner).orElse(null),
+              move.pod().request());
+      if (owner == null
+          || !cluster.replacements().hold(owner, move.pod().podUid(), move.to(), until)) {
+        held.forEach(uid -> cluster.replacements().cancel(uid));
+        return false;
+      }
+      held.add(move.pod().podUid());
+    }
+    if (pending != null) {
+      Set<String> moved = new LinkedHashSet<>(held);
+      cluster.holds().hold(new PreemptionHolds.Hold(pending.uid(), plan.pending(), moved, until));
+    }
+    return true;
+  }
+
+  /**
+   * The moves of {@code notMoved} will not happen (an eviction was refused): their replacements'
+   * places go, and so does the place held for {@code pending}.
+   */
+  public synchronized void cancelRebalance(PodManifest pending, Collection<String> notMoved) {
+    notMoved.forEach(uid -> cluster.replacements().cancel(uid));
+    if (pending != null) {
+      cluster.holds().drop(pending.uid());
+    }
+  }
+
+  /** Counts what the rebalancer did, for the metrics. */
+  void countRebalance(String what, String label) {
+    rebalanceCounts.merge(what + "\n" + label, 1L, Long::sum);
+  }
+
+  /**
+   * What the rebalancer did since start, keyed {@code plans\n<mode>}, {@code moves\n<mode>} and
+   * {@code refusals\n<reason>}.
+   */
+  Map<String, Long> rebalanceCounts() {
+    return Map.copyOf(rebalanceCounts);
+  }
+
   /**
    * Places the pod on {@code node}: charges the ledger, takes the node's lock, writes the signed
    * allocation on the pod. A pod that already has its allocation on this node is left as it is.
@@ -625,7 +763,7 @@ public final class Scheduler {
     }
     PodRequest request = request(pod);
     NodeState state =
-        nodeFor(pod.uid(), node)
+        nodeFor(pod, request, node)
             .orElseThrow(() -> new SchedulingException("node " + node + " has no vNPU inventory"));
     NodeFit fit = PlacementEngine.fit(request, HostResources.NONE, state, context());
     if (fit instanceof NodeFit.Rejected rejected) {
@@ -645,6 +783,7 @@ public final class Scheduler {
     }
     AllocationPlan plan = ((NodeFit.Fits) fit).plan().toAllocationPlan(request);
     cluster.holds().drop(pod.uid()); // a place held for it is its own now
+    cluster.replacements().taken(replacementOwner(pod, request), node);
     if (!cluster.ledger().apply(plan)) {
       throw new SchedulingException(
           "node " + node + " changed; pod " + pod.name() + " no longer fits");
@@ -796,8 +935,22 @@ public final class Scheduler {
   }
 
   /** The node {@code name} as the pod {@code uid} sees it: a place held for the pod is free. */
-  private Optional<NodeState> nodeFor(String uid, String name) {
-    return cluster.ledger().node(name).map(node -> cluster.holds().seenBy(uid, node));
+  /**
+   * The node {@code name} as the pod sees it: a place held for it there, by a preemption or for a
+   * replacement of its owner's moved pod, is free for it.
+   */
+  private Optional<NodeState> nodeFor(PodManifest pod, PodRequest request, String name) {
+    String owner = replacementOwner(pod, request);
+    return cluster
+        .ledger()
+        .node(name)
+        .map(node -> cluster.holds().seenBy(pod.uid(), node))
+        .map(node -> cluster.replacements().seenBy(owner, node));
+  }
+
+  private String replacementOwner(PodManifest pod, PodRequest request) {
+    return ReplacementHolds.owner(
+        cluster.facts(pod.uid()).map(ClusterView.PodFacts::owner).orElse(null), request);
   }
 
   private PlacementContext context() {

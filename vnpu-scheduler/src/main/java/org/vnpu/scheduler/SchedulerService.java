@@ -97,6 +97,27 @@ public final class SchedulerService implements AutoCloseable {
     return new SchedulerService(nodes, pods, expiry, server, leadership);
   }
 
+  /** Runs the rebalancer's passes while this replica leads, one every interval of its settings. */
+  public void rebalance(RebalanceController controller) {
+    if (controller.settings().mode() == RebalanceController.Mode.OFF) {
+      return;
+    }
+    long every = controller.settings().interval().toMillis();
+    expiry.scheduleWithFixedDelay(
+        () -> {
+          if (leadership.isLeader()) {
+            try {
+              controller.pass();
+            } catch (RuntimeException e) {
+              LOG.warn("rebalancing pass failed: {}", e.toString());
+            }
+          }
+        },
+        every,
+        every,
+        TimeUnit.MILLISECONDS);
+  }
+
   /** The plain HTTP port. */
   public int port() {
     return server.port();

@@ -59,7 +59,8 @@ class ReportTest {
     List<String> lines = Files.readAllLines(csv);
     assertThat(lines.get(0)).isEqualTo(CsvReport.HEADER);
     assertThat(lines).hasSize(1 + 3 * 2);
-    assertThat(lines.get(2)).isEqualTo("paper-bestfit,42,2,100.000,93.000,7.000,1.500,1");
+    assertThat(lines.get(2))
+        .isEqualTo("paper-bestfit,42,2,100.000,93.000,7.000,1.500,1,0,100.000,50.000");
     assertThat(Files.readAllBytes(png)).startsWith((byte) 0x89, (byte) 'P', (byte) 'N', (byte) 'G');
   }
 
