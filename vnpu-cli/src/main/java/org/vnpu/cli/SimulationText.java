@@ -65,16 +65,26 @@ final class SimulationText {
       cells.add(String.format(Locale.ROOT, "%.1f s", row.millis().mean() / 1000));
       table.row(cells.toArray());
     }
-    Summary.Row best = summary.best();
-    return out.append(table.render(""))
-        .append(
-            String.format(
-                Locale.ROOT,
-                "%nLeast unallocated: %s (%s %%). Unallocated = compute not allocated, in %% of the"
-                    + " cluster, when the arrived requests reach 100 %% of it; mean ± sd over seeds.%n",
-                best.policy(),
-                best.unallocated()))
-        .toString();
+    out.append(table.render(""));
+    summary
+        .best()
+        .ifPresentOrElse(
+            best ->
+                out.append(
+                    String.format(
+                        Locale.ROOT,
+                        "%nLeast unallocated: %s (%s %%). Unallocated = compute not allocated, in"
+                            + " %% of the cluster, when the arrived requests reach 100 %% of it;"
+                            + " mean ± sd over seeds.%n",
+                        best.policy(),
+                        best.unallocated())),
+            () ->
+                out.append(
+                    String.format(
+                        Locale.ROOT,
+                        "%nThe arrived requests never reach 100 %% of the cluster's compute, so no"
+                            + " unallocated figure is given; compare failed pods.%n")));
+    return out.toString();
   }
 
   static String sharing(SharingComparison comparison, SharingComparison.Result result) {

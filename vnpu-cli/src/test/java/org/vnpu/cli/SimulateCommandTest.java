@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -114,8 +116,8 @@ class SimulateCommandTest {
                 + "  - {name: share, count: 2, vnpus: 1, cores: 30, memoryGiB: 8, cpuMilli: 1000, memoryMiB: 1024, arrival: 0}\n"
                 + "  - {name: job, count: 1, vnpus: 2, cpuMilli: 1000, memoryMiB: 1024, arrival: 1}\n");
 
-    Run run =
-        Run.of(
+    List<String> args =
+        List.of(
             "simulate",
             "--cluster",
             cluster.toString(),
@@ -128,10 +130,14 @@ class SimulateCommandTest {
             "--rebalance",
             "--migration-budget",
             "100",
-            "-o",
-            "json",
             "-q");
+    Run text = Run.of(args.toArray(String[]::new));
+    Run run = Run.of(Stream.concat(args.stream(), Stream.of("-o", "json")).toArray(String[]::new));
 
+    assertThat(text.exitCode()).as(text.err()).isZero();
+    assertThat(text.out())
+        .containsPattern("(?m)^spread\\+rebalance .* 1 +\\S+ +\\d+ % / \\d+ % ")
+        .contains("never reach 100 % of the cluster's compute");
     assertThat(run.exitCode()).as(run.err()).isZero();
     JsonNode rows = new ObjectMapper().readTree(run.out()).path("rows");
     assertThat(rows.get(0).path("policy").asText()).isEqualTo("spread");

@@ -28,6 +28,8 @@ public final class SchedulerService implements AutoCloseable {
   private final SharedIndexInformer<Node> nodes;
   private final SharedIndexInformer<Pod> pods;
   private final ScheduledExecutorService expiry;
+  private final ScheduledExecutorService rebalancing =
+      Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("vnpu-rebalancer"));
   private final ExtenderServer server;
   private final Leadership leadership;
 
@@ -97,13 +99,16 @@ public final class SchedulerService implements AutoCloseable {
     return new SchedulerService(nodes, pods, expiry, server, leadership);
   }
 
-  /** Runs the rebalancer's passes while this replica leads, one every interval of its settings. */
+  /**
+   * Runs the rebalancer's passes while this replica leads, one every interval of its settings, on a
+   * thread of their own so that a long pass delays no reservation's expiry.
+   */
   public void rebalance(RebalanceController controller) {
     if (controller.settings().mode() == RebalanceController.Mode.OFF) {
       return;
     }
     long every = controller.settings().interval().toMillis();
-    expiry.scheduleWithFixedDelay(
+    rebalancing.scheduleWithFixedDelay(
         () -> {
           if (leadership.isLeader()) {
             try {
@@ -135,5 +140,6 @@ public final class SchedulerService implements AutoCloseable {
     nodes.close();
     pods.close();
     expiry.shutdownNow();
+    rebalancing.shutdownNow();
   }
 }

@@ -109,6 +109,11 @@ final class ClusterFixture {
         offline);
   }
 
+  /** The annotation value of {@code allocation}, signed with this fixture's key. */
+  static String signed(PodAllocation allocation) {
+    return CODEC.encodeAllocation(SIGNER.sign(allocation, AllocationSigner.nonce()));
+  }
+
   static Node create(KubernetesClient client, Node node) {
     return client.nodes().resource(node).create();
   }

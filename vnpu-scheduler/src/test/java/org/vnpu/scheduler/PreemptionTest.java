@@ -18,7 +18,6 @@ import org.junit.jupiter.api.Test;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.payload.OfflineWork;
 import org.vnpu.api.payload.PodAllocation;
-import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.core.request.PodManifest;
 import org.vnpu.testkit.MutableClock;
 
@@ -50,10 +49,7 @@ class PreemptionTest {
             uid, "c", 0, "c-die-0", 4096, cores, offline ? new OfflineWork(1) : null);
     pod.getMetadata()
         .getAnnotations()
-        .put(
-            AnnotationKeys.ALLOCATION,
-            ClusterFixture.CODEC.encodeAllocation(
-                ClusterFixture.SIGNER.sign(allocation, AllocationSigner.nonce())));
+        .put(AnnotationKeys.ALLOCATION, ClusterFixture.signed(allocation));
     pod.getSpec().setPriority(priority);
     scheduler.podChanged(client.pods().inNamespace("default").resource(pod).update());
     return uid;

@@ -21,7 +21,6 @@ import org.junit.jupiter.api.Test;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.payload.OfflineWork;
 import org.vnpu.api.payload.PodAllocation;
-import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.core.request.PodManifest;
 import org.vnpu.testkit.MutableClock;
 
@@ -222,10 +221,7 @@ class RebalanceControllerTest {
         ClusterFixture.share(uid, node, 0, node + "-die-0", 4096, 10, new OfflineWork(1));
     pod.getMetadata()
         .getAnnotations()
-        .put(
-            AnnotationKeys.ALLOCATION,
-            ClusterFixture.CODEC.encodeAllocation(
-                ClusterFixture.SIGNER.sign(allocation, AllocationSigner.nonce())));
+        .put(AnnotationKeys.ALLOCATION, ClusterFixture.signed(allocation));
     pod.setStatus(builder.buildStatus());
     scheduler.podChanged(client.pods().inNamespace("default").resource(pod).update());
   }

@@ -26,9 +26,13 @@ public record RunResult(String policy, long seed, List<Sample> samples, long mil
     return at(arrivedPercent).map(s -> 100 - s.allocatedPercent()).orElse(Double.NaN);
   }
 
-  /** Pods moved per 100 arrivals up to the same sample; NaN when the arrivals never reach it. */
+  /**
+   * Pods moved per 100 arrivals up to the same sample, or over the whole run when the arrivals
+   * never reach it.
+   */
   public double migrationsPer100ArrivalsAt(int arrivedPercent) {
-    return at(arrivedPercent).map(s -> 100.0 * s.migrations() / s.arrivals()).orElse(Double.NaN);
+    Sample sample = at(arrivedPercent).orElse(last());
+    return 100.0 * sample.migrations() / sample.arrivals();
   }
 
   /**

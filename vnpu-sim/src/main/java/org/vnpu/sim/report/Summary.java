@@ -26,7 +26,8 @@ public record Summary(List<Row> rows) {
    * @param paper the paper's unallocated % for this policy, when known
    * @param withinPaperRange whether our mean lies in the paper's per-seed range; null without one
    * @param migrations pods moved by rebalancing in the whole run
-   * @param migrationsPer100Arrivals pods moved per 100 arrivals up to arrived = 100 %
+   * @param migrationsPer100Arrivals pods moved per 100 arrivals up to arrived = 100 % (over the
+   *     whole run when it never gets there)
    * @param hottestNode the fullest node's allocated AI Core, in %, averaged over the run
    * @param coolestNode the emptiest node's allocated AI Core, in %, averaged over the run
    */
@@ -72,11 +73,13 @@ public record Summary(List<Row> rows) {
     return new Summary(rows);
   }
 
-  /** The policy with the least unallocated compute at arrived = 100 %. */
-  public Row best() {
+  /**
+   * The policy with the least unallocated compute at arrived = 100 %; none when the arrivals never
+   * reach it (a replayed workload smaller than the cluster).
+   */
+  public Optional<Row> best() {
     return rows.stream()
         .filter(r -> !Double.isNaN(r.unallocated().mean()))
-        .min((a, b) -> Double.compare(a.unallocated().mean(), b.unallocated().mean()))
-        .orElseThrow();
+        .min((a, b) -> Double.compare(a.unallocated().mean(), b.unallocated().mean()));
   }
 }

@@ -73,6 +73,23 @@ class RebalancingTest {
     assertThat(rebalanced.last().coolestNodePercent()).isGreaterThan(0);
   }
 
+  @Test
+  void theHotSpotWorkloadOfTheBenchmarksRunsCoolerWithRebalancing() {
+    Path docs = Path.of("..", "docs", "simulator");
+    Map<String, RunResult> runs =
+        runs(
+            ClusterFile.read(docs.resolve("hot-spots-cluster.yaml"), CATALOG),
+            WorkloadFile.read(docs.resolve("hot-spots-workload.yaml"), CATALOG),
+            "fragmentation-aware",
+            new Rebalancing(10, new Watermarks(80, 50)));
+
+    RunResult plain = runs.get("fragmentation-aware");
+    RunResult rebalanced = runs.get("fragmentation-aware+rebalance");
+    assertThat(rebalanced.last().migrations()).isPositive();
+    assertThat(rebalanced.meanHottestNodePercent()).isLessThan(plain.meanHottestNodePercent());
+    assertThat(rebalanced.last().failed()).isEqualTo(plain.last().failed());
+  }
+
   private Map<String, RunResult> run(String policy, Rebalancing rebalancing, String... pods)
       throws IOException {
     SimCluster cluster =
@@ -86,6 +103,12 @@ class RebalancingTest {
         WorkloadFile.read(
             Files.writeString(dir.resolve("w.yaml"), "pods:\n" + String.join("\n", pods) + "\n"),
             CATALOG);
+    return runs(cluster, workload, policy, rebalancing);
+  }
+
+  /** The policy's plain and rebalanced runs over seed 1, by name. */
+  private static Map<String, RunResult> runs(
+      SimCluster cluster, List<SimPod> workload, String policy, Rebalancing rebalancing) {
     Experiment experiment =
         new Experiment(
             cluster,

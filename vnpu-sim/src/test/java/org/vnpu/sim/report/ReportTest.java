@@ -45,7 +45,7 @@ class ReportTest {
     assertThat(bestFit.paper().mean()).isCloseTo(7.0, within(1e-9));
     assertThat(bestFit.withinPaperRange()).isFalse();
     assertThat(summary.rows().get(1).paper()).isNull();
-    assertThat(summary.best().policy()).isEqualTo("binpack");
+    assertThat(summary.best().orElseThrow().policy()).isEqualTo("binpack");
   }
 
   @Test
