@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Binding;
 import io.fabric8.kubernetes.api.model.BindingBuilder;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.net.URI;
@@ -23,7 +27,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Pod binding on the sandbox's API server, as the real one does it. */
+/** Pod binding and eviction on the sandbox's API server, as the real one does them. */
 class SandboxDispatcherTest {
 
   private final ApiServer api = ApiServer.start(0);
@@ -73,6 +77,139 @@ class SandboxDispatcherTest {
             client.pods().inNamespace("default").withField("spec.nodeName", "n2").list().getItems())
         .extracting(pod -> pod.getMetadata().getName())
         .containsExactly("q");
+  }
+
+  @Test
+  void anEvictionDeletesThePodUnlessItsDisruptionBudgetAllowsNoDisruption() {
+    running("free", Map.of("app", "free"));
+    running("guarded-1", Map.of("app", "guarded"));
+    running("guarded-2", Map.of("app", "guarded"));
+    budget("guard", Map.of("app", "guarded"), 1);
+
+    assertThat(client.pods().inNamespace("default").withName("free").evict()).isTrue();
+    assertThat(client.pods().inNamespace("default").withName("free").get()).isNull();
+    assertThat(client.pods().inNamespace("default").withName("guarded-1").evict())
+        .as("the budget allows one disruption")
+        .isTrue();
+    assertThat(client.pods().inNamespace("default").withName("guarded-2").evict())
+        .as("and no second one: 429")
+        .isFalse();
+    assertThat(client.pods().inNamespace("default").withName("guarded-2").get()).isNotNull();
+    PodDisruptionBudget guard =
+        client.policy().v1().podDisruptionBudget().inNamespace("default").withName("guard").get();
+    assertThat(guard.getStatus().getDisruptionsAllowed()).isZero();
+    assertThat(guard.getStatus().getDisruptedPods()).containsKey("guarded-1");
+  }
+
+  @Test
+  void aPendingPodIsEvictedWhateverItsBudgetSaysAndTwoBudgetsAreAnError() {
+    client
+        .pods()
+        .inNamespace("default")
+        .resource(
+            new PodBuilder(Scenario.inference("waiting", 30, 4, "elastic", Map.of(), Map.of()))
+                .editMetadata()
+                .addToLabels("app", "guarded")
+                .endMetadata()
+                .withNewStatus()
+                .withPhase("Pending")
+                .endStatus()
+                .build())
+        .create();
+    running("running", Map.of("app", "guarded"));
+    budget("first", Map.of("app", "guarded"), 0);
+    budget("second", Map.of("app", "guarded"), 5);
+
+    assertThat(client.pods().inNamespace("default").withName("waiting").evict()).isTrue();
+    assertThatThrownBy(() -> client.pods().inNamespace("default").withName("running").evict())
+        .isInstanceOf(KubernetesClientException.class)
+        .hasMessageContaining("more than one PodDisruptionBudget");
+  }
+
+  @Test
+  void anUnreadyPodOfABudgetWithItsDesiredHealthyPodsGoesWithoutChargingIt() {
+    client
+        .pods()
+        .inNamespace("default")
+        .resource(
+            new PodBuilder(Scenario.inference("starting", 30, 4, "elastic", Map.of(), Map.of()))
+                .editMetadata()
+                .addToLabels("app", "guarded")
+                .endMetadata()
+                .withNewStatus()
+                .withPhase("Running")
+                .endStatus()
+                .build())
+        .create();
+    budget("guard", Map.of("app", "guarded"), 0);
+
+    assertThat(client.pods().inNamespace("default").withName("starting").evict()).isTrue();
+    assertThat(
+            client
+                .policy()
+                .v1()
+                .podDisruptionBudget()
+                .inNamespace("default")
+                .withName("guard")
+                .get()
+                .getStatus()
+                .getDisruptedPods())
+        .isNullOrEmpty();
+  }
+
+  /** A running, ready pod: an unready one is evicted without charging its budget. */
+  private void running(String name, Map<String, String> labels) {
+    client
+        .pods()
+        .inNamespace("default")
+        .resource(
+            new PodBuilder(Scenario.inference(name, 30, 4, "elastic", Map.of(), Map.of()))
+                .editMetadata()
+                .addToLabels(labels)
+                .endMetadata()
+                .withNewStatus()
+                .withPhase("Running")
+                .addNewCondition()
+                .withType("Ready")
+                .withStatus("True")
+                .endCondition()
+                .endStatus()
+                .build())
+        .create();
+  }
+
+  /** A budget selecting {@code labels} whose status allows {@code allowed} disruptions. */
+  private void budget(String name, Map<String, String> labels, int allowed) {
+    PodDisruptionBudget pdb =
+        client
+            .policy()
+            .v1()
+            .podDisruptionBudget()
+            .inNamespace("default")
+            .resource(
+                new PodDisruptionBudgetBuilder()
+                    .withNewMetadata()
+                    .withName(name)
+                    .withNamespace("default")
+                    .endMetadata()
+                    .withNewSpec()
+                    .withNewSelector()
+                    .withMatchLabels(labels)
+                    .endSelector()
+                    .withNewMinAvailable(1)
+                    .endSpec()
+                    .build())
+            .create();
+    pdb.setStatus(
+        new PodDisruptionBudgetStatusBuilder()
+            .withDisruptionsAllowed(allowed)
+            .withObservedGeneration(
+                pdb.getMetadata().getGeneration() == null ? 0 : pdb.getMetadata().getGeneration())
+            .withCurrentHealthy(2)
+            .withDesiredHealthy(1)
+            .withExpectedPods(2)
+            .build());
+    client.policy().v1().podDisruptionBudget().inNamespace("default").resource(pdb).updateStatus();
   }
 
   @Test
