@@ -56,6 +56,9 @@ public final class RebalanceController {
     }
   }
 
+  /** Pending pods planned for per pass, the first in line: a pass costs bounded time. */
+  static final int PENDING_PER_PASS = 10;
+
   /** Owner kinds whose pods come back when evicted: only their pods move. */
   static final Set<String> OWNERS = Set.of("ReplicaSet", "StatefulSet", "Job");
 
@@ -198,7 +201,7 @@ public final class RebalanceController {
     List<PodManifest> candidates =
         pods.stream().filter(this::movable).map(Fabric8Views::manifest).toList();
     List<Decision> decisions = new ArrayList<>();
-    for (Pod pod : pending(pods, now)) {
+    for (Pod pod : pending(pods, now).stream().limit(PENDING_PER_PASS).toList()) {
       decisions.add(rebalanceFor(Fabric8Views.manifest(pod), candidates, byUid));
     }
     cool(candidates, byUid, now).ifPresent(decisions::add);
