@@ -157,6 +157,35 @@ class SandboxDispatcherTest {
         .isNullOrEmpty();
   }
 
+  @Test
+  void anEvictionThatIsNotJsonOrNamesAnotherPodIsRefusedAndDeletesNothing() throws Exception {
+    running("victim", Map.of("app", "free"));
+    String path = api.url() + "/api/v1/namespaces/default/pods/victim/eviction";
+
+    HttpResponse<String> garbage = post(path, "{not json");
+    HttpResponse<String> other =
+        post(
+            path,
+            "{\"apiVersion\":\"policy/v1\",\"kind\":\"Eviction\","
+                + "\"metadata\":{\"name\":\"someone-else\",\"namespace\":\"default\"}}");
+
+    assertThat(garbage.statusCode()).isEqualTo(400);
+    assertThat(garbage.body()).contains("eviction is not JSON");
+    assertThat(other.statusCode()).isEqualTo(400);
+    assertThat(other.body()).contains("name in URL does not match name in Eviction object");
+    assertThat(client.pods().inNamespace("default").withName("victim").get()).isNotNull();
+  }
+
+  private static HttpResponse<String> post(String url, String body) throws Exception {
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(URI.create(url))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+  }
+
   /** A running, ready pod: an unready one is evicted without charging its budget. */
   private void running(String name, Map<String, String> labels) {
     client

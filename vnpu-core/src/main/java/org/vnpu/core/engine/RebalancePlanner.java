@@ -109,6 +109,15 @@ public final class RebalancePlanner {
   /** Victim sets per node and size whose pods the engine tries to place elsewhere. */
   static final int RELOCATIONS_PER_SIZE = 2;
 
+  /**
+   * A node a plan may free for the pending pod.
+   *
+   * @param node the node
+   * @param pods its movable pods, cheapest first
+   * @param evictions how many of them, largest first, must go before the pending pod fits
+   */
+  private record Target(NodeState node, List<Movable> pods, int evictions) {}
+
   private static final Comparator<Movable> CHEAPEST_FIRST =
       Comparator.comparing(Movable::running).thenComparing(Movable::podUid);
 
@@ -177,14 +186,14 @@ public final class RebalancePlanner {
     int searched = 0;
     int searchedSinceFirst = 0;
     int examined = 0;
-    for (Map.Entry<NodeState, List<Movable>> target : promising(pending, host, movable)) {
+    for (Target target : promising(pending, host, movable)) {
       if (++examined > NODES_EXAMINED
           || searched >= NODES_SEARCHED
           || (best != null && searchedSinceFirst >= NODES_AFTER_FIRST_PLAN)) {
         break;
       }
-      NodeState node = target.getKey();
-      List<Movable> pods = target.getValue().stream().filter(this::placeableElsewhere).toList();
+      NodeState node = target.node();
+      List<Movable> pods = target.pods().stream().filter(this::placeableElsewhere).toList();
       if (!fits(pending, host, without(node, pods))) {
         continue;
       }
@@ -212,7 +221,7 @@ public final class RebalancePlanner {
    * pods that ask for less compute than the pending pod count: moving one at least as large takes
    * elsewhere as much as it frees.
    */
-  private List<Map.Entry<NodeState, List<Movable>>> promising(
+  private List<Target> promising(
       PodRequest pending, HostResources host, Collection<Movable> movable) {
     Map<String, List<Movable>> byNode = new TreeMap<>();
     for (Movable pod : movable) {
@@ -222,29 +231,23 @@ public final class RebalancePlanner {
         byNode.computeIfAbsent(pod.node(), n -> new ArrayList<>()).add(pod);
       }
     }
-    List<Map.Entry<NodeState, List<Movable>>> nodes = new ArrayList<>();
-    Map<NodeState, Integer> evictions = new HashMap<>();
+    List<Target> targets = new ArrayList<>();
     byNode.forEach(
         (name, pods) -> {
-          NodeState node = snapshot.get(name);
-          NodeState freed = node;
+          NodeState freed = snapshot.get(name);
           int evicted = 0;
           for (Movable pod : pods.stream().sorted(LARGEST_FIRST).toList()) {
             freed = Ledger.without(freed, pod.plan());
             evicted++;
             if (fits(pending, host, freed)) {
               pods.sort(CHEAPEST_FIRST);
-              nodes.add(Map.entry(node, pods));
-              evictions.put(node, evicted);
+              targets.add(new Target(snapshot.get(name), pods, evicted));
               return;
             }
           }
         });
-    nodes.sort(
-        Comparator.comparingInt(
-                (Map.Entry<NodeState, List<Movable>> e) -> evictions.get(e.getKey()))
-            .thenComparing(e -> e.getKey().name()));
-    return nodes;
+    targets.sort(Comparator.comparingInt(Target::evictions).thenComparing(t -> t.node().name()));
+    return targets;
   }
 
   /** The plan of {@code size} moves off {@code target} that loses the least work, if any works. */
@@ -278,10 +281,9 @@ public final class RebalancePlanner {
       PodRequest pending, HostResources host, NodeState target, List<Movable> victims) {
     TreeMap<String, NodeState> after = new TreeMap<>(snapshot);
     NodeState freed = without(target, victims);
-    if (!(PlacementEngine.fit(pending, host, freed, context) instanceof NodeFit.Fits fits)) {
+    if (!fits(pending, host, freed)) {
       return Optional.empty();
     }
-    AllocationPlan held = fits.plan().toAllocationPlan(pending);
     after.remove(target.name());
     List<Move> moves = new ArrayList<>();
     for (Movable victim : victims.stream().sorted(LARGEST_FIRST).toList()) {
@@ -294,7 +296,7 @@ public final class RebalancePlanner {
     after.put(target.name(), freed);
     if (PlacementEngine.place(pending, host, after.values(), context)
             instanceof Decision.Placed placed
-        && placed.plan().node().equals(held.node())) {
+        && placed.plan().node().equals(target.name())) {
       return Optional.of(new Plan(moves, placed.plan()));
     }
     return Optional.empty();

@@ -71,7 +71,7 @@ public record Experiment(
     try {
       List<Future<RunResult>> futures = new ArrayList<>();
       for (String policy : policies) {
-        boolean rebalanced = rebalancing != null && Contenders.paper(policy).isEmpty();
+        boolean rebalanced = rebalances(policy);
         for (long seed : seeds) {
           List<SimPod> pods = arrivals.get(seed);
           futures.add(pool.submit(() -> runOne(policy, seed, pods, null, progress)));
@@ -97,11 +97,13 @@ public record Experiment(
 
   /** How many runs {@link #run} makes. */
   public int runs() {
-    long rebalanced =
-        rebalancing == null
-            ? 0
-            : policies.stream().filter(p -> Contenders.paper(p).isEmpty()).count();
+    long rebalanced = policies.stream().filter(this::rebalances).count();
     return (int) ((policies.size() + rebalanced) * seeds.size());
+  }
+
+  /** Whether {@code policy} also runs with rebalancing: only the engine's policies can. */
+  private boolean rebalances(String policy) {
+    return rebalancing != null && Contenders.paper(policy).isEmpty();
   }
 
   /** One policy over one seed's arrivals, rebalancing when {@code rebalancing} is set. */

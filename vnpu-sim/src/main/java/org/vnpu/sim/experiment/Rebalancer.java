@@ -11,6 +11,7 @@ import org.vnpu.core.engine.RebalancePlanner;
 import org.vnpu.core.engine.RebalancePlanner.Movable;
 import org.vnpu.core.engine.RebalancePlanner.Move;
 import org.vnpu.core.engine.RebalancePlanner.Plan;
+import org.vnpu.core.ledger.AllocationPlan;
 import org.vnpu.core.ledger.Ledger;
 import org.vnpu.sim.SimPod;
 
@@ -105,7 +106,7 @@ final class Rebalancer {
     moves += plan.moves().size();
   }
 
-  private void placeChecked(org.vnpu.core.ledger.AllocationPlan plan) {
+  private void placeChecked(AllocationPlan plan) {
     if (!ledger.apply(plan)) {
       throw new IllegalStateException("the ledger refused a checked plan's placement " + plan);
     }

@@ -75,6 +75,19 @@ class YamlInputTest {
   }
 
   @Test
+  void refusesAnUnknownPriorityNamingTheShape() throws IOException {
+    Path file =
+        write(
+            "w.yaml",
+            "pods:\n  - {name: urgent, count: 1, vnpus: 1, cores: 30, memoryGiB: 4, priority:"
+                + " urgent, cpuMilli: 1, memoryMiB: 1}\n");
+    assertThatThrownBy(() -> WorkloadFile.read(file, CATALOG))
+        .hasMessageStartingWith(file + ": pod urgent: ")
+        .hasMessageContaining("huawei.com/vnpu-priority")
+        .hasMessageContaining("urgent");
+  }
+
+  @Test
   void refusesMissingValueNamingTheField() throws IOException {
     Path file = write("w.yaml", "pods:\n  - {name: p, count: 1}\n");
     assertThatThrownBy(() -> WorkloadFile.read(file, CATALOG))
