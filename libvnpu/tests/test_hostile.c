@@ -94,11 +94,12 @@ static double run_victim(int kernels) {
     return seconds;
 }
 
-static volatile int renewing;
+static volatile int renewing, running;
 
 /* A holder that never lets go: renews a plausible token every millisecond. */
 static void *hold_forever(void *unused) {
     (void)unused;
+    __atomic_store_n(&running, 1, __ATOMIC_RELEASE);
     while (renewing) {
         __atomic_store_n(&region->token, claim(777, now_ns() + 9000000ull), __ATOMIC_RELEASE);
         usleep(1000);
@@ -109,12 +110,29 @@ static void *hold_forever(void *unused) {
 /* An online process that says it waits, forever, and never takes the free token. */
 static void *want_forever(void *unused) {
     (void)unused;
+    __atomic_store_n(&running, 1, __ATOMIC_RELEASE);
     while (renewing) {
         __atomic_store_n(&region->online_notice, claim(779, now_ns() + 4000000ull),
                          __ATOMIC_RELEASE);
         usleep(1000);
     }
     return NULL;
+}
+
+/*
+ * Starts a hostile thread and returns once it runs. A thread still starting may hold the
+ * allocator's lock (AddressSanitizer's takes no fork handler), and the victim forked then would
+ * deadlock in its first malloc.
+ */
+static pthread_t start_renewing(void *(*renew)(void *)) {
+    pthread_t thread;
+    renewing = 1;
+    running = 0;
+    pthread_create(&thread, NULL, renew, NULL);
+    while (!__atomic_load_n(&running, __ATOMIC_ACQUIRE)) {
+        usleep(100);
+    }
+    return thread;
 }
 
 static void reset_region(void) {
@@ -145,9 +163,7 @@ int main(void) {
 
     /* A holder renewing a plausible token forever delays each turn by at most 200 ms. */
     victim("stalled", "fixed-share");
-    renewing = 1;
-    pthread_t holder;
-    pthread_create(&holder, NULL, hold_forever, NULL);
+    pthread_t holder = start_renewing(hold_forever);
     seconds = run_victim(40);
     renewing = 0;
     pthread_join(holder, NULL);
@@ -166,8 +182,7 @@ int main(void) {
     victim_of_priority("offline", "best-effort", 1);
     region->token = 0;
     region->creditor_notice = 0;
-    renewing = 1;
-    pthread_create(&holder, NULL, want_forever, NULL);
+    holder = start_renewing(want_forever);
     seconds = run_victim(40);
     renewing = 0;
     pthread_join(holder, NULL);
