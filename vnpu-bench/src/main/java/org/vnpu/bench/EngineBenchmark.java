@@ -1,5 +1,6 @@
 package org.vnpu.bench;
 
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -44,14 +45,15 @@ import org.vnpu.core.request.PodRequest;
  * One pod's filter, score and allocate over a cluster of 910B3 nodes with 8 chips and 192 cores
  * each, chips about half used by random shares that took some of the cores: the engine's quality
  * bar is a median of at most 1 ms at 5,000 nodes, and a cost per node that stays flat up to 50,000
- * (issue 22).
+ * (issue 22). It runs with transparent huge pages, as the chart runs the scheduler: with 4 KiB
+ * pages a decision's walk over 20,000 nodes misses the TLB on every node (docs/benchmarks.md).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(1)
+@Fork(value = 1, jvmArgsAppend = "-XX:+UseTransparentHugePages")
 public class EngineBenchmark {
 
   private static final Instant NOW = Instant.parse("2026-11-29T00:00:00Z");
@@ -70,6 +72,7 @@ public class EngineBenchmark {
 
   @Setup
   public void setUp() {
+    long heapBefore = heapUsed();
     ChipCatalog catalog = ChipCatalog.builtIn();
     Random random = new Random(42);
     snapshot = new ArrayList<>(nodes);
@@ -102,6 +105,16 @@ public class EngineBenchmark {
             List.of(
                 new ContainerRequest(
                     "main", false, 1, 25, 16_384L, ChipTypes.ANY, AiCorePolicy.ELASTIC)));
+    filterScoreAllocate(); // what the policy derives per node state is kept with the snapshot
+    System.out.printf(
+        "%nheap kept per node (snapshot and what %s derived from it): %d bytes%n",
+        policy, (heapUsed() - heapBefore) / nodes);
+  }
+
+  /** The heap in use after a full collection. */
+  private static long heapUsed() {
+    System.gc();
+    return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
   }
 
   private static NodeState usedNode(ChipCatalog catalog, String name, Random random) {

@@ -233,11 +233,14 @@ class HelmChartTest {
         assertThat(container.getLivenessProbe()).as(container.getName()).isNotNull();
         assertThat(container.getReadinessProbe()).as(container.getName()).isNotNull();
         assertThat(container.getEnv())
-            .as(container.getName() + ": the JVM sizes its heap from the limit")
+            .as(
+                container.getName()
+                    + ": the JVM sizes its heap from the limit and maps it with huge pages")
             .anyMatch(
                 env ->
                     env.getName().equals("JAVA_TOOL_OPTIONS")
-                        && env.getValue().contains("-XX:MaxRAMPercentage="));
+                        && env.getValue().contains("-XX:MaxRAMPercentage=")
+                        && env.getValue().contains("-XX:+UseTransparentHugePages"));
       }
     }
   }

@@ -5,12 +5,13 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BiPredicate;
 import org.vnpu.api.AiCorePolicy;
 import org.vnpu.api.SplitMode;
+import org.vnpu.core.chip.ChipTypes;
 import org.vnpu.core.ledger.ChipState;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.NodeState;
+import org.vnpu.core.ledger.VnpuFit;
 import org.vnpu.core.ledger.VnpuSizer;
 import org.vnpu.core.request.ContainerRequest;
 import org.vnpu.core.request.HandoutShape;
@@ -30,7 +31,7 @@ final class NodePlanner {
     private final NodeScorer nodeScorer;
     private final ChipScorer chipScorer;
     private final boolean sizedAlike;
-    private final BiPredicate<NodeState, ChipState> onlyVnpuFits;
+    private final VnpuFit onlyVnpuFits;
     private final HandoutShape handoutShape;
 
     ForPod(PodRequest request, HostResources host, PlacementContext context) {
@@ -48,7 +49,13 @@ final class NodePlanner {
           singleVnpu
               ? request.containers().stream().filter(c -> c.count() == 1).findFirst().orElseThrow()
               : null;
-      this.onlyVnpuFits = only == null ? null : (node, state) -> takes(only, node, state);
+      this.onlyVnpuFits =
+          only == null
+              ? null
+              : new VnpuFit(
+                  only.wholeCard() || only.memoryMiB() == null ? 0 : only.memoryMiB(),
+                  only.wholeCard() ? 0 : computeTaken(only),
+                  (node, state) -> takes(only, node, state));
     }
 
     /**
@@ -64,7 +71,7 @@ final class NodePlanner {
         return Double.POSITIVE_INFINITY;
       }
       double coarse = nodeScorer.coarseBound(limits, context);
-      return best != null && PlacementEngine.better(coarse, node.name(), best)
+      return best != null && PlacementEngine.better(coarse, node, best)
           ? nodeScorer.bound(limits, context)
           : coarse;
     }
@@ -180,7 +187,8 @@ final class NodePlanner {
      * container} whatever its usage (type, die ID, health), or -1 when it is not.
      */
     private int unsuitable(ContainerRequest container, ChipState state) {
-      if (!container.chipTypes().accepts(state.chip().model().name())) {
+      ChipTypes types = container.chipTypes();
+      if (!types.any() && !types.accepts(state.chip().model().name())) { // any: no model read
         return ChipDiagnosis.TYPE;
       }
       String dieId = request.options().dieId();

@@ -58,7 +58,7 @@ public final class PlacementEngine {
     List<Map.Entry<String, Rejection>> rejections = new ArrayList<>();
     NodePlanner.ForPod planning = new NodePlanner.ForPod(request, host, context);
     for (NodeState node : nodes) {
-      if (best != null && !better(planning.bound(node, best), node.name(), best)) {
+      if (best != null && !better(planning.bound(node, best), node, best)) {
         continue;
       }
       NodeFit fit = planning.fit(node);
@@ -69,7 +69,7 @@ public final class PlacementEngine {
         continue;
       }
       NodeFit.Fits fits = (NodeFit.Fits) fit;
-      if (best == null || better(fits.score(), node.name(), best)) {
+      if (best == null || better(fits.score(), node, best)) {
         best = fits;
       }
     }
@@ -81,10 +81,14 @@ public final class PlacementEngine {
     return new Decision.Placed(best.plan().toAllocationPlan(request), best.score());
   }
 
-  /** Whether {@code score} on {@code node} beats {@code best}: higher, or tied and named first. */
-  static boolean better(double score, String node, NodeFit.Fits best) {
+  /**
+   * Whether {@code score} on {@code node} beats {@code best}: higher, or tied and named first. The
+   * name is read only on a tie: most nodes lose on their score, and reading a name is one more
+   * object per node.
+   */
+  static boolean better(double score, NodeState node, NodeFit.Fits best) {
     double by = score - best.score();
     return by > SCORE_TOLERANCE
-        || (by >= -SCORE_TOLERANCE && node.compareTo(best.plan().node().name()) < 0);
+        || (by >= -SCORE_TOLERANCE && node.name().compareTo(best.plan().node().name()) < 0);
   }
 }

@@ -1,9 +1,8 @@
 package org.vnpu.core.engine;
 
-import java.util.function.BiPredicate;
-import org.vnpu.core.ledger.ChipState;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.NodeState;
+import org.vnpu.core.ledger.VnpuFit;
 
 /**
  * What any plan of one pod on one node does at least and at most, worked out without planning: a
@@ -26,4 +25,4 @@ public record PlanLimits(
     double minUtilizationGain,
     double maxUtilizationGain,
     double maxComputeTaken,
-    BiPredicate<NodeState, ChipState> onlyVnpuFits) {}
+    VnpuFit onlyVnpuFits) {}

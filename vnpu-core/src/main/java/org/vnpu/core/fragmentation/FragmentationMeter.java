@@ -2,11 +2,12 @@ package org.vnpu.core.fragmentation;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BiPredicate;
 import java.util.function.Function;
+import java.util.stream.IntStream;
 import org.vnpu.api.AiCorePolicy;
 import org.vnpu.api.AiCpuLevel;
 import org.vnpu.api.SplitMode;
@@ -14,6 +15,7 @@ import org.vnpu.core.chip.ChipTypes;
 import org.vnpu.core.ledger.ChipState;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.NodeState;
+import org.vnpu.core.ledger.VnpuFit;
 import org.vnpu.core.ledger.VnpuSizer;
 
 /**
@@ -106,10 +108,7 @@ public final class FragmentationMeter {
    * chip hosts it too); nothing the placement does raises what any shape can use.
    */
   public double leastGrowth(
-      NodeState node,
-      double computeTaken,
-      BiPredicate<NodeState, ChipState> fits,
-      HostResources hostAfter) {
+      NodeState node, double computeTaken, VnpuFit fits, HostResources hostAfter) {
     Probe probe = probe(node);
     return probe.leastGrowth(computeTaken, fits, hostAfter)
         + strandedGrowth(probe, computeTaken, hostAfter);
@@ -117,9 +116,9 @@ public final class FragmentationMeter {
 
   /**
    * A lower bound of the {@link #growth} when one vNPU taking {@code computeTaken} percent goes on
-   * any chip of {@code node}: {@link #leastGrowth(NodeState, double, BiPredicate, HostResources)}
-   * with the chip that keeps the least of the mix, whether or not it takes the vNPU, so that no
-   * chip is read, only the per-node summary (at most that bound where some chip takes the vNPU).
+   * any chip of {@code node}: {@link #leastGrowth(NodeState, double, VnpuFit, HostResources)} with
+   * the chip that keeps the least of the mix, whether or not it takes the vNPU, so that no chip is
+   * read, only the per-node summary (at most that bound where some chip takes the vNPU).
    */
   public double leastGrowthOnAnyChip(NodeState node, double computeTaken, HostResources hostAfter) {
     Probe probe = probe(node);
@@ -250,70 +249,74 @@ public final class FragmentationMeter {
     return List.copyOf(groups);
   }
 
-  /** Per-shape aggregates of one node state. */
-  private final class Probe {
+  /**
+   * Per-shape aggregates of one node state, and what the bounds ask of it on every decision in
+   * primitive arrays, so that a bound reads a few arrays instead of the node's chip objects.
+   */
+  private final class Probe implements NodeState.Derived {
     private final NodeState node;
-    private final boolean[][] hosts; // [chip][group]
+    private final int chips;
+    private final boolean[] hosts; // [chip * groups + group], flat: one object per node
     private final int[] hostCount;
     private final double[] hostFree;
     private final double totalFree;
-    private volatile double[][] keptByLevel; // [CPU level][chip], built by the first leastGrowth
-    private volatile double[] leastKeptByLevel; // [CPU level], the least of keptByLevel's row
+    private final long[] chipFreeMemory; // [chip]
+    private final int[] chipFreeCore; // [chip]
+    private final double[] keptByLevel; // [CPU level * chips + chip], flat: one object to read
+    private final int[] chipsByKept; // [CPU level * chips + k]: per level, the least kept first
+    private final double[] leastKept; // [CPU level]; infinite without chips
     private volatile double fragmentation = Double.NaN; // worked out on first use
 
     Probe(NodeState node) {
       this.node = node;
-      int chips = node.chips().size();
-      hosts = new boolean[chips][];
+      chips = node.chips().size();
+      int levels = withinByLevel.length;
+      // What the bounds read, allocated first so that it lies beside the probe in memory: the
+      // coarse bound reads leastKept for every node, the bound the rest for many.
+      leastKept = new double[levels];
+      chipsByKept = new int[levels * chips];
+      chipFreeMemory = new long[chips];
+      chipFreeCore = new int[chips];
+      keptByLevel = new double[levels * chips];
+      hosts = new boolean[chips * groups.size()];
       hostCount = new int[groups.size()];
       hostFree = new double[groups.size()];
       double total = 0;
       for (int c = 0; c < chips; c++) {
         ChipState state = node.chips().get(c);
+        chipFreeMemory[c] = state.freeMemoryMiB();
+        chipFreeCore[c] = state.freeCorePercent();
         double free = state.freeComputePercent();
         total += free;
-        hosts[c] = hostsOf(state);
         for (int g = 0; g < hostCount.length; g++) {
-          if (hosts[c][g]) {
+          boolean hostsGroup = groups.get(g).hosts(state, node);
+          hosts[c * hostCount.length + g] = hostsGroup;
+          if (hostsGroup) {
             hostCount[g]++;
             hostFree[g] += free;
           }
         }
       }
       totalFree = total;
-    }
-
-    /** Per CPU level and chip, {@link #kept}; built once per node state, on first use. */
-    private double[][] keptByLevel() {
-      double[][] table = keptByLevel;
-      if (table == null) {
-        table = new double[withinByLevel.length][hosts.length];
-        for (int level = 0; level < table.length; level++) {
-          for (int c = 0; c < hosts.length; c++) {
-            table[level][c] = kept(c, withinByLevel[level]);
-          }
+      for (int level = 0; level < levels; level++) {
+        int row = level * chips;
+        for (int c = 0; c < chips; c++) {
+          keptByLevel[row + c] = kept(c, withinByLevel[level]);
         }
-        keptByLevel = table;
+        int[] order =
+            IntStream.range(0, chips)
+                .boxed()
+                .sorted(Comparator.comparingDouble(c -> keptByLevel[row + c]))
+                .mapToInt(Integer::intValue)
+                .toArray();
+        System.arraycopy(order, 0, chipsByKept, row, chips);
+        leastKept[level] = chips == 0 ? Double.POSITIVE_INFINITY : keptByLevel[row + order[0]];
       }
-      return table;
     }
 
     /** The least of {@link #kept} over all chips at CPU {@code level}; infinite without chips. */
     double leastKept(int level) {
-      double[] least = leastKeptByLevel;
-      if (least == null) {
-        double[][] table = keptByLevel();
-        least = new double[table.length];
-        for (int l = 0; l < table.length; l++) {
-          double min = Double.POSITIVE_INFINITY;
-          for (double kept : table[l]) {
-            min = Math.min(min, kept);
-          }
-          least[l] = min;
-        }
-        leastKeptByLevel = least;
-      }
-      return least[level];
+      return leastKept[level];
     }
 
     /**
@@ -323,19 +326,21 @@ public final class FragmentationMeter {
     private double kept(int c, double[] within) {
       double kept = 0;
       for (int g = 0; g < hostCount.length; g++) {
-        if (hosts[c][g] && hostCount[g] > groups.get(g).count()) {
+        if (hosts(c, g) && hostCount[g] > groups.get(g).count()) {
           kept += within[g];
         }
       }
       return kept;
     }
 
-    private boolean[] hostsOf(ChipState state) {
-      boolean[] result = new boolean[groups.size()];
-      for (int g = 0; g < result.length; g++) {
-        result[g] = groups.get(g).hosts(state, node);
-      }
-      return result;
+    @Override
+    public Object owner() {
+      return FragmentationMeter.this;
+    }
+
+    /** Whether chip {@code c} as it is hosts a shape of group {@code g}. */
+    private boolean hosts(int c, int g) {
+      return hosts[c * hostCount.length + g];
     }
 
     double fragmentation() {
@@ -347,19 +352,20 @@ public final class FragmentationMeter {
       return value;
     }
 
-    double leastGrowth(
-        double computeTaken, BiPredicate<NodeState, ChipState> fits, HostResources hostAfter) {
-      double[] kept = keptByLevel()[level(hostAfter.cpuMilli())];
-      double leastKept = Double.POSITIVE_INFINITY;
-      for (int c = 0; c < hosts.length; c++) {
-        double chipKept = kept[c];
-        if (chipKept < leastKept && fits.test(node, node.chips().get(c))) {
-          leastKept = chipKept;
+    /**
+     * The least growth over the chips that {@code fits} accepts: the first of them in the order of
+     * what they keep, chips without room for the vNPU passed over unread.
+     */
+    double leastGrowth(double computeTaken, VnpuFit fits, HostResources hostAfter) {
+      int row = level(hostAfter.cpuMilli()) * chips;
+      for (int k = row; k < row + chips; k++) {
+        int c = chipsByKept[k];
+        if (fits.roomFor(chipFreeMemory[c], chipFreeCore[c])
+            && fits.test().test(node, node.chips().get(c))) {
+          return -computeTaken * (1 - keptByLevel[row + c]);
         }
       }
-      return leastKept == Double.POSITIVE_INFINITY
-          ? -computeTaken
-          : -computeTaken * (1 - leastKept);
+      return -computeTaken;
     }
 
     double after(ChipState[] chips, HostResources hostAfter) {
@@ -375,7 +381,7 @@ public final class FragmentationMeter {
         double freeAfter = chips[c].freeComputePercent();
         total += freeAfter - freeBefore;
         for (int g = 0; g < count.length; g++) {
-          if (hosts[c][g]) {
+          if (hosts(c, g)) {
             count[g]--;
             free[g] -= freeBefore;
           }

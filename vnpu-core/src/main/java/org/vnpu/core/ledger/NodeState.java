@@ -24,10 +24,12 @@ public final class NodeState {
   private final double utilization;
   private final long leastChipMemoryMiB;
   private final long mostChipMemoryMiB;
-  private volatile Memo memo;
+  private volatile Derived derived;
 
-  /** A value one owner derived from this state. */
-  private record Memo(Object owner, Object value) {}
+  /** A value that one owner derived from a state, and that knows its owner. */
+  public interface Derived {
+    Object owner();
+  }
 
   /**
    * @param inventory the node's chips and split mode
@@ -137,16 +139,17 @@ public final class NodeState {
   /**
    * What {@code owner} derives from this state with {@code derive}: worked out on the owner's first
    * request and kept with the state while the same owner asks (one owner at a time, in practice the
-   * decisions' fragmentation meter). A cache, not part of the state's identity.
+   * decisions' fragmentation meter). A cache, not part of the state's identity. The value carries
+   * its owner, so that asking costs one object read, not two.
    */
-  @SuppressWarnings("unchecked") // only derive, for this owner, put the value there
-  public <T> T derived(Object owner, Function<NodeState, T> derive) {
-    Memo current = memo;
+  @SuppressWarnings("unchecked") // only derive, for this owner, put a value of this owner there
+  public <T extends Derived> T derived(Object owner, Function<NodeState, T> derive) {
+    Derived current = derived;
     if (current == null || current.owner() != owner) {
-      current = new Memo(owner, derive.apply(this));
-      memo = current;
+      current = derive.apply(this);
+      derived = current;
     }
-    return (T) current.value();
+    return (T) current;
   }
 
   public NodeState withChips(List<ChipState> newChips, HostResources newHostFree) {
