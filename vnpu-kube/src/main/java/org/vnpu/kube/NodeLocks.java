@@ -138,22 +138,28 @@ public final class NodeLocks {
   /**
    * Records what the device plugin learnt of the hand-outs on the locks of {@code name}, in one
    * write: {@code settled} go, each of {@code heldBy} gets its holder, and the entries of the pods
-   * {@code surplus} go (no Allocate will serve them). Hand-outs and entries no longer there are
-   * left out.
+   * {@code surplus} go (no Allocate will serve them). All of it was learnt from the locks {@code
+   * basis}: when they have changed since (an Allocate served an entry, a pod was reserved), nothing
+   * is written, as an entry surplus then may be needed now; the next pass learns again.
    *
-   * @return whether any of them was still there and was changed
+   * @return whether the locks were still {@code basis} and were changed
    */
   public boolean resolved(
-      String name, Set<String> settled, Map<String, PodRef> heldBy, Set<String> surplus) {
+      String name,
+      NodeLockSet basis,
+      Set<String> settled,
+      Map<String, PodRef> heldBy,
+      Set<String> surplus) {
     return change(
         name,
         held ->
-            held.handouts().stream()
-                    .anyMatch(
-                        handout ->
-                            settled.contains(handout.nonce())
-                                || heldBy.containsKey(handout.nonce()))
-                || surplus.stream().anyMatch(uid -> held.of(uid).isPresent()),
+            held.equals(basis)
+                && (held.handouts().stream()
+                        .anyMatch(
+                            handout ->
+                                settled.contains(handout.nonce())
+                                    || heldBy.containsKey(handout.nonce()))
+                    || surplus.stream().anyMatch(uid -> held.of(uid).isPresent())),
         held -> {
           NodeLockSet next = held;
           for (String nonce : settled) {

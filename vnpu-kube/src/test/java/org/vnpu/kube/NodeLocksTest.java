@@ -117,12 +117,31 @@ class NodeLocksTest {
     assertThat(held.handouts()).containsExactly(record);
 
     PodRef holder = new PodRef("uid-b", "ns", "b");
-    assertThat(locks.resolved("n1", Set.of(), Map.of("nonce-uid-a", holder), Set.of())).isTrue();
+    assertThat(locks.resolved("n1", held, Set.of(), Map.of("nonce-uid-a", holder), Set.of()))
+        .isTrue();
     assertThat(locks.held(client.nodes().withName("n1").get()).handouts())
         .containsExactly(record.heldBy(holder));
     assertThat(locks.settled("n1", "nonce-uid-a")).isTrue();
     assertThat(client.nodes().withName("n1").get().getMetadata().getAnnotations())
         .doesNotContainKey(AnnotationKeys.NODE_LOCK);
+  }
+
+  @Test
+  void whatWasLearntFromLocksThatChangedSinceIsNotWritten() throws Exception {
+    // The device plugin decides that pod a's entry is surplus from the locks as it read them; an
+    // Allocate then serves a's entry to another pod's call. Writing the decision on the changed
+    // locks would take the entry the other pod's own reservation now needs.
+    locks.take("n1", sameShape("uid-a", "a"), NOW);
+    locks.take("n1", sameShape("uid-b", "b"), NOW);
+    NodeLockSet basis = locks.held(client.nodes().withName("n1").get());
+    locks.take("n1", sameShape("uid-c", "c"), NOW);
+
+    assertThat(locks.resolved("n1", basis, Set.of(), Map.of(), Set.of("uid-a"))).isFalse();
+    assertThat(held()).extracting(NodeLock::podUid).containsExactly("uid-a", "uid-b", "uid-c");
+
+    NodeLockSet now = locks.held(client.nodes().withName("n1").get());
+    assertThat(locks.resolved("n1", now, Set.of(), Map.of(), Set.of("uid-a"))).isTrue();
+    assertThat(held()).extracting(NodeLock::podUid).containsExactly("uid-b", "uid-c");
   }
 
   private static NodeLock sameShape(String uid, String name) {

@@ -117,8 +117,18 @@ class HandoutSettlementTest {
     // The kubelet admitted b first and got a's reservation, then a got b's.
     handedOut("a", "d-1");
     handedOut("b", "d-2");
-    locks.resolved("c", Set.of(), Map.of(reservedForA.nonce(), ref("b")), Set.of());
-    locks.resolved("c", Set.of(), Map.of(reservedForB.nonce(), ref("a")), Set.of());
+    locks.resolved(
+        "c",
+        locks.held(client.nodes().withName("c").get()),
+        Set.of(),
+        Map.of(reservedForA.nonce(), ref("b")),
+        Set.of());
+    locks.resolved(
+        "c",
+        locks.held(client.nodes().withName("c").get()),
+        Set.of(),
+        Map.of(reservedForB.nonce(), ref("a")),
+        Set.of());
     nodeChanged();
     scheduler.settleHandouts();
 
@@ -163,7 +173,12 @@ class HandoutSettlementTest {
 
     // b's own reservation expires unused; the device plugin finds b holds a's hand-out.
     locks.release("c", b.uid());
-    locks.resolved("c", Set.of(), Map.of(reservedForA.nonce(), ref("b")), Set.of());
+    locks.resolved(
+        "c",
+        locks.held(client.nodes().withName("c").get()),
+        Set.of(),
+        Map.of(reservedForA.nonce(), ref("b")),
+        Set.of());
     nodeChanged();
     scheduler.settleHandouts();
     nodeChanged();
@@ -208,7 +223,12 @@ class HandoutSettlementTest {
     new AnnotationPatches(client)
         .pod("default", "b", Map.of(AnnotationKeys.ALLOCATION, CODEC.encodeAllocation(forged)));
     locks.release("c", b.uid());
-    locks.resolved("c", Set.of(), Map.of(reservedForA.nonce(), ref("b")), Set.of());
+    locks.resolved(
+        "c",
+        locks.held(client.nodes().withName("c").get()),
+        Set.of(),
+        Map.of(reservedForA.nonce(), ref("b")),
+        Set.of());
     nodeChanged();
     scheduler.settleHandouts();
 

@@ -140,7 +140,7 @@ public final class HandoutResolver {
         }
       }
       if ((!settled.isEmpty() || !heldBy.isEmpty() || !surplus.isEmpty())
-          && locks.resolved(node, settled, heldBy, surplus)) {
+          && locks.resolved(node, held, settled, heldBy, surplus)) {
         surplus.forEach(
             uid ->
                 LOG.info(
