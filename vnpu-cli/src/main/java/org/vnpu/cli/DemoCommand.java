@@ -225,7 +225,10 @@ final class DemoCommand implements Callable<Integer> {
     out.flush();
     Sandbox sandbox;
     try {
-      sandbox = Sandbox.start(new Sandbox.Options(root, driver, Sandbox.DEMO_NODES));
+      sandbox =
+          Sandbox.start(
+              new Sandbox.Options(root, driver, Sandbox.DEMO_NODES)
+                  .withRebalancing(Sandbox.DEMO_REBALANCING));
     } catch (IOException | RuntimeException e) {
       spec.commandLine()
           .getErr()

@@ -24,6 +24,10 @@ class DemoCommandTest {
         .as(run.out() + run.err())
         .contains("Every expectation held.")
         .doesNotContain("FAILED")
+        .contains(
+            "ok     rebalancing: whole-cards fits nowhere until 2 or 3 shared pods move, then runs"
+                + " on 8 whole chips of one node")
+        .contains("ok     rebalancing: the cluster is empty again for the next steps")
         .contains("ok     two pods on one chip get their fixed AI Core shares within 5 points")
         .contains("ok     a model larger than its 4 GiB quota is refused device memory")
         .contains("ok     no chip is promised more AI Core or memory than it has")

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -22,14 +23,16 @@ import org.vnpu.kube.SigningKeys;
 import org.vnpu.kube.VerifyingKeys;
 import org.vnpu.scheduler.Leadership;
 import org.vnpu.scheduler.Listeners;
+import org.vnpu.scheduler.RebalanceController;
 import org.vnpu.scheduler.Scheduler;
 import org.vnpu.scheduler.SchedulerService;
 import org.vnpu.scheduler.SchedulerSettings;
 
 /**
- * The whole system on one machine: the API server, the nodes, the scheduler extender over HTTP and
- * the scheduling loop that calls it as Volcano or kube-scheduler would. Everything runs in this
- * process except the containers, which are processes of their own.
+ * The whole system on one machine: the API server, the nodes, the scheduler extender over HTTP (and
+ * its rebalancer when the options ask for it), the scheduling loop that calls it as Volcano or
+ * kube-scheduler would, and the ReplicaSet controller that replaces evicted pods. Everything runs
+ * in this process except the containers, which are processes of their own.
  */
 public final class Sandbox implements AutoCloseable {
 
@@ -51,6 +54,7 @@ public final class Sandbox implements AutoCloseable {
    * @param kubeScheduler the kube-scheduler configuration the kube-scheduler cycle follows
    * @param workloads whether pods' containers run as processes (the workload under the shim);
    *     without, a pod is Running once admitted and handed out its vNPUs (scheduling benchmarks)
+   * @param rebalancing how the scheduler's rebalancer runs ({@link #NO_REBALANCING} by default)
    */
   public record Options(
       Path directory,
@@ -58,20 +62,84 @@ public final class Sandbox implements AutoCloseable {
       List<NodeSpec> nodes,
       VolcanoConfig volcano,
       KubeSchedulerConfig kubeScheduler,
-      boolean workloads) {
+      boolean workloads,
+      RebalanceController.Settings rebalancing) {
     public Options {
       nodes = List.copyOf(nodes);
     }
 
-    /** A sandbox whose schedulers run with the configurations the chart ships. */
+    /**
+     * A sandbox whose schedulers run with the configurations the chart ships, without the
+     * rebalancer.
+     */
     public Options(Path directory, Driver driver, List<NodeSpec> nodes) {
-      this(directory, driver, nodes, VolcanoConfig.shipped(), KubeSchedulerConfig.shipped(), true);
+      this(
+          directory,
+          driver,
+          nodes,
+          VolcanoConfig.shipped(),
+          KubeSchedulerConfig.shipped(),
+          true,
+          NO_REBALANCING);
     }
 
     /** These options, with no container processes. */
     public Options withoutWorkloads() {
-      return new Options(directory, driver, nodes, volcano, kubeScheduler, false);
+      return new Options(directory, driver, nodes, volcano, kubeScheduler, false, rebalancing);
     }
+
+    /** These options, with the rebalancer run as {@code settings} say. */
+    public Options withRebalancing(RebalanceController.Settings settings) {
+      return new Options(directory, driver, nodes, volcano, kubeScheduler, workloads, settings);
+    }
+  }
+
+  /**
+   * The rebalancer off, as sandboxes run by default: its passes list every pod, which would weigh
+   * on a burst's measurement.
+   */
+  public static final RebalanceController.Settings NO_REBALANCING =
+      withMode(RebalanceController.Settings.defaults(), RebalanceController.Mode.OFF);
+
+  /**
+   * The demo's rebalancer: it carries plans out, for pods pending 3 s, a pass a second, and may
+   * move 3 pods of one owner and node per pass; otherwise the chart's defaults.
+   */
+  public static final RebalanceController.Settings DEMO_REBALANCING =
+      demoRebalancing(RebalanceController.Settings.defaults());
+
+  private static RebalanceController.Settings withMode(
+      RebalanceController.Settings settings, RebalanceController.Mode mode) {
+    return new RebalanceController.Settings(
+        mode,
+        settings.interval(),
+        settings.pendingFor(),
+        settings.movableBelow(),
+        settings.movesPerPlan(),
+        settings.evictionsPerInterval(),
+        settings.evictionsPerNode(),
+        settings.evictionsPerOwner(),
+        settings.cooldown(),
+        settings.marks(),
+        settings.hotFor(),
+        settings.holdFor());
+  }
+
+  private static RebalanceController.Settings demoRebalancing(
+      RebalanceController.Settings defaults) {
+    return new RebalanceController.Settings(
+        RebalanceController.Mode.EXECUTE,
+        Duration.ofSeconds(1),
+        Duration.ofSeconds(3),
+        defaults.movableBelow(),
+        defaults.movesPerPlan(),
+        defaults.evictionsPerInterval(),
+        defaults.movesPerPlan(),
+        defaults.movesPerPlan(),
+        defaults.cooldown(),
+        defaults.marks(),
+        defaults.hotFor(),
+        Duration.ofMinutes(1));
   }
 
   /**
@@ -106,6 +174,7 @@ public final class Sandbox implements AutoCloseable {
   private final List<SandboxNode> nodes;
   private final ChipCatalog catalog;
   private final SchedulingLoop loop;
+  private final ReplicaSets replicaSets;
   private final ExtenderCertificates certificates;
   private SchedulerService scheduler;
   private final int schedulerPort;
@@ -138,6 +207,7 @@ public final class Sandbox implements AutoCloseable {
                     : new ExtenderClient(schedulerUrl()),
                 options.kubeScheduler());
     this.loop = new SchedulingLoop(api.client(), protocol, Clock.systemUTC()).start();
+    this.replicaSets = new ReplicaSets(api.client()).start();
   }
 
   /**
@@ -157,7 +227,8 @@ public final class Sandbox implements AutoCloseable {
       ExtenderCertificates certificates =
           ExtenderCertificates.bootstrap(
               api.client(), KEYS_NAMESPACE, EXTENDER_TLS, List.of(LOOPBACK));
-      SchedulerService scheduler = startScheduler(api.client(), catalog, certificates, 0, 0);
+      SchedulerService scheduler =
+          startScheduler(api.client(), catalog, certificates, 0, 0, options.rebalancing());
       AllocationVerifier verifier = verifier(api.client());
       for (NodeSpec spec : options.nodes()) {
         nodes.add(
@@ -190,7 +261,8 @@ public final class Sandbox implements AutoCloseable {
       ChipCatalog catalog,
       ExtenderCertificates certificates,
       int port,
-      int tlsPort)
+      int tlsPort,
+      RebalanceController.Settings rebalancing)
       throws IOException {
     SigningKey key = SigningKeys.bootstrap(client, KEYS_NAMESPACE, SIGNING_SECRET, VERIFYING_KEYS);
     Scheduler scheduler =
@@ -201,12 +273,16 @@ public final class Sandbox implements AutoCloseable {
             verifier(client),
             SchedulerSettings.defaults(),
             Clock.systemUTC());
-    return SchedulerService.start(
-        Listeners.plain(new InetSocketAddress(LOOPBACK, port))
-            .withMutualTls(new InetSocketAddress(LOOPBACK, tlsPort), certificates.serverContext()),
-        scheduler,
-        client,
-        Leadership.alone());
+    SchedulerService service =
+        SchedulerService.start(
+            Listeners.plain(new InetSocketAddress(LOOPBACK, port))
+                .withMutualTls(
+                    new InetSocketAddress(LOOPBACK, tlsPort), certificates.serverContext()),
+            scheduler,
+            client,
+            Leadership.alone());
+    service.rebalance(new RebalanceController(client, scheduler, rebalancing, Clock.systemUTC()));
+    return service;
   }
 
   public KubernetesClient client() {
@@ -276,7 +352,13 @@ public final class Sandbox implements AutoCloseable {
     for (int attempt = 1; ; attempt++) {
       try {
         scheduler =
-            startScheduler(api.client(), catalog, certificates, schedulerPort, schedulerTlsPort);
+            startScheduler(
+                api.client(),
+                catalog,
+                certificates,
+                schedulerPort,
+                schedulerTlsPort,
+                options.rebalancing());
         LOG.info("scheduler restarted on {}", schedulerUrl());
         return;
       } catch (KubernetesClientException e) {
@@ -290,6 +372,7 @@ public final class Sandbox implements AutoCloseable {
 
   @Override
   public void close() {
+    replicaSets.close();
     loop.close();
     scheduler.close();
     nodes.forEach(SandboxNode::close);

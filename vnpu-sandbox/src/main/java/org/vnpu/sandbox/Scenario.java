@@ -1,9 +1,12 @@
 package org.vnpu.sandbox;
 
 import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
+import io.fabric8.kubernetes.api.model.apps.ReplicaSetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
@@ -17,6 +20,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -61,6 +65,23 @@ public final class Scenario {
 
   private static final Duration SETTLE = Duration.ofSeconds(90);
 
+  /** The ReplicaSet of shared pods the rebalancing step moves. */
+  static final String SHARDS = "shards";
+
+  /**
+   * Replicas of {@link #SHARDS}: spread over the 910B3 nodes, they leave no node 8 free chips, and
+   * every A2 node holds at least two of them.
+   */
+  private static final int SHARD_REPLICAS = 6;
+
+  /** The pod the rebalancing step makes room for: every chip of one A2 node, as whole cards. */
+  static final String WHOLE_CARDS = "whole-cards";
+
+  private static final int WHOLE_CARD_COUNT = 8;
+
+  /** How long the rebalancing step waits for the rebalancer and the pods it moved. */
+  private static final Duration REBALANCED = Duration.ofSeconds(60);
+
   /** The chip the co-location step pins its online and offline pod to, by die ID. */
   static final String COLOCATED_CHIP = "SIM-a2-train-7";
 
@@ -77,6 +98,9 @@ public final class Scenario {
       Pattern.compile("latency requests=\\d+ p50_ms=\\S+ p99_ms=(\\S+)");
 
   private static final Pattern SAMPLE = Pattern.compile("^(\\w+)\\{([^}]*)\\} (\\S+)$");
+
+  private static final Pattern LEDGER_PODS =
+      Pattern.compile("^vnpu_scheduler_ledger_pods (\\S+)$", Pattern.MULTILINE);
 
   /** One vNPU of a placed pod. */
   public record Row(String pod, String node, int chip, String chipType, String slice) {}
@@ -146,6 +170,16 @@ public final class Scenario {
     examples.put(
         "whole-card",
         new Expectation("one whole chip", p -> p != null && p.vnpus().get(0).wholeCard()));
+    // The pinned pods before the others: which chips the unpinned ones take depends on when the
+    // node locks of those before them are released, and they could fill the 310P3s first.
+    examples.put(
+        "die-pin",
+        new Expectation(
+            "the chip with the pinned die ID (mixed, chip 0)",
+            p -> p != null && p.node().equals("mixed") && p.vnpus().get(0).chipIndex() == 0));
+    examples.put(
+        "type-pin",
+        new Expectation("a 310P3", p -> p != null && p.vnpus().get(0).chipType().equals("310P3")));
     for (String name :
         List.of(
             "soft-slice",
@@ -158,14 +192,6 @@ public final class Scenario {
       examples.put(name, Expectation.placed());
     }
     examples.put(
-        "die-pin",
-        new Expectation(
-            "the chip with the pinned die ID (mixed, chip 0)",
-            p -> p != null && p.node().equals("mixed") && p.vnpus().get(0).chipIndex() == 0));
-    examples.put(
-        "type-pin",
-        new Expectation("a 310P3", p -> p != null && p.vnpus().get(0).chipType().equals("310P3")));
-    examples.put(
         "hard-slice",
         new Expectation(
             "not placed: its 910B3 template needs a hard-mode 910B3 node, the sandbox has none",
@@ -176,7 +202,13 @@ public final class Scenario {
   /** Runs the script; the sandbox keeps running afterwards. */
   public Report run() throws IOException, InterruptedException {
     List<String> all = new ArrayList<>();
-    progress.accept("[1/6] the example pods of deploy/examples, and a hardware slice of a 310P3");
+    progress.accept(
+        "[1/7] a pod of "
+            + WHOLE_CARD_COUNT
+            + " whole cards that fits nowhere until the rebalancer moves shared pods");
+    rebalance();
+
+    progress.accept("[2/7] the example pods of deploy/examples, and a hardware slice of a 310P3");
     List<String> examples = new ArrayList<>(EXAMPLES.keySet());
     for (String name : examples) {
       create(example(name));
@@ -207,7 +239,7 @@ public final class Scenario {
     all.addAll(examples);
 
     progress.accept(
-        "[2/6] two pods sharing " + SHARED_CHIP + " at fixed AI Core shares of 30 % and 60 %");
+        "[3/7] two pods sharing " + SHARED_CHIP + " at fixed AI Core shares of 30 % and 60 %");
     for (Map.Entry<String, Integer> share : SHARES.entrySet()) {
       create(
           inference(
@@ -223,13 +255,13 @@ public final class Scenario {
     measureShares();
 
     progress.accept(
-        "[3/6] an online and an offline pod on "
+        "[4/7] an online and an offline pod on "
             + COLOCATED_CHIP
             + ": online latency alone, then beside 8 ms offline kernels");
     colocate();
     all.addAll(List.of("online", "offline"));
 
-    progress.accept("[4/6] a pod with a 4 GiB quota whose model needs 6 GiB");
+    progress.accept("[5/7] a pod with a 4 GiB quota whose model needs 6 GiB");
     create(
         inference("over-quota", 20, 4, "elastic", Map.of(), Map.of("WORKLOAD_MEMORY_MIB", "6144")));
     settle(List.of("over-quota"));
@@ -237,7 +269,7 @@ public final class Scenario {
     checkQuota();
     all.add("over-quota");
 
-    progress.accept("[5/6] a burst of " + burst + " inference pods");
+    progress.accept("[6/7] a burst of " + burst + " inference pods");
     Random random = new Random(seed);
     int[] cores = {10, 20, 25, 30, 40};
     int[] memory = {2, 4, 8, 12};
@@ -259,7 +291,7 @@ public final class Scenario {
     progress.accept("      " + bound + " of " + burst + " placed");
     all.addAll(burstPods);
 
-    progress.accept("[6/6] reading every node's exporter");
+    progress.accept("[7/7] reading every node's exporter");
     checkMetrics(all);
     List<Row> rows = new ArrayList<>();
     List<Unfit> unfit = new ArrayList<>();
@@ -273,6 +305,225 @@ public final class Scenario {
     }
     checkNoOvercommit(all);
     return new Report(rows, unfit, compare(all), List.copyOf(checks));
+  }
+
+  // ---- rebalancing ----
+
+  /**
+   * The rebalancer at work (docs/rebalancing.md), on the empty cluster: the ReplicaSet {@link
+   * #SHARDS} spreads small offline shares over the 910B3 nodes, so that no node has {@value
+   * #WHOLE_CARD_COUNT} free chips for {@link #WHOLE_CARDS}. The sandbox's rebalancer ({@link
+   * Sandbox#DEMO_REBALANCING}) finds the fewest moves, holds the places, and evicts; the ReplicaSet
+   * makes new pods, which go to the held places, and the pod of whole cards runs. All of it is
+   * deleted afterwards, so that the steps after it start from an empty cluster.
+   */
+  private void rebalance() throws IOException, InterruptedException {
+    ReplicaSet shards =
+        client.apps().replicaSets().inNamespace(NAMESPACE).resource(shards()).create();
+    List<Pod> replicas = awaitShards(shards, pods -> pods.stream().allMatch(Scenario::running));
+    progress.accept(
+        "      "
+            + replicas.size()
+            + " pods of ReplicaSet "
+            + SHARDS
+            + " (spread): "
+            + byNode(replicas));
+    create(wholeCards());
+    Instant deadline = Instant.now().plus(SETTLE);
+    while (Instant.now().isBefore(deadline) && !settled(WHOLE_CARDS)) {
+      Thread.sleep(200);
+    }
+    boolean refused = placed(WHOLE_CARDS) == null;
+    progress.accept("      " + describe(WHOLE_CARDS));
+    awaitPhase(WHOLE_CARDS, "Running", REBALANCED);
+    List<Pod> after =
+        awaitShards(
+            shards,
+            pods ->
+                pods.stream().allMatch(Scenario::running)
+                    && pods.stream()
+                        .map(Scenario::name)
+                        .anyMatch(name -> !names(replicas).contains(name)));
+    List<String> plan = events(WHOLE_CARDS, "VnpuRebalancing");
+    plan.forEach(message -> progress.accept("      the rebalancer's plan: " + message));
+    List<String> moved = new ArrayList<>();
+    for (Pod replica : replicas) {
+      for (String message : events(name(replica), "VnpuRebalanced")) {
+        moved.add(name(replica));
+        progress.accept("      " + name(replica) + ": " + message);
+      }
+    }
+    progress.accept("      " + describe(WHOLE_CARDS));
+    progress.accept("      the ReplicaSet's pods now: " + byNode(after));
+    Placed whole = placed(WHOLE_CARDS);
+    checks.add(
+        new Check(
+            "rebalancing: "
+                + WHOLE_CARDS
+                + " fits nowhere until 2 or 3 shared pods move, then runs on "
+                + WHOLE_CARD_COUNT
+                + " whole chips of one node",
+            refused
+                && moved.size() >= 2
+                && moved.size() <= 3
+                && whole != null
+                && whole.vnpus().size() == WHOLE_CARD_COUNT
+                && whole.vnpus().stream().allMatch(VnpuAssignment::wholeCard)
+                && "Running".equals(phaseOf(get(WHOLE_CARDS))),
+            moved.size() + " moved (" + String.join(", ", moved) + "); " + describe(WHOLE_CARDS)));
+    checks.add(
+        new Check(
+            "rebalancing: every pod of ReplicaSet " + SHARDS + " runs again",
+            after.size() == SHARD_REPLICAS && after.stream().allMatch(Scenario::running),
+            byNode(after)));
+    // Scaled to none first: a round of the ReplicaSet controller that began before may still make
+    // a pod, which the next loop deletes.
+    client
+        .apps()
+        .replicaSets()
+        .inNamespace(NAMESPACE)
+        .withName(SHARDS)
+        .edit(set -> new ReplicaSetBuilder(set).editSpec().withReplicas(0).endSpec().build());
+    List<Pod> left = shardPods(shards);
+    while (!left.isEmpty()) {
+      for (Pod pod : left) {
+        client.pods().inNamespace(NAMESPACE).withName(name(pod)).delete();
+      }
+      Thread.sleep(500);
+      left = shardPods(shards);
+    }
+    client.apps().replicaSets().inNamespace(NAMESPACE).withName(SHARDS).delete();
+    client.pods().inNamespace(NAMESPACE).withName(WHOLE_CARDS).delete();
+    checks.add(
+        new Check(
+            "rebalancing: the cluster is empty again for the next steps",
+            ledgerEmptied(),
+            "vnpu_scheduler_ledger_pods"));
+  }
+
+  /**
+   * The ReplicaSet: small offline shares of 910B3 chips, spread; movable, as they are offline and a
+   * controller owns them.
+   */
+  private static ReplicaSet shards() {
+    Pod template =
+        inference(
+            SHARDS,
+            20,
+            8,
+            "elastic",
+            Map.of(
+                AnnotationKeys.NODE_SCHEDULER_POLICY, "spread",
+                AnnotationKeys.DEVICE_SCHEDULER_POLICY, "spread",
+                AnnotationKeys.USE_NPU_TYPE, "910B3",
+                AnnotationKeys.PRIORITY, "offline"),
+            Map.of());
+    return new ReplicaSetBuilder()
+        .withNewMetadata()
+        .withName(SHARDS)
+        .withNamespace(NAMESPACE)
+        .endMetadata()
+        .withNewSpec()
+        .withReplicas(SHARD_REPLICAS)
+        .withNewSelector()
+        .withMatchLabels(Map.of("app", SHARDS))
+        .endSelector()
+        .withNewTemplate()
+        .withNewMetadata()
+        .withLabels(Map.of("app", SHARDS))
+        .withAnnotations(template.getMetadata().getAnnotations())
+        .endMetadata()
+        .withSpec(template.getSpec())
+        .endTemplate()
+        .endSpec()
+        .build();
+  }
+
+  private static Pod wholeCards() {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(WHOLE_CARDS)
+        .withNamespace(NAMESPACE)
+        .withAnnotations(Map.of(AnnotationKeys.USE_NPU_TYPE, "910B3"))
+        .endMetadata()
+        .withNewSpec()
+        .withSchedulerName("volcano")
+        .addNewContainer()
+        .withName("main")
+        .withImage("training:1")
+        .withNewResources()
+        .addToLimits(ResourceNames.VNPU_NUMBER, new Quantity(Integer.toString(WHOLE_CARD_COUNT)))
+        .endResources()
+        .endContainer()
+        .endSpec()
+        .build();
+  }
+
+  /** The set's active pods once {@code ready} holds of them and there are as many as it wants. */
+  private List<Pod> awaitShards(ReplicaSet set, Predicate<List<Pod>> ready)
+      throws InterruptedException {
+    Instant deadline = Instant.now().plus(REBALANCED);
+    List<Pod> pods = shardPods(set);
+    while (Instant.now().isBefore(deadline)
+        && !(pods.size() == SHARD_REPLICAS && ready.test(pods))) {
+      Thread.sleep(200);
+      pods = shardPods(set);
+    }
+    return pods;
+  }
+
+  private List<Pod> shardPods(ReplicaSet set) {
+    return client.pods().inNamespace(NAMESPACE).withLabel("app", SHARDS).list().getItems().stream()
+        .filter(pod -> pod.getMetadata().getDeletionTimestamp() == null)
+        .filter(
+            pod ->
+                pod.getMetadata().getOwnerReferences().stream()
+                    .anyMatch(owner -> owner.getUid().equals(set.getMetadata().getUid())))
+        .toList();
+  }
+
+  private static boolean running(Pod pod) {
+    return "Running".equals(phaseOf(pod));
+  }
+
+  private static String name(Pod pod) {
+    return pod.getMetadata().getName();
+  }
+
+  private static List<String> names(List<Pod> pods) {
+    return pods.stream().map(Scenario::name).toList();
+  }
+
+  /** E.g. {@code a2-infer 3, a2-train 2, mixed 1}. */
+  private static String byNode(List<Pod> pods) {
+    Map<String, Integer> counts = new TreeMap<>();
+    pods.forEach(pod -> counts.merge(String.valueOf(pod.getSpec().getNodeName()), 1, Integer::sum));
+    List<String> parts = new ArrayList<>();
+    counts.forEach((node, count) -> parts.add(node + " " + count));
+    return String.join(", ", parts);
+  }
+
+  /** The messages of the pod's Events of this reason, oldest first. */
+  private List<String> events(String pod, String reason) {
+    return client.v1().events().inNamespace(NAMESPACE).list().getItems().stream()
+        .filter(event -> pod.equals(event.getInvolvedObject().getName()))
+        .filter(event -> reason.equals(event.getReason()))
+        .sorted(Comparator.comparing(event -> String.valueOf(event.getLastTimestamp())))
+        .map(Event::getMessage)
+        .toList();
+  }
+
+  /** Waits until the scheduler's ledger holds no pod (its metric says so); whether it did. */
+  private boolean ledgerEmptied() throws IOException, InterruptedException {
+    Instant deadline = Instant.now().plus(SETTLE);
+    while (Instant.now().isBefore(deadline)) {
+      Matcher pods = LEDGER_PODS.matcher(scrape(sandbox.schedulerUrl() + "/metrics"));
+      if (pods.find() && Double.parseDouble(pods.group(1)) == 0) {
+        return true;
+      }
+      Thread.sleep(200);
+    }
+    return false;
   }
 
   // ---- pods ----

@@ -41,7 +41,8 @@ class KubeSchedulerFidelityTest {
                     NodeSpec.uniform("duo", "two 310P3", SplitMode.SOFT, "310P3", 2)),
                 VolcanoConfig.shipped(),
                 KubeSchedulerConfig.shipped(),
-                true));
+                true,
+                Sandbox.NO_REBALANCING));
     pods = new SandboxPods(sandbox);
   }
 

@@ -51,7 +51,8 @@ class VolcanoFidelityTest {
                 NODES,
                 config,
                 KubeSchedulerConfig.shipped(),
-                true));
+                true,
+                Sandbox.NO_REBALANCING));
     pods = new SandboxPods(sandbox);
   }
 
