@@ -99,7 +99,7 @@ public final class Sandbox implements AutoCloseable {
    * on a burst's measurement.
    */
   public static final RebalanceController.Settings NO_REBALANCING =
-      withMode(RebalanceController.Settings.defaults(), RebalanceController.Mode.OFF);
+      RebalanceController.Settings.defaults().withMode(RebalanceController.Mode.OFF);
 
   /**
    * The demo's rebalancer: it carries plans out, for pods pending 3 s, a pass a second, and may
@@ -107,23 +107,6 @@ public final class Sandbox implements AutoCloseable {
    */
   public static final RebalanceController.Settings DEMO_REBALANCING =
       demoRebalancing(RebalanceController.Settings.defaults());
-
-  private static RebalanceController.Settings withMode(
-      RebalanceController.Settings settings, RebalanceController.Mode mode) {
-    return new RebalanceController.Settings(
-        mode,
-        settings.interval(),
-        settings.pendingFor(),
-        settings.movableBelow(),
-        settings.movesPerPlan(),
-        settings.evictionsPerInterval(),
-        settings.evictionsPerNode(),
-        settings.evictionsPerOwner(),
-        settings.cooldown(),
-        settings.marks(),
-        settings.hotFor(),
-        settings.holdFor());
-  }
 
   private static RebalanceController.Settings demoRebalancing(
       RebalanceController.Settings defaults) {

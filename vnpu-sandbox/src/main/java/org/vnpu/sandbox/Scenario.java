@@ -418,19 +418,27 @@ public final class Scenario {
                 AnnotationKeys.USE_NPU_TYPE, "910B3",
                 AnnotationKeys.PRIORITY, "offline"),
             Map.of());
+    return replicaSet(SHARDS, SHARD_REPLICAS, template);
+  }
+
+  /**
+   * A ReplicaSet of {@code replicas} pods like {@code template}, labelled and selected by {@code
+   * app: name}.
+   */
+  static ReplicaSet replicaSet(String name, int replicas, Pod template) {
     return new ReplicaSetBuilder()
         .withNewMetadata()
-        .withName(SHARDS)
+        .withName(name)
         .withNamespace(NAMESPACE)
         .endMetadata()
         .withNewSpec()
-        .withReplicas(SHARD_REPLICAS)
+        .withReplicas(replicas)
         .withNewSelector()
-        .withMatchLabels(Map.of("app", SHARDS))
+        .withMatchLabels(Map.of("app", name))
         .endSelector()
         .withNewTemplate()
         .withNewMetadata()
-        .withLabels(Map.of("app", SHARDS))
+        .withLabels(Map.of("app", name))
         .withAnnotations(template.getMetadata().getAnnotations())
         .endMetadata()
         .withSpec(template.getSpec())

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
-import io.fabric8.kubernetes.api.model.apps.ReplicaSetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.List;
@@ -89,26 +88,7 @@ class ReplicaSetsTest {
         .apps()
         .replicaSets()
         .inNamespace("default")
-        .resource(
-            new ReplicaSetBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withNamespace("default")
-                .endMetadata()
-                .withNewSpec()
-                .withReplicas(replicas)
-                .withNewSelector()
-                .withMatchLabels(Map.of("app", name))
-                .endSelector()
-                .withNewTemplate()
-                .withNewMetadata()
-                .withLabels(Map.of("app", name))
-                .withAnnotations(template.getMetadata().getAnnotations())
-                .endMetadata()
-                .withSpec(template.getSpec())
-                .endTemplate()
-                .endSpec()
-                .build())
+        .resource(Scenario.replicaSet(name, replicas, template))
         .create();
   }
 

@@ -111,6 +111,23 @@ public final class RebalanceController {
           Duration.ofMinutes(10),
           Duration.ofMinutes(5));
     }
+
+    /** These settings in another mode. */
+    public Settings withMode(Mode other) {
+      return new Settings(
+          other,
+          interval,
+          pendingFor,
+          movableBelow,
+          movesPerPlan,
+          evictionsPerInterval,
+          evictionsPerNode,
+          evictionsPerOwner,
+          cooldown,
+          marks,
+          hotFor,
+          holdFor);
+    }
   }
 
   /**

@@ -69,6 +69,16 @@ class HandoutSettlementTest {
   }
 
   /** What the device plugin does after the last container of {@code signedFor}'s allocation. */
+  /** The device plugin found that pod {@code holder} holds the hand-out of {@code reserved}. */
+  private void heldBy(SignedAllocation reserved, String holder) {
+    locks.resolved(
+        "c",
+        locks.held(client.nodes().withName("c").get()),
+        Set.of(),
+        Map.of(reserved.nonce(), ref(holder)),
+        Set.of());
+  }
+
   private void handedOut(String signedFor, String device) {
     Pod pod = stored(signedFor);
     NodeLock entry =
@@ -117,18 +127,8 @@ class HandoutSettlementTest {
     // The kubelet admitted b first and got a's reservation, then a got b's.
     handedOut("a", "d-1");
     handedOut("b", "d-2");
-    locks.resolved(
-        "c",
-        locks.held(client.nodes().withName("c").get()),
-        Set.of(),
-        Map.of(reservedForA.nonce(), ref("b")),
-        Set.of());
-    locks.resolved(
-        "c",
-        locks.held(client.nodes().withName("c").get()),
-        Set.of(),
-        Map.of(reservedForB.nonce(), ref("a")),
-        Set.of());
+    heldBy(reservedForA, "b");
+    heldBy(reservedForB, "a");
     nodeChanged();
     scheduler.settleHandouts();
 
@@ -173,12 +173,7 @@ class HandoutSettlementTest {
 
     // b's own reservation expires unused; the device plugin finds b holds a's hand-out.
     locks.release("c", b.uid());
-    locks.resolved(
-        "c",
-        locks.held(client.nodes().withName("c").get()),
-        Set.of(),
-        Map.of(reservedForA.nonce(), ref("b")),
-        Set.of());
+    heldBy(reservedForA, "b");
     nodeChanged();
     scheduler.settleHandouts();
     nodeChanged();
@@ -223,12 +218,7 @@ class HandoutSettlementTest {
     new AnnotationPatches(client)
         .pod("default", "b", Map.of(AnnotationKeys.ALLOCATION, CODEC.encodeAllocation(forged)));
     locks.release("c", b.uid());
-    locks.resolved(
-        "c",
-        locks.held(client.nodes().withName("c").get()),
-        Set.of(),
-        Map.of(reservedForA.nonce(), ref("b")),
-        Set.of());
+    heldBy(reservedForA, "b");
     nodeChanged();
     scheduler.settleHandouts();
 
