@@ -1,25 +1,54 @@
 package org.vnpu.cli;
 
 import java.io.PrintWriter;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 import org.vnpu.sim.experiment.Progress;
 
-/** A one-line progress bar on standard error for long simulations. */
+/**
+ * Progress of long simulations on standard error: on a terminal a one-line bar redrawn in place;
+ * elsewhere (a log, a pipe, CI) a plain line at most every {@link #LOG_EVERY}, as carriage-return
+ * frames would fill a redirected stream with hundreds of partial lines.
+ */
 final class ProgressBar implements Progress {
+
+  /** How often a line is written where the output is not a terminal. */
+  static final Duration LOG_EVERY = Duration.ofSeconds(5);
 
   private static final int WIDTH = 30;
 
   private final PrintWriter err;
   private final int runs;
   private final boolean quiet;
+  private final boolean terminal;
+  private final LongSupplier nanoTime;
   private final Map<String, Double> fractions = new ConcurrentHashMap<>();
-  private final long started = System.nanoTime();
+  private final long started;
+  private long lastLine;
 
-  ProgressBar(PrintWriter err, int runs, boolean quiet) {
+  /**
+   * @param terminal whether {@code err} is a terminal ({@link #onTerminal})
+   * @param nanoTime the clock, {@link System#nanoTime} but in tests
+   */
+  ProgressBar(PrintWriter err, int runs, boolean quiet, boolean terminal, LongSupplier nanoTime) {
     this.err = err;
     this.runs = runs;
     this.quiet = quiet;
+    this.terminal = terminal;
+    this.nanoTime = nanoTime;
+    this.started = nanoTime.getAsLong();
+    this.lastLine = started;
+  }
+
+  /**
+   * Whether this process writes to a terminal: Java 17 tells only whether it has an interactive
+   * console (standard input and output both a terminal), which is how a person runs a command;
+   * {@code TERM=dumb} (an editor's shell) counts as none.
+   */
+  static boolean onTerminal() {
+    return System.console() != null && !"dumb".equals(System.getenv("TERM"));
   }
 
   @Override
@@ -29,20 +58,32 @@ final class ProgressBar implements Progress {
       return;
     }
     double overall = fractions.values().stream().mapToDouble(Double::doubleValue).sum() / runs;
-    int filled = (int) Math.round(overall * WIDTH);
-    err.printf(
-        "\r[%s%s] %3d%%  %-22s seed %d  %ds",
-        "#".repeat(filled),
-        " ".repeat(WIDTH - filled),
-        Math.round(overall * 100),
-        policy,
-        seed,
-        (System.nanoTime() - started) / 1_000_000_000);
+    long now = nanoTime.getAsLong();
+    long seconds = (now - started) / 1_000_000_000;
+    if (terminal) {
+      int filled = (int) Math.round(overall * WIDTH);
+      err.printf(
+          "\r[%s%s] %3d%%  %-22s seed %d  %ds",
+          "#".repeat(filled),
+          " ".repeat(WIDTH - filled),
+          Math.round(overall * 100),
+          policy,
+          seed,
+          seconds);
+    } else if (now - lastLine >= LOG_EVERY.toNanos() || overall >= 1) {
+      lastLine = now;
+      err.printf(
+          "progress: %d%% after %ds (%s, seed %d)%n",
+          Math.round(overall * 100), seconds, policy, seed);
+    } else {
+      return;
+    }
     err.flush();
   }
 
+  /** Ends the bar's line on a terminal. */
   void done() {
-    if (!quiet) {
+    if (!quiet && terminal) {
       err.println();
       err.flush();
     }

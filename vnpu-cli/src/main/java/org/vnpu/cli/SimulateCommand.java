@@ -244,7 +244,13 @@ final class SimulateCommand implements Callable<Integer> {
             seeds,
             tieBreak,
             rebalancing);
-    ProgressBar bar = new ProgressBar(spec.commandLine().getErr(), experiment.runs(), quiet);
+    ProgressBar bar =
+        new ProgressBar(
+            spec.commandLine().getErr(),
+            experiment.runs(),
+            quiet,
+            ProgressBar.onTerminal(),
+            System::nanoTime);
     List<RunResult> results =
         experiment.run(threads == null ? Runtime.getRuntime().availableProcessors() : threads, bar);
     bar.done();
