@@ -1,21 +1,14 @@
 package org.vnpu.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import org.vnpu.api.codec.PayloadCodec;
-import org.vnpu.api.signing.AllocationSigner;
-import org.vnpu.api.signing.AllocationVerifier;
-import org.vnpu.api.signing.SigningKey;
 import org.vnpu.core.engine.RebalancePlanner;
-import org.vnpu.kube.VerifyingKeys;
 import org.vnpu.scheduler.RebalanceController;
 import org.vnpu.scheduler.Scheduler;
-import org.vnpu.scheduler.SchedulerSettings;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -33,8 +26,7 @@ import picocli.CommandLine.Spec;
           + " nodes. It reads the cluster and rebuilds the scheduler's ledger as the scheduler"
           + " does, then changes nothing: the scheduler's leader carries plans out"
           + " (--rebalancer-mode execute; docs/rebalancing.md). A pod counts as pending at once"
-          + " and a node as hot at once.",
-      VnpuCommand.KUBERNETES_CONNECTION
+          + " and a node as hot at once."
     })
 final class RebalanceCommand implements Callable<Integer> {
 
@@ -44,21 +36,7 @@ final class RebalanceCommand implements Callable<Integer> {
       description = "Plan only (required: this command never evicts).")
   boolean dryRun;
 
-  @Option(
-      names = "--keys-namespace",
-      paramLabel = "NAMESPACE",
-      defaultValue = "${env:POD_NAMESPACE:-vnpu-system}",
-      description =
-          "Namespace of the scheduler's verifying-keys ConfigMap; allocations whose signature"
-              + " does not verify are not charged, as in the scheduler (default: ${DEFAULT-VALUE}).")
-  String keysNamespace;
-
-  @Option(
-      names = "--verifying-keys",
-      paramLabel = "NAME",
-      defaultValue = "vnpu-verifying-keys",
-      description = "The verifying keys' ConfigMap (default: ${DEFAULT-VALUE}).")
-  String verifyingKeys;
+  @Mixin ClusterOptions cluster;
 
   @Mixin CatalogOption catalog;
 
@@ -77,20 +55,8 @@ final class RebalanceCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     RebalanceController.Settings settings = rebalancer.settings();
-    try (KubernetesClient client = new KubernetesClientBuilder().build()) {
-      PayloadCodec codec = new PayloadCodec();
-      Scheduler scheduler =
-          new Scheduler(
-              client,
-              catalog.load(),
-              new AllocationSigner(SigningKey.generate(), codec), // never signs: plans only
-              new AllocationVerifier(
-                  VerifyingKeys.inConfigMap(
-                      client, keysNamespace, verifyingKeys, Clock.systemUTC()),
-                  codec),
-              SchedulerSettings.defaults(),
-              Clock.systemUTC());
-      scheduler.rebuild();
+    try (KubernetesClient client = cluster.client()) {
+      Scheduler scheduler = cluster.ledger(client, catalog.load());
       List<Row> rows = new ArrayList<>();
       for (RebalanceController.Decision decision :
           RebalanceController.preview(client, scheduler, settings, Clock.systemUTC()).pass()) {

@@ -20,6 +20,7 @@ import picocli.CommandLine.Command;
       ValidatePodCommand.class,
       SimulateCommand.class,
       RebalanceCommand.class,
+      GetCommand.class,
       DevicePluginCommand.class,
       DraDriverCommand.class,
       SchedulerCommand.class,

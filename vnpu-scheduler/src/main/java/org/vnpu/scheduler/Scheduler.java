@@ -913,6 +913,11 @@ public final class Scheduler {
     return Map.copyOf(cluster.ledger().placements());
   }
 
+  /** The ledger's nodes as they are now, by name. */
+  public synchronized List<NodeState> nodes() {
+    return List.copyOf(cluster.ledger().nodes());
+  }
+
   // ---- helpers ----
 
   private PodRequest request(PodManifest pod) throws SchedulingException {

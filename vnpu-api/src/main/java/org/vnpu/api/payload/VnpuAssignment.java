@@ -51,4 +51,19 @@ public record VnpuAssignment(
       throw new IllegalArgumentException("cores=" + cores + " on a whole card must be 100");
     }
   }
+
+  /**
+   * The slice for people: {@code whole card}, {@code hard vir02_1c}, or a soft share such as {@code
+   * 30 % AI Core, 8 GiB, elastic} (memory in whole GiB where exact, else MiB).
+   */
+  public String slice() {
+    if (wholeCard) {
+      return "whole card";
+    }
+    if (mode == SplitMode.HARD) {
+      return "hard " + template;
+    }
+    String memory = memoryMiB % 1024 == 0 ? memoryMiB / 1024 + " GiB" : memoryMiB + " MiB";
+    return cores + " % AI Core, " + memory + ", " + policy.wireName();
+  }
 }

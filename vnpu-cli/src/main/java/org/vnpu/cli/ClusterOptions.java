@@ -1,0 +1,86 @@
+package org.vnpu.cli;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import org.vnpu.api.codec.PayloadCodec;
+import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.api.signing.AllocationVerifier;
+import org.vnpu.api.signing.SigningKey;
+import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.kube.VerifyingKeys;
+import org.vnpu.scheduler.Scheduler;
+import org.vnpu.scheduler.SchedulerSettings;
+import picocli.CommandLine.Option;
+
+/**
+ * The options of commands that read the cluster as the scheduler reads it: the connection, as
+ * kubectl takes it, and the scheduler's verifying keys.
+ */
+final class ClusterOptions {
+
+  @Option(
+      names = "--kubeconfig",
+      paramLabel = "FILE",
+      description =
+          "Kubeconfig file (default: fabric8's, as kubectl's: in a pod its service account,"
+              + " elsewhere $KUBECONFIG or ~/.kube/config).")
+  Path kubeconfig;
+
+  @Option(
+      names = "--context",
+      paramLabel = "NAME",
+      description = "Kubeconfig context (default: the file's current context).")
+  String context;
+
+  @Option(
+      names = "--keys-namespace",
+      paramLabel = "NAMESPACE",
+      defaultValue = "${env:POD_NAMESPACE:-vnpu-system}",
+      description =
+          "Namespace of the scheduler's verifying-keys ConfigMap; allocations whose signature"
+              + " does not verify are not charged, as in the scheduler (default: ${DEFAULT-VALUE}).")
+  String keysNamespace;
+
+  @Option(
+      names = "--verifying-keys",
+      paramLabel = "NAME",
+      defaultValue = "vnpu-verifying-keys",
+      description = "The verifying keys' ConfigMap (default: ${DEFAULT-VALUE}).")
+  String verifyingKeys;
+
+  /** A client of the cluster these options name. */
+  KubernetesClient client() {
+    if (kubeconfig != null && !Files.isReadable(kubeconfig)) {
+      throw new InputException("--kubeconfig " + kubeconfig + ": no readable file there");
+    }
+    Config config =
+        kubeconfig == null
+            ? Config.autoConfigure(context)
+            : Config.fromKubeconfig(context, kubeconfig.toFile());
+    return new KubernetesClientBuilder().withConfig(config).build();
+  }
+
+  /**
+   * A scheduler that only reads: its ledger rebuilt from the cluster as the scheduler rebuilds it,
+   * allocations verified with the scheduler's public keys; it never signs.
+   */
+  Scheduler ledger(KubernetesClient client, ChipCatalog catalog) {
+    PayloadCodec codec = new PayloadCodec();
+    Scheduler scheduler =
+        new Scheduler(
+            client,
+            catalog,
+            new AllocationSigner(SigningKey.generate(), codec),
+            new AllocationVerifier(
+                VerifyingKeys.inConfigMap(client, keysNamespace, verifyingKeys, Clock.systemUTC()),
+                codec),
+            SchedulerSettings.defaults(),
+            Clock.systemUTC());
+    scheduler.rebuild();
+    return scheduler;
+  }
+}

@@ -1,0 +1,139 @@
+package org.vnpu.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.vnpu.api.ResourceNames;
+import org.vnpu.api.SplitMode;
+import org.vnpu.sandbox.NodeSpec;
+import org.vnpu.sandbox.Sandbox;
+
+/** {@code vnpu get} over a sandbox's kubeconfig shows what the scheduler placed. */
+class GetCommandTest {
+
+  @TempDir static Path directory;
+
+  private static Sandbox sandbox;
+  private static String kubeconfig;
+
+  @BeforeAll
+  static void placeTwoPods() throws Exception {
+    sandbox =
+        Sandbox.start(
+            new Sandbox.Options(
+                    directory,
+                    Sandbox.Driver.VOLCANO,
+                    List.of(NodeSpec.uniform("a2", "two 910B3", SplitMode.SOFT, "910B3", 2)))
+                .withoutWorkloads());
+    kubeconfig = sandbox.kubeconfig().toString();
+    create(pod("share", "default", "1", "30", "8"));
+    create(pod("card", "batch", "1", null, null));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> running("default", "share") && running("batch", "card"));
+  }
+
+  @AfterAll
+  static void stop() {
+    sandbox.close();
+  }
+
+  @Test
+  void nodesShowWhatIsAllocatedOfEachNode() {
+    Run run = Run.of("get", "nodes", "--kubeconfig", kubeconfig);
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out())
+        .startsWith("NODE  MODE  CHIPS  HEALTHY  AI CORE  MEMORY")
+        .contains("a2    soft  2      2        65 %     72 GiB / 128 GiB  2 / ");
+  }
+
+  @Test
+  void chipsShowEachChipsPods() {
+    Run run = Run.of("get", "chips", "a2", "--kubeconfig", kubeconfig);
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out().lines())
+        .hasSize(3)
+        .anyMatch(
+            line -> line.matches("a2 +\\d +910B3 +healthy +100 % +64 GiB / 64 GiB .* batch/card"))
+        .anyMatch(
+            line -> line.matches("a2 +\\d +910B3 +healthy +30 % +8 GiB / 64 GiB .* default/share"));
+  }
+
+  @Test
+  void podsAreOfTheContextsNamespaceOrOfAllAsJson() throws Exception {
+    Run inDefault = Run.of("get", "pods", "--kubeconfig", kubeconfig);
+    Run all = Run.of("get", "pods", "-A", "-o", "json", "--kubeconfig", kubeconfig);
+
+    assertThat(inDefault.out())
+        .contains("default    share  a2")
+        .contains("30 % AI Core, 8 GiB, elastic")
+        .doesNotContain("card");
+    JsonNode pods = new ObjectMapper().readTree(all.out());
+    assertThat(pods).hasSize(2);
+    assertThat(pods.get(0).get("pod").asText()).isEqualTo("card");
+    assertThat(pods.get(0).get("slices").get(0).asText()).isEqualTo("whole card");
+    assertThat(pods.get(1).get("priority").asText()).isEqualTo("online");
+  }
+
+  @Test
+  void misplacedArgumentsAndUnknownNodesAreRefusedByName() {
+    assertThat(Run.of("get", "chips", "nowhere", "--kubeconfig", kubeconfig).err())
+        .isEqualTo("vnpu get: node nowhere has no vNPU chips the scheduler knows of\n");
+    assertThat(Run.of("get", "nodes", "-A", "--kubeconfig", kubeconfig).err())
+        .isEqualTo("vnpu get: -n and -A choose the namespace of vnpu get pods only\n");
+    Run missing = Run.of("get", "pods", "--kubeconfig", directory.resolve("none").toString());
+    assertThat(missing.exitCode()).isEqualTo(2);
+    assertThat(missing.err()).contains("--kubeconfig").contains("no readable file there");
+  }
+
+  /** A pod of {@code count} vNPUs: whole cards without {@code cores}, else shares of them. */
+  private static Pod pod(String name, String namespace, String count, String cores, String gib) {
+    Map<String, Quantity> limits = new HashMap<>();
+    limits.put(ResourceNames.VNPU_NUMBER, new Quantity(count));
+    if (cores != null) {
+      limits.put(ResourceNames.VNPU_CORES, new Quantity(cores));
+      limits.put(ResourceNames.VNPU_MEMORY_GIB, new Quantity(gib));
+    }
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace(namespace)
+        .endMetadata()
+        .withNewSpec()
+        .withSchedulerName("volcano")
+        .addNewContainer()
+        .withName("main")
+        .withImage("inference:1")
+        .withNewResources()
+        .withLimits(limits)
+        .endResources()
+        .endContainer()
+        .endSpec()
+        .build();
+  }
+
+  private static void create(Pod pod) {
+    sandbox.client().pods().inNamespace(pod.getMetadata().getNamespace()).resource(pod).create();
+  }
+
+  private static boolean running(String namespace, String name) {
+    Pod pod = sandbox.client().pods().inNamespace(namespace).withName(name).get();
+    return pod.getStatus() != null && "Running".equals(pod.getStatus().getPhase());
+  }
+}
