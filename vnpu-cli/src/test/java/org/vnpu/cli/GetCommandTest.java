@@ -17,6 +17,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.ResourceNames;
 import org.vnpu.api.SplitMode;
 import org.vnpu.sandbox.NodeSpec;
@@ -89,6 +90,29 @@ class GetCommandTest {
     assertThat(pods.get(0).get("pod").asText()).isEqualTo("card");
     assertThat(pods.get(0).get("slices").get(0).asText()).isEqualTo("whole card");
     assertThat(pods.get(1).get("priority").asText()).isEqualTo("online");
+  }
+
+  @Test
+  void aPodsForgedOrMalformedAllocationIsNotShown() {
+    // Any pod's owner can write its annotations: only allocations the scheduler signed count.
+    for (String value : List.of("not a payload", "{\"podUid\":\"x\",\"node\":\"a2\"}")) {
+      String name = "forged-" + value.length();
+      create(
+          new PodBuilder(pod(name, "hostile", "1", "30", "8"))
+              .editMetadata()
+              .addToAnnotations(AnnotationKeys.ALLOCATION, value)
+              .endMetadata()
+              .editSpec()
+              .withSchedulerName("none")
+              .withNodeName("a2")
+              .endSpec()
+              .build());
+    }
+
+    Run run = Run.of("get", "pods", "-A", "--kubeconfig", kubeconfig);
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out()).contains("share").contains("card").doesNotContain("forged");
   }
 
   @Test
