@@ -21,6 +21,7 @@ import picocli.CommandLine.Command;
       SimulateCommand.class,
       RebalanceCommand.class,
       GetCommand.class,
+      WhyCommand.class,
       DevicePluginCommand.class,
       DraDriverCommand.class,
       SchedulerCommand.class,

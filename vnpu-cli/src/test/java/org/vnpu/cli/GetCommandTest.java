@@ -2,23 +2,21 @@ package org.vnpu.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.vnpu.cli.ClusterPods.create;
+import static org.vnpu.cli.ClusterPods.pod;
+import static org.vnpu.cli.ClusterPods.running;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vnpu.api.AnnotationKeys;
-import org.vnpu.api.ResourceNames;
 import org.vnpu.api.SplitMode;
 import org.vnpu.sandbox.NodeSpec;
 import org.vnpu.sandbox.Sandbox;
@@ -41,11 +39,14 @@ class GetCommandTest {
                     List.of(NodeSpec.uniform("a2", "two 910B3", SplitMode.SOFT, "910B3", 2)))
                 .withoutWorkloads());
     kubeconfig = sandbox.kubeconfig().toString();
-    create(pod("share", "default", "1", "30", "8"));
-    create(pod("card", "batch", "1", null, null));
+    create(sandbox.client(), pod("share", "default", "1", "30", "8"));
+    create(sandbox.client(), pod("card", "batch", "1", null, null));
     await()
         .atMost(Duration.ofSeconds(60))
-        .until(() -> running("default", "share") && running("batch", "card"));
+        .until(
+            () ->
+                running(sandbox.client(), "default", "share")
+                    && running(sandbox.client(), "batch", "card"));
   }
 
   @AfterAll
@@ -98,6 +99,7 @@ class GetCommandTest {
     for (String value : List.of("not a payload", "{\"podUid\":\"x\",\"node\":\"a2\"}")) {
       String name = "forged-" + value.length();
       create(
+          sandbox.client(),
           new PodBuilder(pod(name, "hostile", "1", "30", "8"))
               .editMetadata()
               .addToAnnotations(AnnotationKeys.ALLOCATION, value)
@@ -124,40 +126,5 @@ class GetCommandTest {
     Run missing = Run.of("get", "pods", "--kubeconfig", directory.resolve("none").toString());
     assertThat(missing.exitCode()).isEqualTo(2);
     assertThat(missing.err()).contains("--kubeconfig").contains("no readable file there");
-  }
-
-  /** A pod of {@code count} vNPUs: whole cards without {@code cores}, else shares of them. */
-  private static Pod pod(String name, String namespace, String count, String cores, String gib) {
-    Map<String, Quantity> limits = new HashMap<>();
-    limits.put(ResourceNames.VNPU_NUMBER, new Quantity(count));
-    if (cores != null) {
-      limits.put(ResourceNames.VNPU_CORES, new Quantity(cores));
-      limits.put(ResourceNames.VNPU_MEMORY_GIB, new Quantity(gib));
-    }
-    return new PodBuilder()
-        .withNewMetadata()
-        .withName(name)
-        .withNamespace(namespace)
-        .endMetadata()
-        .withNewSpec()
-        .withSchedulerName("volcano")
-        .addNewContainer()
-        .withName("main")
-        .withImage("inference:1")
-        .withNewResources()
-        .withLimits(limits)
-        .endResources()
-        .endContainer()
-        .endSpec()
-        .build();
-  }
-
-  private static void create(Pod pod) {
-    sandbox.client().pods().inNamespace(pod.getMetadata().getNamespace()).resource(pod).create();
-  }
-
-  private static boolean running(String namespace, String name) {
-    Pod pod = sandbox.client().pods().inNamespace(namespace).withName(name).get();
-    return pod.getStatus() != null && "Running".equals(pod.getStatus().getPhase());
   }
 }

@@ -5,6 +5,8 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.List;
 import java.util.Map;
+import org.vnpu.kube.NodeBook;
+import org.vnpu.kube.PodRequests;
 
 /**
  * The node scores Volcano and kube-scheduler compute from host resources, which they add to the

@@ -9,6 +9,8 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.vnpu.kube.NodeBook;
+import org.vnpu.kube.PodRequests;
 
 /**
  * Places a pod as kube-scheduler does with the chart's profile and extender, step by step after

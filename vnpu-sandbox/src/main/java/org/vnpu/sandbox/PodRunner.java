@@ -35,6 +35,8 @@ import org.slf4j.LoggerFactory;
 import org.vnpu.api.ResourceNames;
 import org.vnpu.kube.DaemonThreads;
 import org.vnpu.kube.Informers;
+import org.vnpu.kube.NodeBook;
+import org.vnpu.kube.PodRequests;
 import org.vnpu.kubelet.KubeletEmulator;
 import org.vnpu.kubelet.PodResourcesEmulator;
 import org.vnpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;

@@ -35,6 +35,7 @@ import java.util.Set;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.vnpu.kube.PodRequests;
 
 /**
  * fabric8's CRUD mock API server, plus what the sandbox needs of a real one:

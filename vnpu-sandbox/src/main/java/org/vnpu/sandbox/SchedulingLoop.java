@@ -24,6 +24,7 @@ import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.kube.DaemonThreads;
+import org.vnpu.kube.NodeBook;
 
 /**
  * The schedulers' part the sandbox plays: takes unbound pods in the order they were created and

@@ -8,6 +8,7 @@ import java.util.TreeMap;
 import java.util.stream.Collectors;
 import org.vnpu.core.engine.RejectKind;
 import org.vnpu.core.engine.Rejection;
+import org.vnpu.kube.NodeBook;
 
 /** How the sandbox's scheduling loop places one pod through the vNPU scheduler's extender. */
 interface SchedulingProtocol {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.vnpu.kube.PodRequests;
 import org.vnpu.scheduler.VolcanoSchedulerConf;
 
 /**

@@ -13,6 +13,8 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.vnpu.kube.NodeBook;
+import org.vnpu.kube.PodRequests;
 
 /**
  * Places a pod as Volcano's {@code allocate} action does in one session with the extender plugin,

@@ -15,12 +15,12 @@ import org.vnpu.core.request.PodManifest;
 import org.vnpu.core.request.Quantity;
 
 /** The engine's views of fabric8 objects: a pod's manifest, a node's allocatable host. */
-final class Fabric8Views {
+public final class Fabric8Views {
 
   private Fabric8Views() {}
 
   /** What the engine reads of {@code pod}, as {@code PodManifests} reads it from JSON. */
-  static PodManifest manifest(Pod pod) {
+  public static PodManifest manifest(Pod pod) {
     return new PodManifest(
         pod.getMetadata().getNamespace() == null ? "default" : pod.getMetadata().getNamespace(),
         pod.getMetadata().getName(),

@@ -52,6 +52,7 @@ import org.vnpu.core.engine.RebalancePlanner;
 import org.vnpu.core.engine.RejectKind;
 import org.vnpu.core.engine.Rejection;
 import org.vnpu.core.engine.RejectionSummary;
+import org.vnpu.core.engine.Remedy;
 import org.vnpu.core.engine.VictimPlanner;
 import org.vnpu.core.fragmentation.FragmentationMeter;
 import org.vnpu.core.fragmentation.WorkloadMix;
@@ -387,11 +388,50 @@ public final class Scheduler {
     if (judgement.unschedulable() != null) {
       events.unschedulable(pod, judgement.unschedulable());
     }
+    synchronized (this) {
+      judgement.rejections().values().forEach(r -> rejected.merge(r.kind(), 1L, Long::sum));
+    }
     return judgement.verdicts();
   }
 
-  /** Verdicts, and why the pod fits nowhere (null when it fits somewhere or no node was asked). */
-  private record Judgement(Map<String, Verdict> verdicts, String unschedulable) {}
+  /**
+   * How the filter judges the pod on each node, and for each node that refuses it what would make
+   * it fit ({@link Remedy}); unlike {@link #filter} it records nothing: no event, no metric.
+   *
+   * @param verdicts per node, as {@link #filter} answers
+   * @param unschedulable the sentence of the pod's {@code VnpuUnschedulable} event; null when some
+   *     node fits
+   * @param remedies per refusing node with a vNPU inventory
+   */
+  public record Explanation(
+      Map<String, Verdict> verdicts, String unschedulable, Map<String, Remedy> remedies) {}
+
+  /** {@link Explanation} of the pod over {@code nodes}. */
+  public synchronized Explanation explain(PodManifest pod, Collection<String> nodes)
+      throws SchedulingException {
+    Judgement judgement = judge(pod, nodes);
+    PodRequest request = request(pod);
+    PlacementContext context = context();
+    Map<String, Remedy> remedies = new LinkedHashMap<>();
+    judgement
+        .rejections()
+        .forEach(
+            (name, rejection) ->
+                nodeFor(pod, request, name)
+                    .ifPresent(
+                        node ->
+                            remedies.put(
+                                name,
+                                Remedy.of(request, HostResources.NONE, node, rejection, context))));
+    return new Explanation(judgement.verdicts(), judgement.unschedulable(), remedies);
+  }
+
+  /**
+   * Verdicts, the rejections of the nodes with a vNPU inventory, and why the pod fits nowhere (null
+   * when it fits somewhere or no node was asked).
+   */
+  private record Judgement(
+      Map<String, Verdict> verdicts, Map<String, Rejection> rejections, String unschedulable) {}
 
   private synchronized Judgement judge(PodManifest pod, Collection<String> nodes)
       throws SchedulingException {
@@ -413,7 +453,6 @@ public final class Scheduler {
       NodeFit fit = feasible.apply(node.get());
       if (fit instanceof NodeFit.Rejected rejected) {
         rejections.put(name, rejected.rejection());
-        this.rejected.merge(rejected.rejection().kind(), 1L, Long::sum);
         verdicts.put(
             name,
             new Verdict(
@@ -427,7 +466,7 @@ public final class Scheduler {
             ? RejectionSummary.of(nodes.size() - unknown, rejections)
                 + (unknown > 0 ? "; " + unknown + " node(s) without a vNPU inventory" : "")
             : null;
-    return new Judgement(verdicts, unschedulable);
+    return new Judgement(verdicts, rejections, unschedulable);
   }
 
   /** Scores 0..100 of the nodes the pod fits on (others are left out). */

@@ -46,7 +46,8 @@ public record Rejection(RejectKind kind, String detail, long need, long have) {
     };
   }
 
-  private static String gib(long mebibytes) {
+  /** {@code mebibytes} as GiB, e.g. {@code 8 GiB} or {@code 7.5 GiB}. */
+  static String gib(long mebibytes) {
     return mebibytes % 1024 == 0
         ? mebibytes / 1024 + " GiB"
         : String.format(java.util.Locale.ROOT, "%.1f GiB", mebibytes / 1024.0);

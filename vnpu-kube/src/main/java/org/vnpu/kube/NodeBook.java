@@ -1,4 +1,4 @@
-package org.vnpu.sandbox;
+package org.vnpu.kube;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -24,7 +24,7 @@ import java.util.TreeSet;
  * @param nonZeroRequested CPU and memory its pods request as the allocation scores count them
  * @param releasing what its pods being deleted request
  */
-record NodeBook(
+public record NodeBook(
     Node node,
     Map<String, BigDecimal> allocatable,
     Map<String, BigDecimal> requested,
@@ -32,7 +32,7 @@ record NodeBook(
     Map<String, BigDecimal> releasing) {
 
   /** The books of {@code nodes}, by name, with {@code pods} assigned where their nodeName says. */
-  static Map<String, NodeBook> of(Collection<Node> nodes, Collection<Pod> pods) {
+  public static Map<String, NodeBook> of(Collection<Node> nodes, Collection<Pod> pods) {
     Map<String, NodeBook> books = new LinkedHashMap<>();
     for (Node node : nodes) {
       Map<String, BigDecimal> requested = new HashMap<>();
@@ -62,7 +62,7 @@ record NodeBook(
     return books;
   }
 
-  String name() {
+  public String name() {
     return node.getMetadata().getName();
   }
 
@@ -79,7 +79,7 @@ record NodeBook(
    *     ({@code Idle})
    * @return the resources short, in Volcano's order (cpu, memory, then the pod's scalars)
    */
-  List<String> volcanoShortfall(Map<String, BigDecimal> request, boolean future) {
+  public List<String> volcanoShortfall(Map<String, BigDecimal> request, boolean future) {
     Map<String, BigDecimal> asked = new TreeMap<>(request);
     asked.merge(PodRequests.PODS, BigDecimal.ONE, BigDecimal::add);
     List<String> names = new ArrayList<>(List.of(PodRequests.CPU, PodRequests.MEMORY));
@@ -106,7 +106,8 @@ record NodeBook(
    *
    * @return each insufficient resource with kube-scheduler's reason
    */
-  Map<String, String> kubeShortfall(Map<String, BigDecimal> request, Collection<String> ignored) {
+  public Map<String, String> kubeShortfall(
+      Map<String, BigDecimal> request, Collection<String> ignored) {
     Map<String, String> reasons = new LinkedHashMap<>();
     if (free(PodRequests.PODS).compareTo(BigDecimal.ONE) < 0) {
       reasons.put(PodRequests.PODS, "Too many pods");
@@ -126,7 +127,7 @@ record NodeBook(
   }
 
   /** What is left of {@code name} for another pod. */
-  BigDecimal free(String name) {
+  public BigDecimal free(String name) {
     return allocatable
         .getOrDefault(name, BigDecimal.ZERO)
         .subtract(requested.getOrDefault(name, BigDecimal.ZERO));

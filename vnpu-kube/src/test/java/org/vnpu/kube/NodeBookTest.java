@@ -1,4 +1,4 @@
-package org.vnpu.sandbox;
+package org.vnpu.kube;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

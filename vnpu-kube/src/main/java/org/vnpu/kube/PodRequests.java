@@ -1,4 +1,4 @@
-package org.vnpu.sandbox;
+package org.vnpu.kube;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -15,11 +15,11 @@ import java.util.function.Function;
  * What a pod requests of a node, in base units (cores, bytes, devices), as kube-scheduler, Volcano
  * and the kubelet count it.
  */
-final class PodRequests {
+public final class PodRequests {
 
-  static final String CPU = "cpu";
-  static final String MEMORY = "memory";
-  static final String PODS = "pods";
+  public static final String CPU = "cpu";
+  public static final String MEMORY = "memory";
+  public static final String PODS = "pods";
 
   private static final BigDecimal DEFAULT_CPU = new BigDecimal("0.1");
   private static final BigDecimal DEFAULT_MEMORY = BigDecimal.valueOf(200L * 1024 * 1024);
@@ -32,7 +32,7 @@ final class PodRequests {
    * {@code pkg/scheduler/api/pod_info.go aggregateAllContainerResourceRequests()}: the sum over the
    * app containers, raised per resource to the largest init container, plus {@code spec.overhead}.
    */
-  static Map<String, BigDecimal> of(Pod pod) {
+  public static Map<String, BigDecimal> of(Pod pod) {
     Map<String, BigDecimal> sum = aggregate(pod, PodRequests::requests);
     if (pod.getSpec().getOverhead() != null) {
       amounts(pod.getSpec().getOverhead())
@@ -46,7 +46,7 @@ final class PodRequests {
    * allocation scores count a pod: CPU and memory per container, 100m and 200 MiB where a container
    * requests none, summed over the app containers and raised to the largest init container.
    */
-  static Map<String, BigDecimal> nonZero(Pod pod) {
+  public static Map<String, BigDecimal> nonZero(Pod pod) {
     return aggregate(pod, PodRequests::nonZero);
   }
 
@@ -82,7 +82,7 @@ final class PodRequests {
    * The API server's defaulting, {@code pkg/apis/core/v1/defaults.go SetDefaults_Pod()}: a
    * container that limits a resource without requesting it requests its limit.
    */
-  static void defaultRequestsFromLimits(Pod pod) {
+  public static void defaultRequestsFromLimits(Pod pod) {
     List<Container> containers = new ArrayList<>(pod.getSpec().getContainers());
     containers.addAll(pod.getSpec().getInitContainers());
     for (Container container : containers) {
@@ -99,7 +99,7 @@ final class PodRequests {
   }
 
   /** Whether {@code name} is an extended resource: any name outside {@code kubernetes.io}. */
-  static boolean isExtended(String name) {
+  public static boolean isExtended(String name) {
     return name.contains("/") && !name.contains("kubernetes.io/");
   }
 
@@ -109,7 +109,7 @@ final class PodRequests {
         : amounts(container.getResources().getRequests());
   }
 
-  static Map<String, BigDecimal> amounts(Map<String, Quantity> quantities) {
+  public static Map<String, BigDecimal> amounts(Map<String, Quantity> quantities) {
     Map<String, BigDecimal> amounts = new TreeMap<>();
     quantities.forEach((name, quantity) -> amounts.put(name, quantity.getNumericalAmount()));
     return amounts;
