@@ -62,6 +62,7 @@ int dcmi_get_device_type(int card_id, int device_id, enum dcmi_unit_type *device
 int dcmi_get_device_logic_id(int *device_logic_id, int card_id, int device_id);
 int dcmi_get_device_chip_info(int card_id, int device_id, struct dcmi_chip_info *chip_info);
 int dcmi_get_device_health(int card_id, int device_id, unsigned int *health);
+int dcmi_get_device_share_enable(int card_id, int device_id, int *enable_flag);
 int dcmi_get_device_hbm_info(int card_id, int device_id, struct dcmi_hbm_info *hbm_info);
 int dcmi_get_device_memory_info_v3(int card_id, int device_id,
                                    struct dcmi_get_memory_info_stru *memory_info);

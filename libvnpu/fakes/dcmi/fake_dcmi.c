@@ -5,7 +5,7 @@
  *
  *   device card=0 device=0 logic=0 type=npu name=910B3 die=0A1B2C3D-0-0-0-1 aicore=20
  *          memory_mb=65536 memory_used_mb=3445 hbm=1 health=0 aicore_util=12 hbm_util=5
- *          temperature=45 power=1028
+ *          temperature=45 power=1028 share=1
  *   device card=0 device=1 type=mcu
  *   process logic=0 pid=4242 bytes=1073741824
  *   fail call=dcmi_get_device_health code=-8005
@@ -13,7 +13,7 @@
  * "die" holds the five words of the VDIE ID in hex, separated by '-'. hbm=0 makes
  * dcmi_get_device_hbm_info answer DCMI_ERR_CODE_NOT_SUPPORT, as on chips without HBM. A "fail" line
  * makes every call of that function return the code. power is in tenths of a watt, as DCMI
- * reports it.
+ * reports it. share is the device-share mode (dcmi_get_device_share_enable), 0 when not given.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "dcmi_interface_api.h"
@@ -37,6 +37,7 @@ struct fake_device {
     int hbm;
     unsigned int health, aicore_util, hbm_util;
     int temperature, power;
+    int share;
 };
 
 struct fake_process {
@@ -110,6 +111,7 @@ static void parse_device(const char *line, struct fake_device *d) {
     d->memory_used_mb = number(line, "memory_used_mb", 0);
     d->hbm = (int)number(line, "hbm", 1);
     d->health = (unsigned int)number(line, "health", 0);
+    d->share = (int)number(line, "share", 0);
     d->aicore_util = (unsigned int)number(line, "aicore_util", 0);
     d->hbm_util = (unsigned int)number(line, "hbm_util", 0);
     d->temperature = (int)number(line, "temperature", 40);
@@ -275,6 +277,16 @@ int dcmi_get_device_health(int card_id, int device_id, unsigned int *health) {
     int rc = lookup("dcmi_get_device_health", &config, card_id, device_id, &d);
     if (rc == DCMI_OK) {
         *health = d->health;
+    }
+    return rc;
+}
+
+int dcmi_get_device_share_enable(int card_id, int device_id, int *enable_flag) {
+    struct fake_config config;
+    struct fake_device *d;
+    int rc = lookup("dcmi_get_device_share_enable", &config, card_id, device_id, &d);
+    if (rc == DCMI_OK) {
+        *enable_flag = d->share;
     }
     return rc;
 }

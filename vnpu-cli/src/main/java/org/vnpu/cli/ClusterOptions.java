@@ -1,10 +1,6 @@
 package org.vnpu.cli;
 
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Clock;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.signing.AllocationSigner;
@@ -14,6 +10,7 @@ import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.kube.VerifyingKeys;
 import org.vnpu.scheduler.Scheduler;
 import org.vnpu.scheduler.SchedulerSettings;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -22,19 +19,7 @@ import picocli.CommandLine.Option;
  */
 final class ClusterOptions {
 
-  @Option(
-      names = "--kubeconfig",
-      paramLabel = "FILE",
-      description =
-          "Kubeconfig file (default: fabric8's, as kubectl's: in a pod its service account,"
-              + " elsewhere $KUBECONFIG or ~/.kube/config).")
-  Path kubeconfig;
-
-  @Option(
-      names = "--context",
-      paramLabel = "NAME",
-      description = "Kubeconfig context (default: the file's current context).")
-  String context;
+  @Mixin ConnectionOptions connection;
 
   @Option(
       names = "--keys-namespace",
@@ -54,14 +39,7 @@ final class ClusterOptions {
 
   /** A client of the cluster these options name. */
   KubernetesClient client() {
-    if (kubeconfig != null && !Files.isReadable(kubeconfig)) {
-      throw new InputException("--kubeconfig " + kubeconfig + ": no readable file there");
-    }
-    Config config =
-        kubeconfig == null
-            ? Config.autoConfigure(context)
-            : Config.fromKubeconfig(context, kubeconfig.toFile());
-    return new KubernetesClientBuilder().withConfig(config).build();
+    return connection.client();
   }
 
   /**

@@ -6,13 +6,12 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.Callable;
-import org.vnpu.api.SplitMode;
 import org.vnpu.api.payload.NodeRegistration;
 import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.deviceplugin.DevicePlugin;
 import org.vnpu.deviceplugin.DevicePluginSettings;
+import org.vnpu.deviceplugin.NodeDoctor;
 import org.vnpu.deviceplugin.kubelet.ChipOwnership;
-import org.vnpu.deviceplugin.kubelet.KubeletRegistrar;
 import org.vnpu.driver.NpuDriver;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -39,14 +38,7 @@ final class DevicePluginCommand implements Callable<Integer> {
 
   @Mixin VerifyingKeysOption verifyingKeys;
 
-  @Option(
-      names = "--split-mode",
-      paramLabel = "MODE",
-      converter = SplitModeConverter.class,
-      description =
-          "This node's split mode, soft or hard, whatever its huawei.com/vnpu-mode label says."
-              + " Default: the label's (soft when the node has none).")
-  SplitMode splitMode;
+  @Mixin NodeSetupOptions setup;
 
   @Option(
       names = "--max-shares-per-chip",
@@ -56,12 +48,6 @@ final class DevicePluginCommand implements Callable<Integer> {
           "vNPUs one chip may hold at most; the kubelet sees this many devices per chip"
               + " (1..63, default ${DEFAULT-VALUE}).")
   int maxSharesPerChip;
-
-  @Option(
-      names = "--kubelet-dir",
-      paramLabel = "DIR",
-      description = "The kubelet's device-plugin directory (default: ${DEFAULT-VALUE}).")
-  Path kubeletDirectory = KubeletRegistrar.DEFAULT_DIRECTORY;
 
   @Mixin HandoutOptions handout;
 
@@ -109,9 +95,9 @@ final class DevicePluginCommand implements Callable<Integer> {
     DevicePluginSettings settings =
         new DevicePluginSettings(
             node,
-            kubeletDirectory,
+            setup.kubeletDirectory,
             handout.stateDirectory,
-            splitMode,
+            setup.splitMode,
             handout.shimLibrary,
             handout.driverMounts,
             maxSharesPerChip,
@@ -121,6 +107,8 @@ final class DevicePluginCommand implements Callable<Integer> {
             cleanupInterval,
             podResourcesSocket);
     KubernetesClient client = new KubernetesClientBuilder().build();
+    NodeDoctor.log(
+        NodeDoctor.examine(setup.doctorSetup(node, handout, verifyingKeys), () -> npus, client));
     DevicePlugin plugin;
     try {
       plugin = DevicePlugin.start(settings, npus, verifier, client, Clock.systemUTC());

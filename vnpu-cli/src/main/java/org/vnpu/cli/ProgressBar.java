@@ -29,7 +29,7 @@ final class ProgressBar implements Progress {
   private long lastLine;
 
   /**
-   * @param terminal whether {@code err} is a terminal ({@link #onTerminal})
+   * @param terminal whether {@code err} is a terminal ({@link Terminal#detect})
    * @param nanoTime the clock, {@link System#nanoTime} but in tests
    */
   ProgressBar(PrintWriter err, int runs, boolean quiet, boolean terminal, LongSupplier nanoTime) {
@@ -40,15 +40,6 @@ final class ProgressBar implements Progress {
     this.nanoTime = nanoTime;
     this.started = nanoTime.getAsLong();
     this.lastLine = started;
-  }
-
-  /**
-   * Whether this process writes to a terminal: Java 17 tells only whether it has an interactive
-   * console (standard input and output both a terminal), which is how a person runs a command;
-   * {@code TERM=dumb} (an editor's shell) counts as none.
-   */
-  static boolean onTerminal() {
-    return System.console() != null && !"dumb".equals(System.getenv("TERM"));
   }
 
   @Override

@@ -249,7 +249,7 @@ final class SimulateCommand implements Callable<Integer> {
             spec.commandLine().getErr(),
             experiment.runs(),
             quiet,
-            ProgressBar.onTerminal(),
+            Terminal.detect().attached(),
             System::nanoTime);
     List<RunResult> results =
         experiment.run(threads == null ? Runtime.getRuntime().availableProcessors() : threads, bar);

@@ -3,9 +3,12 @@ package org.vnpu.cli;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.regex.Pattern;
 
 /** A plain-text table with left-aligned columns separated by two spaces. */
 final class TextTable {
+
+  private static final Pattern ANSI = Pattern.compile("\u001b\\[[0-9;]*m");
 
   private final List<String[]> rows = new ArrayList<>();
   private final int columns;
@@ -29,17 +32,25 @@ final class TextTable {
     int[] widths = new int[columns];
     for (String[] row : rows) {
       for (int i = 0; i < columns; i++) {
-        widths[i] = Math.max(widths[i], row[i].length());
+        widths[i] = Math.max(widths[i], visibleLength(row[i]));
       }
     }
     StringBuilder out = new StringBuilder();
     for (String[] row : rows) {
       StringBuilder line = new StringBuilder(indent);
       for (int i = 0; i < columns; i++) {
-        line.append(i == columns - 1 ? row[i] : String.format("%-" + widths[i] + "s  ", row[i]));
+        line.append(row[i]);
+        if (i < columns - 1) {
+          line.append(" ".repeat(widths[i] - visibleLength(row[i]) + 2));
+        }
       }
       out.append(line.toString().stripTrailing()).append('\n');
     }
     return out.toString();
+  }
+
+  /** The cell's width on a terminal: its colour codes take none ({@link Terminal#paint}). */
+  private static int visibleLength(String cell) {
+    return ANSI.matcher(cell).replaceAll("").length();
   }
 }

@@ -22,6 +22,7 @@ import picocli.CommandLine.Command;
       RebalanceCommand.class,
       GetCommand.class,
       WhyCommand.class,
+      DoctorCommand.class,
       DevicePluginCommand.class,
       DraDriverCommand.class,
       SchedulerCommand.class,

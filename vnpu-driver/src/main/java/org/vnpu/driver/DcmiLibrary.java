@@ -42,6 +42,9 @@ interface DcmiLibrary extends Library {
 
   int dcmi_get_device_health(int cardId, int deviceId, IntByReference health);
 
+  /** 1 when containers may share the chip, 0 (the default after a reboot) when not. */
+  int dcmi_get_device_share_enable(int cardId, int deviceId, IntByReference enableFlag);
+
   int dcmi_get_device_hbm_info(int cardId, int deviceId, HbmInfo hbmInfo);
 
   int dcmi_get_device_memory_info_v3(int cardId, int deviceId, MemoryInfo memoryInfo);

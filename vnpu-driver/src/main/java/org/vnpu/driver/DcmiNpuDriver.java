@@ -95,11 +95,18 @@ public final class DcmiNpuDriver implements NpuDriver {
   }
 
   @Override
+  public Optional<Boolean> deviceShare(RegisteredChip chip) {
+    Device device = device(chip);
+    IntByReference enabled = new IntByReference();
+    check(
+        dcmi.dcmi_get_device_share_enable(device.card, device.device, enabled),
+        device.call("dcmi_get_device_share_enable"));
+    return Optional.of(enabled.getValue() == 1);
+  }
+
+  @Override
   public ChipUsage usage(RegisteredChip chip) {
-    Device device = devices.get(chip.index());
-    if (device == null) {
-      throw new DriverException("chip " + chip.index() + " was not discovered by DCMI");
-    }
+    Device device = device(chip);
     IntByReference aiCore = new IntByReference();
     check(
         dcmi.dcmi_get_device_utilization_rate(
@@ -220,6 +227,14 @@ public final class DcmiNpuDriver implements NpuDriver {
       end++;
     }
     return new String(bytes, 0, end, StandardCharsets.US_ASCII);
+  }
+
+  private Device device(RegisteredChip chip) {
+    Device device = devices.get(chip.index());
+    if (device == null) {
+      throw new DriverException("chip " + chip.index() + " was not discovered by DCMI");
+    }
+    return device;
   }
 
   private record Device(int card, int device) {

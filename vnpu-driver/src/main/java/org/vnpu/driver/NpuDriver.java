@@ -1,6 +1,7 @@
 package org.vnpu.driver;
 
 import java.util.List;
+import java.util.Optional;
 import org.vnpu.api.payload.RegisteredChip;
 
 /**
@@ -25,4 +26,14 @@ public interface NpuDriver {
    * @throws DriverException naming the call that failed and why
    */
   ChipUsage usage(RegisteredChip chip);
+
+  /**
+   * Whether containers may share the chip (device-share mode, which soft slicing needs); empty when
+   * this driver cannot tell.
+   *
+   * @throws DriverException naming the call that failed and why
+   */
+  default Optional<Boolean> deviceShare(RegisteredChip chip) {
+    return Optional.empty();
+  }
 }

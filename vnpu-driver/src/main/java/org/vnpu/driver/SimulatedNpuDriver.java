@@ -9,6 +9,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.vnpu.api.payload.RegisteredChip;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.core.chip.ChipModel;
@@ -24,7 +25,7 @@ import org.vnpu.core.input.YamlFiles;
  * chips:
  *   - {type: 910B3, count: 8}            # indexes 0..7, die IDs SIM-&lt;node&gt;-&lt;index&gt;
  *   - {type: 310P3, index: 8, healthy: false, aiCoreUtilization: 35, memoryUsedMiB: 2048,
- *      temperatureCelsius: 51}
+ *      temperatureCelsius: 51, deviceShare: false}     # device-share mode: on unless false
  * healthChanges:
  *   - {afterSeconds: 30, chip: 2, healthy: false}
  * </pre>
@@ -114,7 +115,8 @@ public final class SimulatedNpuDriver implements NpuDriver {
             new Usage(
                 spec.aiCoreUtilization() == null ? 0 : spec.aiCoreUtilization(),
                 spec.memoryUsedMiB() == null ? 0 : spec.memoryUsedMiB(),
-                spec.temperatureCelsius()));
+                spec.temperatureCelsius(),
+                spec.deviceShare() == null || spec.deviceShare()));
       }
     }
     for (Integer chip : changed.keySet()) {
@@ -129,13 +131,23 @@ public final class SimulatedNpuDriver implements NpuDriver {
   }
 
   @Override
+  public Optional<Boolean> deviceShare(RegisteredChip chip) {
+    return Optional.of(usage(chip.index()).deviceShare());
+  }
+
+  @Override
   public ChipUsage usage(RegisteredChip chip) {
-    Usage usage = usages.get(chip.index());
-    if (usage == null) {
-      throw new DriverException("chip " + chip.index() + " is not in " + file);
-    }
+    Usage usage = usage(chip.index());
     return new ChipUsage(
         usage.aiCorePercent(), usage.memoryUsedMiB(), List.of(), usage.temperatureCelsius(), null);
+  }
+
+  private Usage usage(int chip) {
+    Usage usage = usages.get(chip);
+    if (usage == null) {
+      throw new DriverException("chip " + chip + " is not in " + file);
+    }
+    return usage;
   }
 
   /** The health each scripted change has set by now, per chip index. */
@@ -157,7 +169,8 @@ public final class SimulatedNpuDriver implements NpuDriver {
     return changed;
   }
 
-  private record Usage(int aiCorePercent, long memoryUsedMiB, Double temperatureCelsius) {}
+  private record Usage(
+      int aiCorePercent, long memoryUsedMiB, Double temperatureCelsius, boolean deviceShare) {}
 
   /** The file's top level; fields as in the class comment, absent ones null. */
   record InventoryFile(List<SimulatedChip> chips, List<HealthChange> healthChanges) {}
@@ -173,7 +186,8 @@ public final class SimulatedNpuDriver implements NpuDriver {
       Integer numaNode,
       Integer aiCoreUtilization,
       Long memoryUsedMiB,
-      Double temperatureCelsius) {}
+      Double temperatureCelsius,
+      Boolean deviceShare) {}
 
   /** From {@code afterSeconds} on, chip {@code chip} reports {@code healthy}. */
   record HealthChange(Double afterSeconds, Integer chip, Boolean healthy) {}

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.vnpu.api.payload.RegisteredChip;
 import org.vnpu.core.chip.ChipCatalog;
@@ -52,6 +53,18 @@ class DcmiNpuDriverTest {
             new RegisteredChip(0, DIE_0, "910B3", 65536, 20, 0, true, -1, ""),
             // health 1 is a minor alarm: still healthy
             new RegisteredChip(1, DIE_1, "910B3", 65536, 20, 0, true, -1, ""));
+  }
+
+  @Test
+  void deviceShareModeIsReadPerChip() throws IOException {
+    FakeDcmi.configure(TWO_910B3_CARDS[1] + " share=1", TWO_910B3_CARDS[3]);
+    DcmiNpuDriver driver = DcmiNpuDriver.load(FakeDcmi.LIBRARY, catalog);
+
+    List<RegisteredChip> chips = driver.chips();
+
+    assertThat(chips)
+        .extracting(driver::deviceShare)
+        .containsExactly(Optional.of(true), Optional.of(false));
   }
 
   @Test

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vnpu.api.payload.RegisteredChip;
@@ -76,6 +77,16 @@ class SimulatedNpuDriverTest {
 
     assertThat(chips).hasSize(8).allMatch(RegisteredChip::healthy);
     assertThat(chips.get(7).numaNode()).isEqualTo(1);
+  }
+
+  @Test
+  void deviceShareModeIsOnUnlessTheFileTurnsItOff() throws IOException {
+    Path file = write("chips:", "  - {type: 910B3}", "  - {type: 910B3, deviceShare: false}");
+    SimulatedNpuDriver driver = new SimulatedNpuDriver(file, "n", catalog, clock);
+
+    assertThat(driver.chips())
+        .extracting(driver::deviceShare)
+        .containsExactly(Optional.of(true), Optional.of(false));
   }
 
   @Test

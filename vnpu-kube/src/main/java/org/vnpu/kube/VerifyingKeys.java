@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
@@ -69,6 +70,13 @@ public final class VerifyingKeys implements KeySet {
       key = keys.get(id);
     }
     return Optional.ofNullable(key);
+  }
+
+  /** The IDs of the valid keys the source holds, read again now (invalid ones are logged). */
+  public synchronized Set<String> readIds() {
+    loaded = clock.instant();
+    keys = read();
+    return keys.keySet();
   }
 
   private Map<String, VerifyingKey> read() {

@@ -1,9 +1,11 @@
 package org.vnpu.sandbox;
 
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -212,17 +214,18 @@ public final class Sandbox implements AutoCloseable {
               api.client(), KEYS_NAMESPACE, EXTENDER_TLS, List.of(LOOPBACK));
       SchedulerService scheduler =
           startScheduler(api.client(), catalog, certificates, 0, 0, options.rebalancing());
-      AllocationVerifier verifier = verifier(api.client());
       for (NodeSpec spec : options.nodes()) {
+        Path directory = options.directory().resolve("nodes").resolve(spec.name());
         nodes.add(
             SandboxNode.start(
                 spec,
-                options.directory().resolve("nodes").resolve(spec.name()),
+                directory,
                 api.client(),
-                verifier,
+                mountVerifyingKeys(api.client(), directory),
                 natives,
                 catalog,
-                options.workloads()));
+                options.workloads(),
+                kubeconfig));
         LOG.info("node {} ({}) is up", spec.name(), spec.description());
       }
       return new Sandbox(options, api, kubeconfig, nodes, catalog, certificates, scheduler);
@@ -231,6 +234,21 @@ public final class Sandbox implements AutoCloseable {
       api.close();
       throw e;
     }
+  }
+
+  /**
+   * The verifying-keys ConfigMap as the kubelet mounts it into a node agent's pod, one file per
+   * key, where the chart's device plugin and exporter read it (the scheduler keeps its key, so the
+   * ConfigMap does not change while the sandbox runs).
+   */
+  private static Path mountVerifyingKeys(KubernetesClient client, Path nodeDirectory)
+      throws IOException {
+    ConfigMap keys = client.configMaps().inNamespace(KEYS_NAMESPACE).withName(VERIFYING_KEYS).get();
+    Path mounted = Files.createDirectories(nodeDirectory.resolve("verifying-keys"));
+    for (Map.Entry<String, String> key : keys.getData().entrySet()) {
+      Files.writeString(mounted.resolve(key.getKey()), key.getValue());
+    }
+    return mounted;
   }
 
   private static AllocationVerifier verifier(KubernetesClient client) {

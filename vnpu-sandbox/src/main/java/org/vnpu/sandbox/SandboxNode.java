@@ -12,6 +12,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,6 +25,7 @@ import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.api.LabelKeys;
@@ -42,6 +44,7 @@ import org.vnpu.exporter.Exporter;
 import org.vnpu.exporter.ExporterSettings;
 import org.vnpu.kube.DaemonThreads;
 import org.vnpu.kube.NodeLocks;
+import org.vnpu.kube.VerifyingKeys;
 import org.vnpu.kubelet.KubeletEmulator;
 import org.vnpu.kubelet.PodResourcesEmulator;
 import org.vnpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
@@ -111,14 +114,20 @@ public final class SandboxNode implements AutoCloseable {
       NodeSpec spec,
       Path directory,
       KubernetesClient client,
-      AllocationVerifier verifier,
+      Path verifyingKeys,
       NativeFiles natives,
       ChipCatalog catalog,
-      boolean workloads)
+      boolean workloads,
+      Path kubeconfig)
       throws IOException {
     Files.createDirectories(directory);
+    AllocationVerifier verifier =
+        new AllocationVerifier(
+            VerifyingKeys.inDirectory(verifyingKeys, Clock.systemUTC()), new PayloadCodec());
+    // Labelled as docs/install.md says; the chart's DaemonSets select huawei.com/vnpu=ready.
     Map<String, String> labels = new HashMap<>();
     labels.put("kubernetes.io/hostname", spec.name());
+    labels.put(LabelKeys.VNPU, LabelKeys.VNPU_READY_VALUE);
     labels.put(LabelKeys.SPLIT_MODE, spec.mode().wireName());
     client
         .nodes()
@@ -175,6 +184,8 @@ public final class SandboxNode implements AutoCloseable {
             .start();
     PodResourcesEmulator podResources =
         new PodResourcesEmulator(podResourcesSocket, pods::activePods).start();
+    writeDoctorArguments(
+        directory, spec.name(), pluginDirectory, state, natives.shim(), verifyingKeys, kubeconfig);
     SandboxNode node =
         new SandboxNode(spec, directory, client, kubelet, podResources, plugin, exporter, pods);
     node.awaitDevices(Duration.ofSeconds(10));
@@ -182,6 +193,47 @@ public final class SandboxNode implements AutoCloseable {
     node.status.scheduleWithFixedDelay(
         node::reportCapacity, POLL.toMillis(), POLL.toMillis(), TimeUnit.MILLISECONDS);
     return node;
+  }
+
+  /**
+   * {@code doctor.args}: the options {@code vnpu doctor @doctor.args} checks this node with, the
+   * device plugin's; and, where Ascend Docker Runtime's binary would be, a stand-in for the
+   * sandbox's container runtime ({@link ContainerRuntime}), which does its work in this process.
+   */
+  private static void writeDoctorArguments(
+      Path directory,
+      String node,
+      Path pluginDirectory,
+      Path state,
+      Path shim,
+      Path verifyingKeys,
+      Path kubeconfig)
+      throws IOException {
+    Path runtime = Files.createDirectories(directory.resolve("ascend-docker-runtime"));
+    Path binary = runtime.resolve("ascend-docker-runtime");
+    Files.writeString(
+        binary,
+        "#!/bin/sh\n"
+            + "# Stands where Ascend Docker Runtime's binary is on a node. The sandbox's container\n"
+            + "# runtime (ContainerRuntime, in the sandbox's process) mounts the driver and creates\n"
+            + "# hardware vNPUs from ASCEND_VNPU_SPECS as Ascend Docker Runtime does.\n"
+            + "echo 'the sandbox runs its containers itself' >&2\n"
+            + "exit 1\n");
+    Files.setPosixFilePermissions(binary, PosixFilePermissions.fromString("rwxr-xr-x"));
+    Files.write(
+        directory.resolve("doctor.args"),
+        Stream.of(
+                "--node-name=" + node,
+                "--driver=simulated",
+                "--inventory=" + directory.resolve("inventory.yaml"),
+                "--kubelet-dir=" + pluginDirectory,
+                "--state-dir=" + state,
+                "--shim-library=" + shim,
+                "--verifying-keys=" + verifyingKeys,
+                "--ascend-runtime=" + runtime,
+                "--kubeconfig=" + kubeconfig)
+            .map(option -> '"' + option + '"') // an argument file's quoting, for spaces in paths
+            .toList());
   }
 
   public NodeSpec spec() {
