@@ -94,7 +94,12 @@ class HelmChartTest {
               "/usr/local/Ascend/driver",
               "/etc/ascend_install.info",
               "/usr/local/dcmi",
-              "/usr/local/bin/npu-smi");
+              "/usr/local/bin/npu-smi",
+              // what its start-up checks (vnpu doctor) look at, read only
+              "/usr/local/vnpu/lib",
+              "/usr/local/Ascend/Ascend-Docker-Runtime");
+      assertThat(container.getArgs())
+          .contains("--ascend-runtime=/usr/local/Ascend/Ascend-Docker-Runtime");
     }
   }
 
