@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
@@ -35,9 +36,13 @@ import picocli.CommandLine.Spec;
           + " (allocations verified with the scheduler's public keys). It changes nothing.",
       "  nodes        split mode, chips, healthy chips, and allocated AI Core, memory and vNPUs",
       "  chips [NODE] each chip with what is allocated on it and the pods it serves",
-      "  pods         the pods with vNPUs: node, chips, slice, policy and priority"
+      "  pods         the pods with vNPUs: node, chips, slice, policy and priority",
+      "With --metrics, nodes and chips also show what the exporters measured; -o wide adds chip"
+          + " types and die IDs; on a terminal, AI Core and memory get bars."
     })
 final class GetCommand implements Callable<Integer> {
+
+  private static final int BAR_WIDTH = 10;
 
   /** What to show. */
   enum What {
@@ -71,21 +76,29 @@ final class GetCommand implements Callable<Integer> {
 
   @Mixin CatalogOption catalog;
 
+  @Mixin MetricsOption metrics;
+
   @Mixin OutputOption output;
 
   @Spec CommandSpec spec;
 
-  /** One node. Percentages are of the node's chips together. */
+  /**
+   * One node. Percentages are of the node's chips together; allocated figures are what allocations
+   * reserve, measured ones what the exporters report (null without {@code --metrics}).
+   */
   record NodeRow(
       String node,
       String mode,
+      String chipTypes,
       int chips,
       int healthy,
       double aiCorePercent,
       long memoryUsedMiB,
       long memoryMiB,
       int vnpus,
-      int vnpuSlots) {}
+      int vnpuSlots,
+      Double measuredAiCorePercent,
+      Long measuredMemoryUsedMiB) {}
 
   /** One chip and the pods it serves. */
   record ChipRow(
@@ -99,7 +112,9 @@ final class GetCommand implements Callable<Integer> {
       long memoryMiB,
       int vnpus,
       int vnpuSlots,
-      List<String> pods) {}
+      List<String> pods,
+      Double measuredAiCorePercent,
+      Long measuredMemoryUsedMiB) {}
 
   /** One pod with vNPUs. */
   record PodRow(
@@ -107,6 +122,7 @@ final class GetCommand implements Callable<Integer> {
       String pod,
       String node,
       List<Integer> chips,
+      List<String> dieIds,
       List<String> slices,
       String priority) {}
 
@@ -121,25 +137,55 @@ final class GetCommand implements Callable<Integer> {
     try (KubernetesClient client = cluster.client()) {
       Scheduler scheduler = cluster.ledger(client, catalog.load());
       PrintWriter out = spec.commandLine().getOut();
+      Terminal terminal = Terminal.detect();
       switch (what) {
-        case NODES -> out.print(output.render(nodes(scheduler), GetCommand::nodesText));
-        case CHIPS -> out.print(output.render(chips(scheduler, client), GetCommand::chipsText));
-        case PODS -> out.print(output.render(pods(scheduler, client), GetCommand::podsText));
+        case NODES ->
+            out.print(
+                output.render(
+                    nodes(scheduler),
+                    rows -> nodesText(rows, false, terminal),
+                    rows -> nodesText(rows, true, terminal)));
+        case CHIPS ->
+            out.print(
+                output.render(
+                    chips(scheduler, client),
+                    rows -> chipsText(rows, false, terminal),
+                    rows -> chipsText(rows, true, terminal)));
+        case PODS ->
+            out.print(
+                output.render(
+                    pods(scheduler, client),
+                    rows -> podsText(rows, false),
+                    rows -> podsText(rows, true)));
       }
       out.flush();
     }
     return 0;
   }
 
-  private static List<NodeRow> nodes(Scheduler scheduler) {
+  private List<NodeRow> nodes(Scheduler scheduler) {
+    Map<String, MetricsOption.ChipUse> use = metrics.chipUse();
     List<NodeRow> rows = new ArrayList<>();
     for (NodeState node : scheduler.nodes()) {
       List<ChipState> chips = node.chips();
       int slots = node.inventory().maxSharesPerChip() * chips.size();
+      List<MetricsOption.ChipUse> measured =
+          chips.stream()
+              .map(c -> use.get(node.name() + "/" + c.chip().index()))
+              .filter(Objects::nonNull)
+              .toList();
       rows.add(
           new NodeRow(
               node.name(),
               node.inventory().splitMode().wireName(),
+              chips.stream()
+                  .collect(
+                      Collectors.groupingBy(
+                          c -> c.chip().model().name(), TreeMap::new, Collectors.counting()))
+                  .entrySet()
+                  .stream()
+                  .map(e -> e.getValue() + "× " + e.getKey())
+                  .collect(Collectors.joining(", ")),
               chips.size(),
               (int) chips.stream().filter(c -> c.chip().healthy()).count(),
               chips.isEmpty()
@@ -148,13 +194,23 @@ final class GetCommand implements Callable<Integer> {
               chips.stream().mapToLong(ChipState::memoryUsedMiB).sum(),
               chips.stream().mapToLong(c -> c.chip().memoryMiB()).sum(),
               chips.stream().mapToInt(ChipState::shares).sum(),
-              slots));
+              slots,
+              measured.isEmpty()
+                  ? null
+                  : 100
+                      * measured.stream().mapToDouble(MetricsOption.ChipUse::aiCoreRatio).sum()
+                      / measured.size(),
+              measured.isEmpty()
+                  ? null
+                  : measured.stream().mapToLong(MetricsOption.ChipUse::memoryUsedBytes).sum()
+                      >> 20));
     }
     return rows;
   }
 
   private List<ChipRow> chips(Scheduler scheduler, KubernetesClient client) {
     Map<String, String> names = podNames(client.pods().inAnyNamespace().list().getItems());
+    Map<String, MetricsOption.ChipUse> use = metrics.chipUse();
     Map<String, List<String>> podsByChip = new HashMap<>();
     for (AllocationPlan plan : scheduler.placements().values()) {
       String pod = names.getOrDefault(plan.podUid(), "uid " + plan.podUid());
@@ -171,8 +227,9 @@ final class GetCommand implements Callable<Integer> {
       }
       found = true;
       for (ChipState state : node.chips()) {
-        List<String> pods =
-            podsByChip.getOrDefault(node.name() + "/" + state.chip().index(), List.of());
+        String chip = node.name() + "/" + state.chip().index();
+        List<String> pods = podsByChip.getOrDefault(chip, List.of());
+        MetricsOption.ChipUse measured = use.get(chip);
         rows.add(
             new ChipRow(
                 node.name(),
@@ -185,7 +242,9 @@ final class GetCommand implements Callable<Integer> {
                 state.chip().memoryMiB(),
                 state.shares(),
                 node.inventory().maxSharesPerChip(),
-                pods.stream().sorted().toList()));
+                pods.stream().sorted().toList(),
+                measured == null ? null : 100 * measured.aiCoreRatio(),
+                measured == null ? null : measured.memoryUsedBytes() >> 20));
       }
     }
     if (onlyNode != null && !found) {
@@ -219,6 +278,7 @@ final class GetCommand implements Callable<Integer> {
               pod.getMetadata().getName(),
               plan.node(),
               vnpus.stream().map(VnpuAssignment::chipIndex).toList(),
+              vnpus.stream().map(VnpuAssignment::dieId).toList(),
               vnpus.stream().map(VnpuAssignment::slice).toList(),
               plan.allocation().priority().wireName()));
     }
@@ -246,60 +306,129 @@ final class GetCommand implements Callable<Integer> {
                 (a, b) -> a));
   }
 
-  private static String nodesText(List<NodeRow> rows) {
+  static String nodesText(List<NodeRow> rows, boolean wide, Terminal terminal) {
     if (rows.isEmpty()) {
       return "No vNPU node: no node has registered chips with the vNPU device plugin.\n";
     }
-    TextTable table =
-        new TextTable("NODE", "MODE", "CHIPS", "HEALTHY", "AI CORE", "MEMORY", "VNPUS");
+    boolean measured = rows.stream().anyMatch(r -> r.measuredAiCorePercent() != null);
+    List<String> headers =
+        new ArrayList<>(List.of("NODE", "MODE", "CHIPS", "HEALTHY", "AI CORE", "MEMORY", "VNPUS"));
+    if (wide) {
+      headers.add(2, "TYPES");
+    }
+    if (measured) {
+      headers.addAll(List.of("MEASURED AI CORE", "MEASURED MEMORY"));
+    }
+    TextTable table = new TextTable(headers.toArray(String[]::new));
     for (NodeRow row : rows) {
-      table.row(
-          row.node(),
-          row.mode(),
-          row.chips(),
-          row.healthy(),
-          percent(row.aiCorePercent()),
-          MemoryText.of(row.memoryUsedMiB()) + " / " + MemoryText.of(row.memoryMiB()),
-          row.vnpus() + " / " + row.vnpuSlots());
+      List<Object> cells =
+          new ArrayList<>(
+              List.of(
+                  row.node(),
+                  row.mode(),
+                  row.chips(),
+                  row.healthy(),
+                  share(row.aiCorePercent(), terminal),
+                  memory(row.memoryUsedMiB(), row.memoryMiB(), terminal),
+                  row.vnpus() + " / " + row.vnpuSlots()));
+      if (wide) {
+        cells.add(2, row.chipTypes());
+      }
+      if (measured) {
+        cells.addAll(measuredCells(row.measuredAiCorePercent(), row.measuredMemoryUsedMiB()));
+      }
+      table.row(cells.toArray());
     }
     return table.render("");
   }
 
-  private static String chipsText(List<ChipRow> rows) {
+  private static String chipsText(List<ChipRow> rows, boolean wide, Terminal terminal) {
     if (rows.isEmpty()) {
       return "No vNPU chip: no node has registered chips with the vNPU device plugin.\n";
     }
-    TextTable table =
-        new TextTable("NODE", "CHIP", "TYPE", "HEALTH", "AI CORE", "MEMORY", "VNPUS", "PODS");
+    boolean measured = rows.stream().anyMatch(r -> r.measuredAiCorePercent() != null);
+    List<String> headers =
+        new ArrayList<>(
+            List.of("NODE", "CHIP", "TYPE", "HEALTH", "AI CORE", "MEMORY", "VNPUS", "PODS"));
+    if (wide) {
+      headers.add(3, "DIE ID");
+    }
+    if (measured) {
+      headers.addAll(7, List.of("MEASURED AI CORE", "MEASURED MEMORY"));
+    }
+    TextTable table = new TextTable(headers.toArray(String[]::new));
     for (ChipRow row : rows) {
-      table.row(
-          row.node(),
-          row.chip(),
-          row.type(),
-          row.healthy() ? "healthy" : "unhealthy",
-          percent(row.aiCorePercent()),
-          MemoryText.of(row.memoryUsedMiB()) + " / " + MemoryText.of(row.memoryMiB()),
-          row.vnpus() + " / " + row.vnpuSlots(),
-          row.pods().isEmpty() ? "-" : String.join(",", row.pods()));
+      List<Object> cells =
+          new ArrayList<>(
+              List.of(
+                  row.node(),
+                  row.chip(),
+                  row.type(),
+                  row.healthy() ? "healthy" : "unhealthy",
+                  share(row.aiCorePercent(), terminal),
+                  memory(row.memoryUsedMiB(), row.memoryMiB(), terminal),
+                  row.vnpus() + " / " + row.vnpuSlots(),
+                  row.pods().isEmpty() ? "-" : String.join(",", row.pods())));
+      if (wide) {
+        cells.add(3, row.dieId());
+      }
+      if (measured) {
+        cells.addAll(7, measuredCells(row.measuredAiCorePercent(), row.measuredMemoryUsedMiB()));
+      }
+      table.row(cells.toArray());
     }
     return table.render("");
   }
 
-  private static String podsText(List<PodRow> rows) {
+  private static String podsText(List<PodRow> rows, boolean wide) {
     if (rows.isEmpty()) {
       return "No pod with vNPUs in the chosen namespace (-A for all).\n";
     }
-    TextTable table = new TextTable("NAMESPACE", "POD", "NODE", "CHIPS", "SLICE", "PRIORITY");
+    List<String> headers =
+        new ArrayList<>(List.of("NAMESPACE", "POD", "NODE", "CHIPS", "SLICE", "PRIORITY"));
+    if (wide) {
+      headers.add(4, "DIE IDS");
+    }
+    TextTable table = new TextTable(headers.toArray(String[]::new));
     for (PodRow row : rows) {
-      table.row(
-          row.namespace(),
-          row.pod(),
-          row.node(),
-          row.chips().stream().map(String::valueOf).collect(Collectors.joining(",")),
-          row.slices().stream().distinct().collect(Collectors.joining("; ")),
-          row.priority());
+      List<Object> cells =
+          new ArrayList<>(
+              List.of(
+                  row.namespace(),
+                  row.pod(),
+                  row.node(),
+                  row.chips().stream().map(String::valueOf).collect(Collectors.joining(",")),
+                  row.slices().stream().distinct().collect(Collectors.joining("; ")),
+                  row.priority()));
+      if (wide) {
+        cells.add(4, String.join(",", row.dieIds()));
+      }
+      table.row(cells.toArray());
     }
     return table.render("");
+  }
+
+  /** A percentage, with a bar after it on a terminal. */
+  private static String share(double percent, Terminal terminal) {
+    return withBar(percent(percent), percent / 100, terminal);
+  }
+
+  private static String memory(long usedMiB, long totalMiB, Terminal terminal) {
+    return withBar(
+        MemoryText.of(usedMiB) + " / " + MemoryText.of(totalMiB),
+        totalMiB == 0 ? 0 : usedMiB / (double) totalMiB,
+        terminal);
+  }
+
+  private static String withBar(String text, double fraction, Terminal terminal) {
+    String bar = terminal.bar(fraction, BAR_WIDTH);
+    return bar.isEmpty() ? text : bar + " " + text;
+  }
+
+  private static List<String> measuredCells(Double aiCorePercent, Long memoryUsedMiB) {
+    return aiCorePercent == null
+        ? List.of("-", "-")
+        : List.of(percent(aiCorePercent), MemoryText.of(memoryUsedMiB));
   }
 
   private static String percent(double value) {

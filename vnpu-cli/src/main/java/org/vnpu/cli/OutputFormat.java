@@ -4,6 +4,10 @@ package org.vnpu.cli;
 enum OutputFormat {
   /** Aligned text for people. */
   TEXT,
+  /** Text with more columns, where a command has them (as kubectl's {@code -o wide}). */
+  WIDE,
   /** Pretty-printed JSON for machines. */
-  JSON
+  JSON,
+  /** YAML for machines and people. */
+  YAML
 }

@@ -33,8 +33,12 @@ record Terminal(boolean attached, boolean colour) {
    * shell) counts as none.
    */
   static Terminal detect() {
-    boolean attached = System.console() != null && !"dumb".equals(System.getenv("TERM"));
-    String noColour = System.getenv("NO_COLOR");
+    return of(System.console() != null, System.getenv("TERM"), System.getenv("NO_COLOR"));
+  }
+
+  /** With an interactive console or not, and these values of {@code TERM} and {@code NO_COLOR}. */
+  static Terminal of(boolean console, String term, String noColour) {
+    boolean attached = console && !"dumb".equals(term);
     return new Terminal(attached, attached && (noColour == null || noColour.isEmpty()));
   }
 

@@ -8,6 +8,7 @@ import static org.vnpu.cli.ClusterPods.running;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -91,6 +92,57 @@ class GetCommandTest {
     assertThat(pods.get(0).get("pod").asText()).isEqualTo("card");
     assertThat(pods.get(0).get("slices").get(0).asText()).isEqualTo("whole card");
     assertThat(pods.get(1).get("priority").asText()).isEqualTo("online");
+  }
+
+  @Test
+  void wideAddsTypesAndDieIdsAndYamlIsTheSameRowsAsJson() throws Exception {
+    Run wide = Run.of("get", "chips", "a2", "-o", "wide", "--kubeconfig", kubeconfig);
+    Run yaml = Run.of("get", "nodes", "-o", "yaml", "--kubeconfig", kubeconfig);
+
+    assertThat(wide.out()).startsWith("NODE  CHIP  TYPE   DIE ID ").contains("SIM-a2-0");
+    JsonNode nodes = new ObjectMapper(new YAMLFactory()).readTree(yaml.out());
+    assertThat(nodes.get(0).get("node").asText()).isEqualTo("a2");
+    assertThat(nodes.get(0).get("chipTypes").asText()).isEqualTo("2× 910B3");
+  }
+
+  @Test
+  void theExportersMeasurementsStandBesideTheAllocation() {
+    Run run =
+        Run.of(
+            "get",
+            "chips",
+            "--kubeconfig",
+            kubeconfig,
+            "--metrics",
+            sandbox.node("a2").metricsUrl());
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out())
+        .contains("MEASURED AI CORE  MEASURED MEMORY")
+        .containsPattern("a2 +\\d +910B3 +healthy +30 % +8 GiB / 64 GiB +\\S+ / 20 +\\d+ % +\\d+");
+    assertThat(
+            Run.of(
+                    "get",
+                    "chips",
+                    "--kubeconfig",
+                    kubeconfig,
+                    "--metrics",
+                    "http://127.0.0.1:1/metrics")
+                .err())
+        .startsWith("vnpu get: --metrics http://127.0.0.1:1/metrics: cannot read it");
+  }
+
+  @Test
+  void aTerminalGetsABarPerNodeAndNoColourWithoutWantingIt() {
+    List<GetCommand.NodeRow> rows =
+        List.of(
+            new GetCommand.NodeRow(
+                "a2", "soft", "2× 910B3", 2, 2, 65, 73728, 131072, 2, 40, null, null));
+
+    assertThat(GetCommand.nodesText(rows, false, Terminal.NONE))
+        .contains("a2    soft  2      2        65 %     72 GiB / 128 GiB  2 / 40");
+    assertThat(GetCommand.nodesText(rows, false, new Terminal(true, false)))
+        .contains("[#######   ] 65 %  [######    ] 72 GiB / 128 GiB");
   }
 
   @Test
