@@ -73,6 +73,20 @@ else
     failed=1
 fi
 
+# A workload whose parent dies without stopping it (a sandbox killed with SIGKILL) stops by itself.
+sh -c 'env VNPU_CONFIG="$1" WORKLOAD_MEMORY_MIB=16 LD_PRELOAD="$2" "$3" > /dev/null &
+       echo $! > "$4"; sleep 1' orphan "$(config orphan $QUOTA 30 elastic)" "$SHIM" \
+    "$BUILD/fakes/vnpu-workload" "$WORK/orphan.pid"
+orphan=$(cat "$WORK/orphan.pid")
+for _ in $(seq 50); do kill -0 "$orphan" 2> /dev/null || break; sleep 0.1; done
+if kill -0 "$orphan" 2> /dev/null; then
+    echo "FAIL workload outlives its parent"
+    kill -9 "$orphan"
+    failed=1
+else
+    echo "ok   workload stops when its parent is gone"
+fi
+
 # AI Core shares, short runs (bench.sh measures longer): a cap may be exceeded by 3 points at most;
 # below a share the margin is 5 points, because a CPU-starved machine (a parallel build) delays
 # the processes' wake-ups and so lowers what they measure, not what the shim grants.

@@ -12,6 +12,10 @@
  *   WORKLOAD_REQUESTS_PER_SECOND  0 (default): back to back, like batch work; otherwise requests
  *                        arrive at this mean rate (Poisson), each four kernels and one
  *                        synchronisation, like an online service, and their latency is reported
+ *   WORKLOAD_NICE        niceness to run at, 0..19 (default 0): the sandbox's node runs its own
+ *                        processes (the control plane) before its containers' work
+ *
+ * It stops too when its parent (the sandbox) is gone.
  *
  * Output: one line when the memory is taken or refused, one when it stops; with requests, one
  * line a second: "latency requests=N p50_ms=X p99_ms=Y" over that second's requests, each timed
@@ -27,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef int aclError;
 typedef void *aclrtStream;
@@ -49,6 +54,17 @@ static volatile sig_atomic_t stopping;
 static void stop(int signal) {
     (void)signal;
     stopping = 1;
+}
+
+static pid_t parent;
+
+/* Asked to stop, or orphaned: a container's processes end with the sandbox that runs them, even
+ * when it is killed without a chance to stop them. */
+static int stop_requested(void) {
+    if (getppid() != parent) {
+        stopping = 1;
+    }
+    return stopping;
 }
 
 /* A non-negative whole number from the environment, or the default; exits on garbage. */
@@ -104,7 +120,7 @@ static long long serve_requests(aclrtStream stream, uint64_t kernel_us, uint64_t
     long long kernels = 0;
     unsigned short seed[3] = {3, 5, 7};
     double arrival = start, window = start + 1;
-    while (!stopping && (seconds == 0 || arrival - start < (double)seconds)) {
+    while (!stop_requested() && (seconds == 0 || arrival - start < (double)seconds)) {
         arrival += -log(1.0 - erand48(seed)) / (double)rate;
         sleep_until(arrival);
         for (int i = 0; i < BATCH; i++) {
@@ -127,6 +143,18 @@ static long long serve_requests(aclrtStream stream, uint64_t kernel_us, uint64_t
 }
 
 int main(void) {
+    parent = getppid();
+    /* Before any thread starts (the shim starts its keeper on first use): threads inherit it. */
+    uint64_t niceness = setting("WORKLOAD_NICE", 0);
+    if (niceness > 19) {
+        fprintf(stderr, "vnpu-workload: WORKLOAD_NICE=%llu: must be 0..19\n",
+                (unsigned long long)niceness);
+        return 2;
+    }
+    if (niceness > 0 && nice((int)niceness) == -1) {
+        perror("vnpu-workload: nice");
+        return 2;
+    }
     uint64_t memory_mib = setting("WORKLOAD_MEMORY_MIB", 1024);
     uint64_t seconds = setting("WORKLOAD_SECONDS", 0);
     uint64_t kernel_us = setting("WORKLOAD_KERNEL_US", 5000);
@@ -171,7 +199,8 @@ int main(void) {
             return 2;
         }
     }
-    while (rate == 0 && !stopping && (seconds == 0 || seconds_now() - start < (double)seconds)) {
+    while (rate == 0 && !stop_requested() &&
+           (seconds == 0 || seconds_now() - start < (double)seconds)) {
         for (int i = 0; i < BATCH; i++) {
             if (aclrtLaunchKernel(NULL, (uint32_t)kernel_us, NULL, 0, stream) != 0) {
                 fprintf(stderr, "vnpu-workload: aclrtLaunchKernel failed\n");

@@ -56,15 +56,20 @@ final class MetricsOption {
     return shares;
   }
 
-  /** What each chip uses by {@code node/chip}; empty without URLs. */
+  /**
+   * What the vNPU containers on each chip used, by {@code node/chip}: the AI Core share they held
+   * between the exporter's last two scrapes and the device memory they hold, summed; empty without
+   * URLs. (The driver's own utilisation counts every process on the chip, and a simulated driver
+   * reports what its inventory file says.)
+   */
   Map<String, ChipUse> chipUse() {
     Map<String, Double> aiCore = new HashMap<>();
     Map<String, Double> memory = new HashMap<>();
     for (Sample sample : samples()) {
       String chip = sample.labels().get("node") + "/" + sample.labels().get("chip");
       switch (sample.name()) {
-        case "vnpu_chip_aicore_utilization_ratio" -> aiCore.put(chip, sample.value());
-        case "vnpu_chip_memory_used_bytes" -> memory.put(chip, sample.value());
+        case "vnpu_container_aicore_share_ratio" -> aiCore.merge(chip, sample.value(), Double::sum);
+        case "vnpu_container_memory_used_bytes" -> memory.merge(chip, sample.value(), Double::sum);
         default -> {}
       }
     }

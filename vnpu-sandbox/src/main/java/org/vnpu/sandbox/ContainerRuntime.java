@@ -28,6 +28,9 @@ import org.vnpu.kubelet.deviceplugin.v1beta1.Mount;
  */
 final class ContainerRuntime {
 
+  /** The niceness containers run at, below the sandbox's own processes. */
+  static final int WORKLOAD_NICE = 19;
+
   static final String HARD_TEMPLATE_ENV = "ASCEND_VNPU_SPECS";
   static final String VISIBLE_DEVICES_ENV = "ASCEND_VISIBLE_DEVICES";
 
@@ -77,6 +80,10 @@ final class ContainerRuntime {
       environment.put("LD_PRELOAD", preloadList(Path.of(preload), mounts));
     }
     environment.put("VNPU_FAKE_RT_DIR", fakeChips.toString());
+    // A node keeps CPU for its own processes (kube-reserved); here the control plane shares the
+    // machine with every container, and a served demo's containers would starve the commands
+    // people run against it.
+    environment.put("WORKLOAD_NICE", Integer.toString(WORKLOAD_NICE));
     environment.put("VNPU_FAKE_RT_MEMORY_MIB", Long.toString(deviceMemoryMiB(environment)));
 
     ProcessBuilder builder = new ProcessBuilder(workload.toString());
