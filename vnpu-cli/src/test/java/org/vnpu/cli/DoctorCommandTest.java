@@ -6,14 +6,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vnpu.api.LabelKeys;
-import org.vnpu.api.SplitMode;
 import org.vnpu.deviceplugin.NodeDoctor;
-import org.vnpu.sandbox.NodeSpec;
 import org.vnpu.sandbox.Sandbox;
 
 /** {@code vnpu doctor} passes on a sandbox node and names the fix on a broken one. */
@@ -26,13 +25,7 @@ class DoctorCommandTest {
 
   @BeforeAll
   static void start() throws Exception {
-    sandbox =
-        Sandbox.start(
-            new Sandbox.Options(
-                    directory,
-                    Sandbox.Driver.VOLCANO,
-                    List.of(NodeSpec.uniform("a2", "two 910B3", SplitMode.SOFT, "910B3", 2)))
-                .withoutWorkloads());
+    sandbox = ClusterPods.sandbox(directory, ClusterPods.A2);
     arguments = "@" + directory.resolve("nodes/a2/doctor.args");
   }
 
@@ -58,15 +51,7 @@ class DoctorCommandTest {
   @Test
   void aBrokenNodeFailsWithTheFixNamed() throws Exception {
     Path pods = directory.resolve("nodes/a2/state/pods");
-    sandbox
-        .client()
-        .nodes()
-        .withName("a2")
-        .edit(
-            n -> {
-              n.getMetadata().getLabels().remove(LabelKeys.VNPU);
-              return n;
-            });
+    labelReady(false);
     Files.setPosixFilePermissions(pods, PosixFilePermissions.fromString("rwxrwxrwx"));
     try {
       Run run = Run.of("doctor", arguments, "-o", "json");
@@ -82,16 +67,25 @@ class DoctorCommandTest {
           .endsWith("2 check(s) failed.\n");
     } finally {
       Files.setPosixFilePermissions(pods, PosixFilePermissions.fromString("rwxr-xr-x"));
-      sandbox
-          .client()
-          .nodes()
-          .withName("a2")
-          .edit(
-              n -> {
-                n.getMetadata().getLabels().put(LabelKeys.VNPU, LabelKeys.VNPU_READY_VALUE);
-                return n;
-              });
+      labelReady(true);
     }
+  }
+
+  private static void labelReady(boolean ready) {
+    sandbox
+        .client()
+        .nodes()
+        .withName("a2")
+        .edit(
+            node -> {
+              Map<String, String> labels = node.getMetadata().getLabels();
+              if (ready) {
+                labels.put(LabelKeys.VNPU, LabelKeys.VNPU_READY_VALUE);
+              } else {
+                labels.remove(LabelKeys.VNPU);
+              }
+              return node;
+            });
   }
 
   @Test

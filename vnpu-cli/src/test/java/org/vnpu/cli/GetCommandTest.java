@@ -18,8 +18,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vnpu.api.AnnotationKeys;
-import org.vnpu.api.SplitMode;
-import org.vnpu.sandbox.NodeSpec;
 import org.vnpu.sandbox.Sandbox;
 
 /** {@code vnpu get} over a sandbox's kubeconfig shows what the scheduler placed. */
@@ -32,13 +30,7 @@ class GetCommandTest {
 
   @BeforeAll
   static void placeTwoPods() throws Exception {
-    sandbox =
-        Sandbox.start(
-            new Sandbox.Options(
-                    directory,
-                    Sandbox.Driver.VOLCANO,
-                    List.of(NodeSpec.uniform("a2", "two 910B3", SplitMode.SOFT, "910B3", 2)))
-                .withoutWorkloads());
+    sandbox = ClusterPods.sandbox(directory, ClusterPods.A2);
     kubeconfig = sandbox.kubeconfig().toString();
     create(sandbox.client(), pod("share", "default", "1", "30", "8"));
     create(sandbox.client(), pod("card", "batch", "1", null, null));
@@ -107,29 +99,18 @@ class GetCommandTest {
 
   @Test
   void theExportersMeasurementsStandBesideTheAllocation() {
-    Run run =
-        Run.of(
-            "get",
-            "chips",
-            "--kubeconfig",
-            kubeconfig,
-            "--metrics",
-            sandbox.node("a2").metricsUrl());
+    Run run = chipsWithMetrics(sandbox.node("a2").metricsUrl());
 
     assertThat(run.exitCode()).as(run.err()).isZero();
     assertThat(run.out())
         .contains("MEASURED AI CORE  MEASURED MEMORY")
         .containsPattern("a2 +\\d +910B3 +healthy +30 % +8 GiB / 64 GiB +\\S+ / 20 +\\d+ % +\\d+");
-    assertThat(
-            Run.of(
-                    "get",
-                    "chips",
-                    "--kubeconfig",
-                    kubeconfig,
-                    "--metrics",
-                    "http://127.0.0.1:1/metrics")
-                .err())
+    assertThat(chipsWithMetrics("http://127.0.0.1:1/metrics").err())
         .startsWith("vnpu get: --metrics http://127.0.0.1:1/metrics: cannot read it");
+  }
+
+  private static Run chipsWithMetrics(String url) {
+    return Run.of("get", "chips", "--kubeconfig", kubeconfig, "--metrics", url);
   }
 
   @Test

@@ -40,14 +40,10 @@ class WhyCommandTest {
   @BeforeAll
   static void placeSomeAndNotOthers() throws Exception {
     sandbox =
-        Sandbox.start(
-            new Sandbox.Options(
-                    directory,
-                    Sandbox.Driver.VOLCANO,
-                    List.of(
-                        NodeSpec.uniform("a2", "two 910B3", SplitMode.SOFT, "910B3", 2),
-                        NodeSpec.uniform("duo", "two 310P3", SplitMode.HARD, "310P3", 2)))
-                .withoutWorkloads());
+        ClusterPods.sandbox(
+            directory,
+            ClusterPods.A2,
+            NodeSpec.uniform("duo", "two 310P3", SplitMode.HARD, "310P3", 2));
     kubeconfig = sandbox.kubeconfig().toString();
     create(sandbox.client(), pod("share", "default", "1", "30", "8"));
     create(sandbox.client(), example("hard-slice"));

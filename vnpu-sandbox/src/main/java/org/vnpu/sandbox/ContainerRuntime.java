@@ -28,9 +28,6 @@ import org.vnpu.kubelet.deviceplugin.v1beta1.Mount;
  */
 final class ContainerRuntime {
 
-  /** The niceness containers run at, below the sandbox's own processes. */
-  static final int WORKLOAD_NICE = 19;
-
   static final String HARD_TEMPLATE_ENV = "ASCEND_VNPU_SPECS";
   static final String VISIBLE_DEVICES_ENV = "ASCEND_VISIBLE_DEVICES";
 
@@ -38,19 +35,26 @@ final class ContainerRuntime {
   private final Path fakeChips;
   private final IntFunction<RegisteredChip> chips;
   private final ChipCatalog catalog;
+  private final int niceness;
   private final ShimConfigFormat configs = new ShimConfigFormat();
 
   /**
    * @param workload the container program
    * @param fakeChips the fake runtime's chip directory of this node
    * @param chips the node's chip at an index
+   * @param niceness the niceness the containers run at ({@link Sandbox.Options#workloadNiceness})
    */
   ContainerRuntime(
-      Path workload, Path fakeChips, IntFunction<RegisteredChip> chips, ChipCatalog catalog) {
+      Path workload,
+      Path fakeChips,
+      IntFunction<RegisteredChip> chips,
+      ChipCatalog catalog,
+      int niceness) {
     this.workload = workload;
     this.fakeChips = fakeChips;
     this.chips = chips;
     this.catalog = catalog;
+    this.niceness = niceness;
   }
 
   /**
@@ -80,10 +84,7 @@ final class ContainerRuntime {
       environment.put("LD_PRELOAD", preloadList(Path.of(preload), mounts));
     }
     environment.put("VNPU_FAKE_RT_DIR", fakeChips.toString());
-    // A node keeps CPU for its own processes (kube-reserved); here the control plane shares the
-    // machine with every container, and a served demo's containers would starve the commands
-    // people run against it.
-    environment.put("WORKLOAD_NICE", Integer.toString(WORKLOAD_NICE));
+    environment.put("WORKLOAD_NICE", Integer.toString(niceness));
     environment.put("VNPU_FAKE_RT_MEMORY_MIB", Long.toString(deviceMemoryMiB(environment)));
 
     ProcessBuilder builder = new ProcessBuilder(workload.toString());

@@ -57,6 +57,8 @@ public final class Sandbox implements AutoCloseable {
    * @param workloads whether pods' containers run as processes (the workload under the shim);
    *     without, a pod is Running once admitted and handed out its vNPUs (scheduling benchmarks)
    * @param rebalancing how the scheduler's rebalancer runs ({@link #NO_REBALANCING} by default)
+   * @param workloadNiceness the niceness containers run at, 0..19 (0 by default): a served demo's
+   *     containers yield the machine to the commands people run against it
    */
   public record Options(
       Path directory,
@@ -65,7 +67,8 @@ public final class Sandbox implements AutoCloseable {
       VolcanoConfig volcano,
       KubeSchedulerConfig kubeScheduler,
       boolean workloads,
-      RebalanceController.Settings rebalancing) {
+      RebalanceController.Settings rebalancing,
+      int workloadNiceness) {
     public Options {
       nodes = List.copyOf(nodes);
     }
@@ -82,17 +85,29 @@ public final class Sandbox implements AutoCloseable {
           VolcanoConfig.shipped(),
           KubeSchedulerConfig.shipped(),
           true,
-          NO_REBALANCING);
+          NO_REBALANCING,
+          0);
     }
 
     /** These options, with no container processes. */
     public Options withoutWorkloads() {
-      return new Options(directory, driver, nodes, volcano, kubeScheduler, false, rebalancing);
+      return new Options(
+          directory, driver, nodes, volcano, kubeScheduler, false, rebalancing, workloadNiceness);
     }
 
     /** These options, with the rebalancer run as {@code settings} say. */
     public Options withRebalancing(RebalanceController.Settings settings) {
-      return new Options(directory, driver, nodes, volcano, kubeScheduler, workloads, settings);
+      return new Options(
+          directory, driver, nodes, volcano, kubeScheduler, workloads, settings, workloadNiceness);
+    }
+
+    /** These options, with containers at {@code niceness} (0..19). */
+    public Options withWorkloadNiceness(int niceness) {
+      if (niceness < 0 || niceness > 19) {
+        throw new IllegalArgumentException("workload niceness " + niceness + " is not in 0..19");
+      }
+      return new Options(
+          directory, driver, nodes, volcano, kubeScheduler, workloads, rebalancing, niceness);
     }
   }
 
@@ -224,7 +239,7 @@ public final class Sandbox implements AutoCloseable {
                 mountVerifyingKeys(api.client(), directory),
                 natives,
                 catalog,
-                options.workloads(),
+                options,
                 kubeconfig));
         LOG.info("node {} ({}) is up", spec.name(), spec.description());
       }

@@ -117,7 +117,7 @@ public final class SandboxNode implements AutoCloseable {
       Path verifyingKeys,
       NativeFiles natives,
       ChipCatalog catalog,
-      boolean workloads,
+      Sandbox.Options options,
       Path kubeconfig)
       throws IOException {
     Files.createDirectories(directory);
@@ -178,9 +178,19 @@ public final class SandboxNode implements AutoCloseable {
     List<RegisteredChip> chips = driver.chips();
     ContainerRuntime runtime =
         new ContainerRuntime(
-            natives.workload(), directory.resolve("fake-chips"), chips::get, catalog);
+            natives.workload(),
+            directory.resolve("fake-chips"),
+            chips::get,
+            catalog,
+            options.workloadNiceness());
     PodRunner pods =
-        new PodRunner(client, spec.name(), kubelet, runtime, directory.resolve("pods"), workloads)
+        new PodRunner(
+                client,
+                spec.name(),
+                kubelet,
+                runtime,
+                directory.resolve("pods"),
+                options.workloads())
             .start();
     PodResourcesEmulator podResources =
         new PodResourcesEmulator(podResourcesSocket, pods::activePods).start();

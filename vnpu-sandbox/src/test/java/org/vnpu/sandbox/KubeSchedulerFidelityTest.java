@@ -42,7 +42,8 @@ class KubeSchedulerFidelityTest {
                 VolcanoConfig.shipped(),
                 KubeSchedulerConfig.shipped(),
                 true,
-                Sandbox.NO_REBALANCING));
+                Sandbox.NO_REBALANCING,
+                0));
     pods = new SandboxPods(sandbox);
   }
 

@@ -52,7 +52,8 @@ class VolcanoFidelityTest {
                 config,
                 KubeSchedulerConfig.shipped(),
                 true,
-                Sandbox.NO_REBALANCING));
+                Sandbox.NO_REBALANCING,
+                0));
     pods = new SandboxPods(sandbox);
   }
 
