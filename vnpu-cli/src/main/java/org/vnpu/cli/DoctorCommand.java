@@ -57,12 +57,8 @@ final class DoctorCommand implements Callable<Integer> {
     String node = agent.node();
     NodeDoctor.Setup checked = setup.doctorSetup(node, handout, verifyingKeys);
     List<Check> checks;
-    if (noApi) {
-      checks = NodeDoctor.examine(checked, () -> agent.openDriver(catalog.load()), null);
-    } else {
-      try (KubernetesClient client = connection.client()) {
-        checks = NodeDoctor.examine(checked, () -> agent.openDriver(catalog.load()), client);
-      }
+    try (KubernetesClient client = noApi ? null : connection.client()) { // null: not closed
+      checks = NodeDoctor.examine(checked, () -> agent.openDriver(catalog.load()), client);
     }
     PrintWriter out = spec.commandLine().getOut();
     Terminal terminal = Terminal.detect();

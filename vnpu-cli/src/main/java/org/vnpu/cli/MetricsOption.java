@@ -13,6 +13,9 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Option;
 
 /**
@@ -100,7 +103,7 @@ final class MetricsOption {
               HttpRequest.newBuilder(url).timeout(Duration.ofSeconds(TIMEOUT_SECONDS)).build(),
               HttpResponse.BodyHandlers.ofInputStream());
       try (InputStream body = response.body()) {
-        byte[] bytes = body.readNBytes(MAX_BYTES + 1);
+        byte[] bytes = readBefore(body, url);
         if (response.statusCode() != 200) {
           throw new InputException(
               "--metrics " + url + ": HTTP " + response.statusCode() + " instead of 200");
@@ -115,6 +118,37 @@ final class MetricsOption {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InputException("--metrics " + url + ": interrupted");
+    }
+  }
+
+  /**
+   * At most {@value #MAX_BYTES} + 1 bytes of {@code body}, read within {@value #TIMEOUT_SECONDS} s:
+   * the request's timeout ends when the headers arrive, and a body that trickles would hold the
+   * command forever; at the deadline the body is closed, which ends the read.
+   */
+  private static byte[] readBefore(InputStream body, URI url) throws IOException {
+    AtomicBoolean late = new AtomicBoolean();
+    CompletableFuture<Void> deadline =
+        CompletableFuture.runAsync(
+            () -> {
+              late.set(true);
+              try {
+                body.close();
+              } catch (IOException e) {
+                // the read fails either way
+              }
+            },
+            CompletableFuture.delayedExecutor(TIMEOUT_SECONDS, TimeUnit.SECONDS));
+    try {
+      return body.readNBytes(MAX_BYTES + 1);
+    } catch (IOException e) {
+      if (late.get()) {
+        throw new InputException(
+            "--metrics " + url + ": its body did not arrive within " + TIMEOUT_SECONDS + " s");
+      }
+      throw e;
+    } finally {
+      deadline.cancel(false);
     }
   }
 

@@ -1,5 +1,6 @@
 package org.vnpu.cli;
 
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.PrintWriter;
@@ -69,8 +70,9 @@ final class WhyCommand implements Callable<Integer> {
   record Vnpu(String container, int chip, String type, String slice, Double measuredShare) {}
 
   /**
-   * The answer: {@code state} is {@code no-vnpu}, {@code placed} or {@code pending}; a placed pod
-   * has its node, phase and vNPUs, a pending one the scheduler's sentence and every node's answer.
+   * The answer: {@code state} is {@code no-vnpu}, {@code placed}, {@code pending} or {@code
+   * invalid}; a placed pod has its node, phase and vNPUs, a pending one the scheduler's sentence
+   * and every node's answer, an invalid one the rule it breaks.
    */
   record Answer(
       String pod,
@@ -82,7 +84,7 @@ final class WhyCommand implements Callable<Integer> {
       List<NodeAnswer> nodes) {}
 
   @Override
-  public Integer call() throws SchedulingException {
+  public Integer call() {
     try (KubernetesClient client = cluster.client()) {
       String[] name = podName(client);
       Pod pod = client.pods().inNamespace(name[0]).withName(name[1]).get();
@@ -118,12 +120,16 @@ final class WhyCommand implements Callable<Integer> {
         };
   }
 
-  private Answer answer(Scheduler scheduler, KubernetesClient client, Pod pod)
-      throws SchedulingException {
+  private Answer answer(Scheduler scheduler, KubernetesClient client, Pod pod) {
     PodManifest manifest = Fabric8Views.manifest(pod);
     String id = manifest.namespace() + "/" + manifest.name();
     String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
     if (!scheduler.requestsVnpus(manifest)) {
+      try {
+        scheduler.explain(manifest, List.of()); // what a request that does not parse breaks
+      } catch (SchedulingException e) {
+        return invalid(id, phase, e);
+      }
       return new Answer(id, "no-vnpu", pod.getSpec().getNodeName(), phase, List.of(), null, null);
     }
     AllocationPlan plan = scheduler.placements().get(manifest.uid());
@@ -143,14 +149,20 @@ final class WhyCommand implements Callable<Integer> {
       }
       return new Answer(id, "placed", plan.node(), phase, vnpus, null, null);
     }
-    Map<String, NodeAnswer> refusedFirst = schedulersOwnCheck(client, pod);
+    List<Node> nodes = client.nodes().list().getItems();
+    Map<String, NodeAnswer> refusedFirst = schedulersOwnCheck(client, pod, nodes);
     List<String> asked =
-        client.nodes().list().getItems().stream()
+        nodes.stream()
             .map(n -> n.getMetadata().getName())
             .filter(n -> !refusedFirst.containsKey(n))
             .sorted()
             .toList();
-    Scheduler.Explanation explanation = scheduler.explain(manifest, asked);
+    Scheduler.Explanation explanation;
+    try {
+      explanation = scheduler.explain(manifest, asked);
+    } catch (SchedulingException e) {
+      return invalid(id, phase, e);
+    }
     List<NodeAnswer> answers = new ArrayList<>(refusedFirst.values());
     explanation
         .verdicts()
@@ -170,6 +182,11 @@ final class WhyCommand implements Callable<Integer> {
         id, "pending", null, phase, List.of(), explanation.unschedulable(), List.copyOf(answers));
   }
 
+  /** The answer for a pod whose resources or annotations break the contract, with the rule. */
+  private static Answer invalid(String id, String phase, SchedulingException e) {
+    return new Answer(id, "invalid", null, phase, List.of(), e.getMessage(), List.of());
+  }
+
   /**
    * The nodes the pod's scheduler refuses with its own resource check, before it asks the vNPU
    * extender: Volcano's {@code predicate} for pods of {@code schedulerName: volcano}, else
@@ -177,11 +194,12 @@ final class WhyCommand implements Callable<Integer> {
    * {@code managedResources} are not {@code ignoredByScheduler}). Taints, affinity and the other
    * plugins are not judged here.
    */
-  private static Map<String, NodeAnswer> schedulersOwnCheck(KubernetesClient client, Pod pod) {
+  private static Map<String, NodeAnswer> schedulersOwnCheck(
+      KubernetesClient client, Pod pod, List<Node> nodes) {
     Map<String, BigDecimal> request = PodRequests.of(pod);
     boolean volcano = "volcano".equals(pod.getSpec().getSchedulerName());
     Map<String, NodeAnswer> refused = new LinkedHashMap<>();
-    NodeBook.of(client.nodes().list().getItems(), client.pods().inAnyNamespace().list().getItems())
+    NodeBook.of(nodes, client.pods().inAnyNamespace().list().getItems())
         .forEach(
             (node, book) -> {
               List<String> short_ =
@@ -218,6 +236,12 @@ final class WhyCommand implements Callable<Integer> {
               + (answer.node() == null ? "" : " (it runs on " + answer.node() + ")")
               + ".\n";
       case "placed" -> placedText(answer);
+      case "invalid" ->
+          "Pod "
+              + answer.pod()
+              + " breaks the vNPU contract, so no node takes it: "
+              + answer.unschedulable()
+              + "\n(vnpu validate-pod lists every rule it breaks)\n";
       default -> pendingText(answer);
     };
   }

@@ -3,8 +3,16 @@ package org.vnpu.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executors;
 import org.junit.jupiter.api.Test;
 
 /** The Prometheus text format as an exporter writes it; what is not that format is refused. */
@@ -33,6 +41,51 @@ class MetricsOptionTest {
                 Map.of("le", "+Inf"),
                 Double.POSITIVE_INFINITY),
             new MetricsOption.Sample("up", Map.of(), 1));
+  }
+
+  @Test
+  void aBodyTooLargeOrTooSlowIsRefusedWithoutWaitingForever() throws Exception {
+    HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    server.createContext(
+        "/large",
+        exchange -> {
+          exchange.sendResponseHeaders(200, 0);
+          try (OutputStream body = exchange.getResponseBody()) {
+            body.write(new byte[MetricsOption.MAX_BYTES + 1]);
+          }
+        });
+    server.createContext(
+        "/slow",
+        exchange -> {
+          exchange.sendResponseHeaders(200, 0);
+          try (OutputStream body = exchange.getResponseBody()) {
+            body.write("up 1\n".getBytes(StandardCharsets.UTF_8));
+            body.flush();
+            Thread.sleep(30_000);
+          } catch (InterruptedException | IOException e) {
+            // the client hung up
+          }
+        });
+    server.setExecutor(Executors.newCachedThreadPool());
+    server.start();
+    String base = "http://127.0.0.1:" + server.getAddress().getPort();
+    try {
+      assertThatThrownBy(() -> metrics(base + "/large").chipUse())
+          .hasMessage(
+              "--metrics " + base + "/large: more than " + MetricsOption.MAX_BYTES + " bytes");
+      long started = System.nanoTime();
+      assertThatThrownBy(() -> metrics(base + "/slow").chipUse())
+          .hasMessage("--metrics " + base + "/slow: its body did not arrive within 5 s");
+      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(20));
+    } finally {
+      server.stop(0);
+    }
+  }
+
+  private static MetricsOption metrics(String url) {
+    MetricsOption option = new MetricsOption();
+    option.urls = List.of(URI.create(url));
+    return option;
   }
 
   @Test

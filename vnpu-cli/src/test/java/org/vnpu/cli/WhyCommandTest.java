@@ -145,6 +145,19 @@ class WhyCommandTest {
   }
 
   @Test
+  void aPodThatBreaksTheContractGetsTheRuleNotAStackTrace() {
+    // Any pod's owner writes its resources: two shares in one container is not a vNPU request.
+    create(sandbox.client(), pod("two-shares", "hostile", "2", "30", "8"));
+
+    Run run = Run.of("why", "hostile/two-shares", "--kubeconfig", kubeconfig);
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out())
+        .startsWith("Pod hostile/two-shares breaks the vNPU contract, so no node takes it: ")
+        .contains("several vNPUs are only allowed for whole cards");
+  }
+
+  @Test
   void aPodWithoutVnpusAndAMissingPodAreSaidSo() {
     create(
         sandbox.client(),

@@ -254,7 +254,11 @@ public final class Sandbox implements AutoCloseable {
   /**
    * The verifying-keys ConfigMap as the kubelet mounts it into a node agent's pod, one file per
    * key, where the chart's device plugin and exporter read it (the scheduler keeps its key, so the
-   * ConfigMap does not change while the sandbox runs).
+   * ConfigMap does not change while the sandbox runs). The kubelet's ConfigMap volume ({@code
+   * pkg/volume/configmap/configmap.go SetUpAt}) writes each data key as a file through {@code
+   * pkg/volume/util/atomic_writer.go}, whose {@code ..data} link and dot-named timestamped
+   * directory are left out here: the reader skips dot names and follows links. Were the keys not
+   * written, no allocation would verify and every sandbox test that runs a pod would fail.
    */
   private static Path mountVerifyingKeys(KubernetesClient client, Path nodeDirectory)
       throws IOException {

@@ -1,8 +1,6 @@
 package org.vnpu.core.engine;
 
-import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.stream.Collectors;
 import org.vnpu.api.LabelKeys;
@@ -48,7 +46,8 @@ public record Remedy(String needed, String detail) {
                       ? " never reported"
                       : " last reported at " + node.heartbeat())
                   + " (tolerance "
-                  + seconds(context.heartbeatTolerance())
+                  + context.heartbeatTolerance().toSeconds()
+                  + " s"
                   + "): check its pod and its log; once it reports, "
                   + behind(request, host, node.withHeartbeat(context.now()), context));
       case LOCKED -> locked(request, host, node, context);
@@ -241,9 +240,5 @@ public record Remedy(String needed, String detail) {
         .map(state -> String.valueOf(state.chip().index()))
         .distinct()
         .collect(Collectors.joining(", "));
-  }
-
-  private static String seconds(Duration duration) {
-    return String.format(Locale.ROOT, "%d s", duration.toSeconds());
   }
 }
