@@ -187,8 +187,36 @@ public final class NodeLocks {
    * @return whether an entry of that pod was removed
    */
   public boolean release(String name, String podUid) {
+    return release(name, podUid, held -> held.of(podUid).isPresent());
+  }
+
+  /**
+   * Removes the entry of the pod {@code podUid}, which was deleted, from the locks of {@code name},
+   * unless the entry {@linkplain NodeLockSet#mayStandForAnother may stand for another pod}: the pod
+   * may have been admitted on an interchangeable pod's entry, which leaves its own to that pod. The
+   * device plugin releases such an entry once the kubelet says that no pod waits for it.
+   *
+   * @return whether an entry of that pod was removed
+   */
+  public boolean releaseDeleted(String name, String podUid) {
     boolean released =
-        change(name, held -> held.of(podUid).isPresent(), held -> held.without(podUid));
+        release(
+            name, podUid, held -> held.of(podUid).isPresent() && !held.mayStandForAnother(podUid));
+    if (!released) {
+      Node node = client.nodes().withName(name).get();
+      if (node != null && held(node).mayStandForAnother(podUid)) {
+        LOG.info(
+            "kept the entry of deleted pod UID {} on node {}: a pod of its shape may wait for"
+                + " its admission on it; the device plugin releases it once the kubelet tells",
+            podUid,
+            name);
+      }
+    }
+    return released;
+  }
+
+  private boolean release(String name, String podUid, Predicate<NodeLockSet> applies) {
+    boolean released = change(name, applies, held -> held.without(podUid));
     if (released) {
       LOG.info("released the lock of node {} held for pod UID {}", name, podUid);
     }

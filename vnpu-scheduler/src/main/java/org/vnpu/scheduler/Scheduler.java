@@ -217,8 +217,10 @@ public final class Scheduler {
   }
 
   /**
-   * A pod is gone: its vNPUs and, if it still held its node's lock, the lock. A preemption's victim
-   * keeps its vNPUs charged until the other victims are gone too (docs/colocation.md).
+   * A pod is gone: its vNPUs and, if it still held its node's lock, the lock ({@link
+   * NodeLocks#releaseDeleted}: an entry that may stand for a waiting pod of its shape stays, and
+   * can hand out nothing, as its pod's annotations are gone). A preemption's victim keeps its vNPUs
+   * charged until the other victims are gone too (docs/colocation.md).
    */
   public void podRemoved(String uid) {
     Optional<String> locked;
@@ -229,7 +231,7 @@ public final class Scheduler {
       locked = cluster.lockedBy(uid);
       cluster.forget(uid);
     }
-    locked.ifPresent(node -> locks.release(node, uid));
+    locked.ifPresent(node -> locks.releaseDeleted(node, uid));
   }
 
   /**

@@ -85,6 +85,23 @@ public record NodeLockSet(List<NodeLock> holders, List<HandoutRecord> handouts) 
         holders.stream().filter(holder -> !holder.podUid().equals(podUid)).toList(), handouts);
   }
 
+  /**
+   * Whether the entry of the pod {@code podUid} may stand for another pod: a pod of its shape was
+   * handed out while it stood and who holds that hand-out is not known yet. The kubelet may have
+   * admitted the pod {@code podUid} on that pod's entry; that pod, still waiting, is then the one
+   * this entry serves, and only the kubelet's answer tells ({@code HandoutResolver}).
+   */
+  public boolean mayStandForAnother(String podUid) {
+    return of(podUid)
+        .map(
+            entry ->
+                handouts.stream()
+                    .anyMatch(
+                        handout ->
+                            handout.heldBy() == null && handout.shape().equals(entry.shape())))
+        .orElse(false);
+  }
+
   /** This set with one more container of the pod {@code podUid} handed out. */
   public NodeLockSet afterHandout(String podUid) {
     return new NodeLockSet(

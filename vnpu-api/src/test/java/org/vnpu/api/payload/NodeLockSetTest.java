@@ -67,6 +67,25 @@ class NodeLockSetTest {
         .containsExactly("n-b");
   }
 
+  @Test
+  void anEntryMayStandForAnotherPodWhileAHandoutOfItsShapeHasNoKnownHolder() {
+    NodeLockSet set =
+        NodeLockSet.EMPTY
+            .with(lock("a", 0, "s1", 1), T0)
+            .with(lock("b", 1, "s1", 1), T0)
+            .with(lock("c", 2, "s2", 2), T0);
+    assertThat(set.mayStandForAnother("b")).isFalse();
+
+    // The kubelet admitted b's pod on a's entry (the earliest): b's entry is now a's pod's.
+    NodeLockSet afterA = set.afterLastHandout("a", record("n-a", "s1"), T0);
+    assertThat(afterA.mayStandForAnother("b")).isTrue();
+    assertThat(afterA.mayStandForAnother("c")).isFalse();
+    assertThat(afterA.mayStandForAnother("a")).isFalse();
+    // Once the holder is known, its own entry has gone: b's entry stands for b's pod.
+    assertThat(afterA.heldBy("n-a", new PodRef("x", "team-a", "pod-x")).mayStandForAnother("b"))
+        .isFalse();
+  }
+
   private static HandoutRecord record(String nonce, String shape) {
     return new HandoutRecord(
         nonce,

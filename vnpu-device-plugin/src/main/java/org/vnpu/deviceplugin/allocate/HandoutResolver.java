@@ -167,17 +167,26 @@ public final class HandoutResolver {
 
   /**
    * Entries no Allocate will serve. A pod admitted on an interchangeable pod's entry leaves its own
-   * entry for the next pod of its shape; each reservation still waiting for its admission whose
-   * entry another pod took needs one such entry. When that reservation's pod was deleted before its
-   * admission, the entry is left to nobody, and while it stood its pod could not settle (its
-   * annotations must stay while an Allocate may read them) until it expired.
+   * entry for the next pod of its shape; so does a pod deleted after such an admission (the
+   * scheduler keeps its entry, {@code NodeLocks.releaseDeleted}). Each reservation still waiting
+   * for its admission whose entry another pod took needs one such entry. When that reservation's
+   * pod was deleted before its admission, the entry is left to nobody, and while it stood its pod
+   * could not settle (its annotations must stay while an Allocate may read them) until it expired.
+   * A deleted pod's entry goes first: Allocate cannot hand it out, its pod's annotations are gone.
    */
   private static Set<String> surplus(NodeLockSet held, Set<String> admitted, NodePods pods) {
     Set<String> surplus = new HashSet<>();
     Map<String, List<NodeLock>> spare = new HashMap<>();
-    held.holders().stream()
-        .filter(lock -> admitted.contains(lock.podUid()))
-        .forEach(lock -> spare.computeIfAbsent(lock.shape(), shape -> new ArrayList<>()).add(lock));
+    Set<String> deleted = new HashSet<>();
+    for (NodeLock lock : held.holders()) {
+      if (!waitsForAdmission(
+          pods, new PodRef(lock.podUid(), lock.podNamespace(), lock.podName()))) {
+        deleted.add(lock.podUid());
+      }
+      if (deleted.contains(lock.podUid()) || admitted.contains(lock.podUid())) {
+        spare.computeIfAbsent(lock.shape(), shape -> new ArrayList<>()).add(lock);
+      }
+    }
     spare.forEach(
         (shape, entries) -> {
           long needed =
@@ -188,7 +197,9 @@ public final class HandoutResolver {
                   .filter(pod -> waitsForAdmission(pods, pod))
                   .count();
           entries.stream()
-              .sorted(Comparator.comparing(NodeLock::acquiredAt).reversed())
+              .sorted(
+                  Comparator.comparing((NodeLock lock) -> !deleted.contains(lock.podUid()))
+                      .thenComparing(NodeLock::acquiredAt, Comparator.reverseOrder()))
               .limit(Math.max(0, entries.size() - needed))
               .forEach(lock -> surplus.add(lock.podUid()));
         });
