@@ -34,6 +34,7 @@ import org.vnpu.api.SplitMode;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.codec.ShimConfigFormat;
 import org.vnpu.api.payload.NodeHandshake;
+import org.vnpu.api.payload.NodeLockSet;
 import org.vnpu.api.payload.NodeRegistration;
 import org.vnpu.api.payload.RegisteredChip;
 import org.vnpu.api.payload.ShimDevice;
@@ -155,6 +156,7 @@ class InFlightProperties {
       }
       world.drain();
       world.assertAnnotationsNameHoldings();
+      world.assertNoEntryLeft();
     }
   }
 
@@ -399,6 +401,16 @@ class InFlightProperties {
           });
       assertThat(scheduler.placements())
           .allSatisfy((uid, plan) -> assertThat(uid).doesNotStartWith("handout:"));
+    }
+
+    /**
+     * Once every pod was admitted and the hand-outs settled, the node's locks hold nothing: no
+     * entry kept for a deleted pod that may have stood for another outlives the kubelet's answer.
+     */
+    void assertNoEntryLeft() {
+      NodeLockSet left = new NodeLocks(client, codec).held(client.nodes().withName(NODE).get());
+      assertThat(left.holders()).as("entries left on the node").isEmpty();
+      assertThat(left.handouts()).as("hand-outs left on the node").isEmpty();
     }
 
     /** The chip (from the environment) and cores (from the shim config) a hand-out gives. */
