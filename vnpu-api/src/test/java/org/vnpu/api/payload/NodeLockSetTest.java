@@ -44,11 +44,7 @@ class NodeLockSetTest {
 
   @Test
   void aLastHandoutIsRecordedOnlyWhenAnotherPodOfItsShapeIsReservedOrOutstanding() {
-    NodeLockSet set =
-        NodeLockSet.EMPTY
-            .with(lock("a", 0, "s1", 1), T0)
-            .with(lock("b", 1, "s1", 1), T0)
-            .with(lock("c", 2, "s2", 2), T0);
+    NodeLockSet set = aAndBOfOneShapeAndC();
 
     NodeLockSet afterA = set.afterLastHandout("a", record("n-a", "s1"), T0);
     assertThat(afterA.holders()).extracting(NodeLock::podUid).containsExactly("b", "c");
@@ -69,11 +65,7 @@ class NodeLockSetTest {
 
   @Test
   void anEntryMayStandForAnotherPodWhileAHandoutOfItsShapeHasNoKnownHolder() {
-    NodeLockSet set =
-        NodeLockSet.EMPTY
-            .with(lock("a", 0, "s1", 1), T0)
-            .with(lock("b", 1, "s1", 1), T0)
-            .with(lock("c", 2, "s2", 2), T0);
+    NodeLockSet set = aAndBOfOneShapeAndC();
     assertThat(set.mayStandForAnother("b")).isFalse();
 
     // The kubelet admitted b's pod on a's entry (the earliest): b's entry is now a's pod's.
@@ -84,6 +76,14 @@ class NodeLockSetTest {
     // Once the holder is known, its own entry has gone: b's entry stands for b's pod.
     assertThat(afterA.heldBy("n-a", new PodRef("x", "team-a", "pod-x")).mayStandForAnother("b"))
         .isFalse();
+  }
+
+  /** Pods a and b of shape s1 with one vNPU, and c of shape s2 with two, reserved in that order. */
+  private static NodeLockSet aAndBOfOneShapeAndC() {
+    return NodeLockSet.EMPTY
+        .with(lock("a", 0, "s1", 1), T0)
+        .with(lock("b", 1, "s1", 1), T0)
+        .with(lock("c", 2, "s2", 2), T0);
   }
 
   private static HandoutRecord record(String nonce, String shape) {
