@@ -23,13 +23,15 @@ import java.util.TreeSet;
  *     pods: 1}
  * @param nonZeroRequested CPU and memory its pods request as the allocation scores count them
  * @param releasing what its pods being deleted request
+ * @param pods its pods that have not ended, in the order given
  */
 public record NodeBook(
     Node node,
     Map<String, BigDecimal> allocatable,
     Map<String, BigDecimal> requested,
     Map<String, BigDecimal> nonZeroRequested,
-    Map<String, BigDecimal> releasing) {
+    Map<String, BigDecimal> releasing,
+    List<Pod> pods) {
 
   /** The books of {@code nodes}, by name, with {@code pods} assigned where their nodeName says. */
   public static Map<String, NodeBook> of(Collection<Node> nodes, Collection<Pod> pods) {
@@ -38,10 +40,12 @@ public record NodeBook(
       Map<String, BigDecimal> requested = new HashMap<>();
       Map<String, BigDecimal> nonZero = new HashMap<>();
       Map<String, BigDecimal> releasing = new HashMap<>();
+      List<Pod> assigned = new ArrayList<>();
       for (Pod pod : pods) {
         if (!node.getMetadata().getName().equals(pod.getSpec().getNodeName()) || terminated(pod)) {
           continue;
         }
+        assigned.add(pod);
         Map<String, BigDecimal> asked = new HashMap<>(PodRequests.of(pod));
         asked.merge(PodRequests.PODS, BigDecimal.ONE, BigDecimal::add);
         asked.forEach((name, amount) -> requested.merge(name, amount, BigDecimal::add));
@@ -57,7 +61,7 @@ public record NodeBook(
               : PodRequests.amounts(node.getStatus().getAllocatable());
       books.put(
           node.getMetadata().getName(),
-          new NodeBook(node, allocatable, requested, nonZero, releasing));
+          new NodeBook(node, allocatable, requested, nonZero, releasing, List.copyOf(assigned)));
     }
     return books;
   }

@@ -25,6 +25,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.function.Consumer;
@@ -83,6 +84,9 @@ public final class Scenario {
 
   /** The chip the co-location step pins its online and offline pod to, by die ID. */
   static final String COLOCATED_CHIP = "SIM-a2-train-7";
+
+  /** The chip of the preemption step: an offline pod holds it, an online one evicts it. */
+  static final String PREEMPTED_CHIP = "SIM-a2-train-6";
 
   /** The offline pod's kernels, in microseconds: the longest an online request waits for. */
   private static final int OFFLINE_KERNEL_US = 8000;
@@ -233,9 +237,12 @@ public final class Scenario {
     progress.accept(
         "[3/7] an online and an offline pod on "
             + COLOCATED_CHIP
-            + ": online latency alone, then beside 8 ms offline kernels");
+            + ": online latency alone, then beside 8 ms offline kernels; then an online pod"
+            + " preempts an offline one on "
+            + PREEMPTED_CHIP);
     colocate();
     all.addAll(List.of("online", "offline"));
+    preempt().ifPresent(all::add);
 
     progress.accept("[4/7] the example pods of deploy/examples, and a hardware slice of a 310P3");
     List<String> examples = new ArrayList<>(EXAMPLES.keySet());
@@ -785,6 +792,71 @@ public final class Scenario {
                 + " offline pod runs in the time it leaves idle",
             holds,
             detail));
+  }
+
+  /**
+   * Cluster-wide preemption (docs/colocation.md): {@code batch}, offline and of the {@code
+   * vnpu-offline} class, holds 70 % of {@link #PREEMPTED_CHIP}; {@code urgent}, online and of the
+   * {@code vnpu-online} class, asks for 60 % of that chip. Volcano's preempt action, asking the
+   * extender, evicts {@code batch} and {@code urgent} starts there. Under kube-scheduler, whose
+   * preemption the sandbox does not emulate, the step is skipped and says so.
+   *
+   * @return the pod that preempted, when the step ran
+   */
+  private Optional<String> preempt() throws InterruptedException {
+    if (sandbox.options().driver() != Sandbox.Driver.VOLCANO) {
+      progress.accept(
+          "      (cluster-wide preemption skipped: the sandbox emulates Volcano's preempt action,"
+              + " not kube-scheduler's)");
+      return Optional.empty();
+    }
+    Map<String, String> pinned = Map.of(AnnotationKeys.USE_NPU_DIE_ID, PREEMPTED_CHIP);
+    create(
+        classed(
+            inference("batch", 70, 4, "fixed-share", withPriority(pinned, "offline"), Map.of()),
+            "vnpu-offline",
+            -1000));
+    settle(List.of("batch"));
+    create(
+        classed(
+            inference("urgent", 60, 4, "fixed-share", withPriority(pinned, "online"), Map.of()),
+            "vnpu-online",
+            1000));
+    awaitPhase("urgent", "Running", SETTLE);
+    Placed urgent = placed("urgent");
+    boolean evicted =
+        get("batch") == null
+            && client.v1().events().inNamespace(NAMESPACE).list().getItems().stream()
+                .anyMatch(
+                    e ->
+                        "Evict".equals(e.getReason())
+                            && "batch".equals(e.getInvolvedObject().getName()));
+    String detail =
+        describe("urgent") + (evicted ? "; batch evicted (event Evict)" : "; batch not evicted");
+    progress.accept("      " + detail);
+    checks.add(
+        new Check(
+            "an online pod that fits no chip preempts the offline pod on its chip and starts",
+            evicted
+                && urgent != null
+                && "Running".equals(phaseOf(get("urgent")))
+                && urgent.vnpus().get(0).dieId().equals(PREEMPTED_CHIP),
+            detail));
+    return Optional.of("urgent");
+  }
+
+  private static Map<String, String> withPriority(
+      Map<String, String> annotations, String priority) {
+    Map<String, String> all = new HashMap<>(annotations);
+    all.put(AnnotationKeys.PRIORITY, priority);
+    return all;
+  }
+
+  /** {@code pod} of the PriorityClass {@code name}, with the priority admission gives it. */
+  private static Pod classed(Pod pod, String name, int value) {
+    pod.getSpec().setPriorityClassName(name);
+    pod.getSpec().setPriority(value);
+    return pod;
   }
 
   /** The p99 of each one-second window the pod's workload reported so far, in milliseconds. */

@@ -3,16 +3,29 @@ package org.vnpu.sandbox;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.BindingBuilder;
+import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
+import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
 import java.math.BigDecimal;
+import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
+import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.vnpu.kube.NodeBook;
 import org.vnpu.kube.PodRequests;
 
@@ -21,9 +34,43 @@ import org.vnpu.kube.PodRequests;
  * step by step after {@code pkg/scheduler/actions/allocate/allocate.go}: the resource check and the
  * extender's {@code predicate} per node, node scores (the configured {@code nodeorder} and {@code
  * binpack} scores plus the extender's {@code prioritize}), {@code allocateFunc} on the best, then
- * the binding; if the binding fails, {@code deallocateFunc} rolls the reservation back.
+ * the binding; if the binding fails, {@code deallocateFunc} rolls the reservation back. A pod that
+ * fits no node is then taken up by the session's {@code preempt} action ({@link #preempt}).
  */
 final class VolcanoSession implements SchedulingProtocol {
+
+  private static final Logger LOG = LoggerFactory.getLogger(VolcanoSession.class);
+
+  /** Volcano's {@code TaskStatus} bits ({@code api/types.go}). */
+  private static final int PENDING = 1;
+
+  private static final int BOUND = 1 << 4;
+  private static final int RUNNING = 1 << 5;
+  private static final int RELEASING = 1 << 6;
+  private static final int SUCCEEDED = 1 << 7;
+  private static final int FAILED = 1 << 8;
+  private static final int UNKNOWN = 1 << 9;
+  private static final Set<Integer> PREEMPTABLE_STATUSES = Set.of(BOUND, RUNNING);
+
+  /** The extender's predicate code for {@code UnschedulableAndUnresolvable}. */
+  private static final int UNRESOLVABLE = 3;
+
+  private static final String PREEMPTABLE = "volcano.sh/preemptable";
+  private static final Set<String> CRITICAL_CLASSES =
+      Set.of("system-cluster-critical", "system-node-critical");
+
+  /**
+   * {@code BuildVictimsPriorityQueue}: the lowest job priority first, then the reverse of the task
+   * order (priority, then creation), so the newest first.
+   */
+  private static final Comparator<Pod> EVICTION_ORDER =
+      Comparator.comparingInt(VolcanoSession::priority)
+          .thenComparing(
+              (Pod pod) -> pod.getMetadata().getCreationTimestamp(),
+              Comparator.nullsFirst(Comparator.<String>reverseOrder()));
+
+  /** Any instant: a session's evicted pods only need to show as being deleted. */
+  private static final String RELEASING_SINCE = "1970-01-01T00:00:00Z";
 
   private final ExtenderClient extender;
   private final KubernetesClient client;
@@ -41,8 +88,7 @@ final class VolcanoSession implements SchedulingProtocol {
   @Override
   public Attempt schedule(Pod pod, Collection<NodeBook> nodes)
       throws IOException, InterruptedException {
-    ObjectNode task = ExtenderClient.JSON.createObjectNode();
-    task.set("Pod", ExtenderClient.pod(pod));
+    ObjectNode task = taskInfo(pod);
     Map<String, BigDecimal> request = PodRequests.of(pod);
     List<NodeBook> fitting = new ArrayList<>();
     Map<String, String> reasons = new LinkedHashMap<>();
@@ -54,8 +100,7 @@ final class VolcanoSession implements SchedulingProtocol {
         continue;
       }
       // then ssn.PredicateForAllocateAction(): the extender plugin's predicate verb.
-      JsonNode answer =
-          extender.post("/volcano/predicate", Map.of("task", task, "node", name(node.name())));
+      JsonNode answer = predicate(task, node);
       if (answer.path("code").asInt() == 0) {
         fitting.add(node);
       } else {
@@ -63,7 +108,8 @@ final class VolcanoSession implements SchedulingProtocol {
       }
     }
     if (fitting.isEmpty()) {
-      return Attempt.notBound(SchedulingProtocol.summary(nodes.size(), reasons));
+      String summary = SchedulingProtocol.summary(nodes.size(), reasons);
+      return preempt(pod, task, nodes).orElse(Attempt.notBound(summary));
     }
     // allocate.go prioritizeNodes(): nodes where the pod fits in Idle come before those where it
     // only fits in FutureIdle; a gradient of one node is taken without scoring.
@@ -117,26 +163,318 @@ final class VolcanoSession implements SchedulingProtocol {
    */
   private NodeBook best(ObjectNode task, Pod pod, List<NodeBook> candidates)
       throws IOException, InterruptedException {
+    return byScore(task, pod, candidates).get(0);
+  }
+
+  /**
+   * {@code candidates} by their {@link #best} scores, highest first, nodes of equal score in the
+   * order given ({@code util.SortNodes}).
+   */
+  private List<NodeBook> byScore(ObjectNode task, Pod pod, List<NodeBook> candidates)
+      throws IOException, InterruptedException {
     List<Map<String, String>> names = candidates.stream().map(node -> name(node.name())).toList();
     JsonNode extenderScores =
         extender
             .post("/volcano/prioritize", Map.of("task", task, "nodes", names))
             .path("nodeScore");
-    NodeBook best = null;
-    double bestScore = Double.NEGATIVE_INFINITY;
+    Map<NodeBook, Double> scores = new LinkedHashMap<>();
     for (NodeBook node : candidates) {
-      double score =
+      scores.put(
+          node,
           config.weight("leastrequested") * HostScores.leastAllocated(node, pod)
               + config.weight("mostrequested") * HostScores.mostAllocated(node, pod)
               + config.weight("balancedresource") * HostScores.balanced(node, pod)
               + HostScores.volcanoBinpack(node, pod, config)
-              + extenderScores.path(node.name()).asDouble();
-      if (score > bestScore) {
-        best = node;
-        bestScore = score;
+              + extenderScores.path(node.name()).asDouble());
+    }
+    List<NodeBook> ordered = new ArrayList<>(candidates);
+    ordered.sort(Comparator.comparingDouble((NodeBook node) -> scores.get(node)).reversed());
+    return ordered;
+  }
+
+  /**
+   * Volcano's {@code preempt} action for a pod its {@code allocate} left pending, step by step
+   * after {@code pkg/scheduler/actions/preempt/preempt.go} (master since commit 5a15213; each step
+   * names its function):
+   *
+   * <ol>
+   *   <li>{@code taskEligibleToPreempt}: a pod with {@code preemptionPolicy: Never} preempts
+   *       nothing;
+   *   <li>{@code PredicateNodes} with {@code PredicateForPreemptAction}: every node whose predicate
+   *       did not fail as {@code UnschedulableAndUnresolvable} (the extender's code 3) — no
+   *       resource check, evictions may make the room;
+   *   <li>{@code normalPreempt}: the nodes by score ({@code PrioritizeNodes}, {@code SortNodes});
+   *       on each, the preemptees ({@link #preemptees}) and the victims of the first tier's plugins
+   *       ({@link #victims}), checked by {@code ValidateVictims}; then evicted in the session one
+   *       at a time, lowest priority first ({@code BuildVictimsPriorityQueue}), until {@code
+   *       preemptorFitsOnNode}: the request within the node's future idle and the predicate passing
+   *       with the evicted tasks {@code Releasing}. Only then are the evictions committed and the
+   *       pod pipelined; otherwise they are discarded and the next node is tried.
+   * </ol>
+   *
+   * The queue is the default one for every pod (no {@code proportion} limit), so {@code
+   * Allocatable} always holds. The {@code reclaim} action (between queues) is not emulated.
+   */
+  private Optional<Attempt> preempt(Pod pod, ObjectNode task, Collection<NodeBook> nodes)
+      throws IOException, InterruptedException {
+    if ("Never".equals(pod.getSpec().getPreemptionPolicy())) {
+      return Optional.empty();
+    }
+    List<NodeBook> candidates = new ArrayList<>();
+    for (NodeBook node : nodes) {
+      if (predicate(task, node).path("code").asInt() != UNRESOLVABLE) {
+        candidates.add(node);
       }
     }
-    return best;
+    if (candidates.isEmpty()) {
+      return Optional.empty();
+    }
+    Map<String, BigDecimal> request = PodRequests.of(pod);
+    for (NodeBook node : byScore(task, pod, candidates)) {
+      List<Pod> victims = victims(pod, task, preemptees(pod, node));
+      if (victims.isEmpty()
+          || !withEvicted(node, victims).volcanoShortfall(request, true).isEmpty()) {
+        continue; // ValidateVictims
+      }
+      Deque<Pod> queue = new ArrayDeque<>(victims.stream().sorted(EVICTION_ORDER).toList());
+      List<Pod> evicted = new ArrayList<>();
+      while (!fits(task, request, withEvicted(node, evicted)) && !queue.isEmpty()) {
+        evicted.add(queue.pop());
+      }
+      if (fits(task, request, withEvicted(node, evicted))) {
+        evicted.forEach(victim -> evict(victim, pod));
+        return Optional.of(
+            Attempt.notBound(
+                "pipelined onto "
+                    + node.name()
+                    + " after preempting "
+                    + evicted.stream().map(VolcanoSession::key).toList()
+                    + "; waits until they are gone"));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * The node's tasks the preempt action's filter passes ({@code preempt.go Execute}): {@code Bound}
+   * or {@code Running} ({@code api.PreemptableStatus}), preemptable ({@code volcano.sh/preemptable}
+   * annotation, else label, else true: {@code api/pod_info.go GetPodPreemptable}), another job than
+   * the preemptor's, and not a pod with requests when the preemptor has none ({@code BestEffort}).
+   * Every pod is its own job in the default queue.
+   */
+  private static List<Pod> preemptees(Pod preemptor, NodeBook node) {
+    boolean bestEffort = PodRequests.of(preemptor).isEmpty();
+    return node.pods().stream()
+        .filter(pod -> PREEMPTABLE_STATUSES.contains(status(pod)))
+        .filter(VolcanoSession::preemptable)
+        .filter(pod -> !pod.getMetadata().getUid().equals(preemptor.getMetadata().getUid()))
+        .filter(pod -> !bestEffort || PodRequests.of(pod).isEmpty())
+        .toList();
+  }
+
+  private static boolean preemptable(Pod pod) {
+    String value =
+        pod.getMetadata().getAnnotations() == null
+            ? null
+            : pod.getMetadata().getAnnotations().get(PREEMPTABLE);
+    if (value == null && pod.getMetadata().getLabels() != null) {
+      value = pod.getMetadata().getLabels().get(PREEMPTABLE);
+    }
+    return value == null || Boolean.parseBoolean(value);
+  }
+
+  /**
+   * {@code framework/session_plugins.go Preemptable} over the first tier of the configuration the
+   * chart merges ({@code VolcanoSchedulerConf}): {@code priority} (pods of a lower priority, {@code
+   * plugins/priority/priority.go}), {@code gang} ({@code enablePreemptable: false} in Volcano's
+   * default configuration, not asked), {@code conformance} (no pod of {@code kube-system} or of a
+   * system-critical class, {@code plugins/conformance/conformance.go}) and the extender ({@code
+   * preemptable} verb). The victims are those all of them name; a plugin that abstains (status 0)
+   * is skipped, and one that names none leaves none. The later tiers' plugins have no victims of
+   * their own in that configuration.
+   */
+  private List<Pod> victims(Pod preemptor, ObjectNode task, List<Pod> preemptees)
+      throws IOException, InterruptedException {
+    int priority = priority(preemptor);
+    List<Pod> victims =
+        preemptees.stream()
+            .filter(pod -> priority(pod) < priority)
+            .filter(pod -> !"kube-system".equals(pod.getMetadata().getNamespace()))
+            .filter(pod -> !isCritical(pod.getSpec().getPriorityClassName()))
+            .toList();
+    if (victims.isEmpty()) {
+      return victims;
+    }
+    List<JsonNode> evictees = new ArrayList<>();
+    for (Pod pod : victims) {
+      evictees.add(taskInfo(pod));
+    }
+    JsonNode answer =
+        extender.post("/volcano/preemptable", Map.of("evictor", task, "evictees", evictees));
+    if (answer.path("status").asInt() == 0) {
+      return victims;
+    }
+    List<String> named = new ArrayList<>();
+    answer.path("victims").forEach(victim -> named.add(victim.path("UID").asText()));
+    return victims.stream().filter(pod -> named.contains(pod.getMetadata().getUid())).toList();
+  }
+
+  /**
+   * {@code preempt.go preemptorFitsOnNode}: the request within the node's future idle and the
+   * predicate passing on the node as the session sees it.
+   */
+  private boolean fits(ObjectNode task, Map<String, BigDecimal> request, NodeBook node)
+      throws IOException, InterruptedException {
+    return node.volcanoShortfall(request, true).isEmpty()
+        && predicate(task, node).path("code").asInt() == 0;
+  }
+
+  /** The node with {@code evicted} releasing, as {@code Statement.Evict} leaves it in a session. */
+  private static NodeBook withEvicted(NodeBook node, List<Pod> evicted) {
+    if (evicted.isEmpty()) {
+      return node;
+    }
+    List<Pod> pods = new ArrayList<>();
+    for (Pod pod : node.pods()) {
+      pods.add(
+          evicted.contains(pod)
+              ? new PodBuilder(pod)
+                  .editMetadata()
+                  .withDeletionTimestamp(RELEASING_SINCE)
+                  .endMetadata()
+                  .build()
+              : pod);
+    }
+    return NodeBook.of(List.of(node.node()), pods).get(node.name());
+  }
+
+  /**
+   * {@code cache/cache.go defaultEvictor.Evict}: an {@code Evict} event, the conditions {@code
+   * Ready=False} (reason {@code Evict}) and {@code DisruptionTarget=True} (reason {@code
+   * PreemptionByScheduler}) on the pod's status, then its deletion.
+   */
+  private void evict(Pod victim, Pod preemptor) {
+    String message = "Pod is evicted, because of preempt";
+    try {
+      client
+          .pods()
+          .inNamespace(victim.getMetadata().getNamespace())
+          .withName(victim.getMetadata().getName())
+          .editStatus(
+              current -> {
+                List<PodCondition> conditions =
+                    new ArrayList<>(
+                        current.getStatus() == null
+                            ? List.of()
+                            : current.getStatus().getConditions());
+                conditions.removeIf(
+                    c -> c.getType().equals("Ready") || c.getType().equals("DisruptionTarget"));
+                conditions.add(condition("Ready", "False", "Evict", message));
+                conditions.add(
+                    condition(
+                        "DisruptionTarget",
+                        "True",
+                        "PreemptionByScheduler",
+                        "volcano: preempting to accommodate a higher priority pod"));
+                current.setStatus(
+                    new PodStatusBuilder(current.getStatus()).withConditions(conditions).build());
+                return current;
+              });
+      client
+          .v1()
+          .events()
+          .inNamespace(victim.getMetadata().getNamespace())
+          .resource(
+              new EventBuilder()
+                  .withNewMetadata()
+                  .withGenerateName(victim.getMetadata().getName() + ".")
+                  .endMetadata()
+                  .withType("Warning")
+                  .withReason("Evict")
+                  .withMessage(message + " (for pod " + key(preemptor) + ")")
+                  .withNewInvolvedObject()
+                  .withKind("Pod")
+                  .withNamespace(victim.getMetadata().getNamespace())
+                  .withName(victim.getMetadata().getName())
+                  .withUid(victim.getMetadata().getUid())
+                  .endInvolvedObject()
+                  .build())
+          .create();
+      client
+          .pods()
+          .inNamespace(victim.getMetadata().getNamespace())
+          .withName(victim.getMetadata().getName())
+          .delete();
+    } catch (KubernetesClientException e) {
+      LOG.warn("cannot evict pod {}: {}", key(victim), e.getMessage());
+    }
+  }
+
+  private static PodCondition condition(String type, String status, String reason, String message) {
+    return new PodConditionBuilder()
+        .withType(type)
+        .withStatus(status)
+        .withReason(reason)
+        .withMessage(message)
+        .withLastTransitionTime(Instant.now().toString())
+        .build();
+  }
+
+  /**
+   * The extender's {@code predicate} for the task on {@code node}, which Volcano sends as its
+   * {@code NodeInfo}: the name and the tasks on it, each with its status ({@link #taskInfo}).
+   */
+  private JsonNode predicate(ObjectNode task, NodeBook node)
+      throws IOException, InterruptedException {
+    ObjectNode info = ExtenderClient.JSON.createObjectNode().put("Name", node.name());
+    ObjectNode tasks = info.putObject("Tasks");
+    for (Pod pod : node.pods()) {
+      tasks.set(key(pod), taskInfo(pod));
+    }
+    return extender.post("/volcano/predicate", Map.of("task", task, "node", info));
+  }
+
+  /**
+   * A pod as Volcano's {@code TaskInfo} carries it ({@code api/job_info.go NewTaskInfo}): its UID,
+   * name, namespace, node, status ({@code api/helpers.go getTaskStatus}), priority and the pod.
+   */
+  private static ObjectNode taskInfo(Pod pod) {
+    ObjectNode task = ExtenderClient.JSON.createObjectNode();
+    task.put("UID", pod.getMetadata().getUid());
+    task.put("Name", pod.getMetadata().getName());
+    task.put("Namespace", pod.getMetadata().getNamespace());
+    task.put("NodeName", pod.getSpec().getNodeName() == null ? "" : pod.getSpec().getNodeName());
+    task.put("Status", status(pod));
+    task.put("Priority", priority(pod));
+    task.set("Pod", ExtenderClient.pod(pod));
+    return task;
+  }
+
+  /** {@code api/helpers.go getTaskStatus}, as Volcano's {@code TaskStatus} bit. */
+  private static int status(Pod pod) {
+    String phase = pod.getStatus() == null ? "Pending" : pod.getStatus().getPhase();
+    boolean deleting = pod.getMetadata().getDeletionTimestamp() != null;
+    return switch (phase == null ? "Pending" : phase) {
+      case "Running" -> deleting ? RELEASING : RUNNING;
+      case "Pending" ->
+          deleting ? RELEASING : pod.getSpec().getNodeName() == null ? PENDING : BOUND;
+      case "Succeeded" -> SUCCEEDED;
+      case "Failed" -> FAILED;
+      default -> UNKNOWN;
+    };
+  }
+
+  private static boolean isCritical(String priorityClass) {
+    return priorityClass != null && CRITICAL_CLASSES.contains(priorityClass);
+  }
+
+  private static int priority(Pod pod) {
+    Integer priority = pod.getSpec().getPriority();
+    return priority == null ? 0 : priority;
+  }
+
+  private static String key(Pod pod) {
+    return pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
   }
 
   private static Map<String, String> name(String node) {

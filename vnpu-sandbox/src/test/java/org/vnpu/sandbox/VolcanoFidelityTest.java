@@ -218,6 +218,54 @@ class VolcanoFidelityTest {
     await().atMost(WAIT).until(() -> "Running".equals(pods.phase("waiting")));
   }
 
+  /**
+   * Volcano's preempt action, as its master does since commit 5a15213: every chip runs an offline
+   * pod of 60 %, so an online pod of 60 % fits no chip, although each node's vnpu-cores still has
+   * 80 free. The action evicts one offline pod, the one the extender names, and commits only
+   * because the extender's predicate, asked again with that pod {@code Releasing}, passes: a
+   * session that stopped at the resource count (Volcano 1.15) would evict nothing and the online
+   * pod would never start. The victim gets Volcano's eviction event; the other offline pods run on.
+   */
+  @Test
+  void anOnlinePodPreemptsOneOfflinePodWhenNoChipHasRoom() throws Exception {
+    start(VolcanoConfig.shipped());
+    List<String> offline = List.of("batch-1", "batch-2", "batch-3", "batch-4");
+    for (String name : offline) {
+      pods.create(prioritized(name, "offline", -10));
+    }
+    await()
+        .atMost(WAIT)
+        .until(() -> offline.stream().allMatch(n -> "Running".equals(pods.phase(n))));
+
+    pods.create(prioritized("serving", "online", 1000));
+
+    await().atMost(WAIT).until(() -> "Running".equals(pods.phase("serving")));
+    List<String> evicted = offline.stream().filter(name -> pods.pod(name) == null).toList();
+    assertThat(evicted).hasSize(1);
+    assertThat(pods.node("serving")).isNotNull();
+    assertThat(
+            sandbox
+                .client()
+                .v1()
+                .events()
+                .inNamespace(Scenario.NAMESPACE)
+                .list()
+                .getItems()
+                .stream()
+                .filter(e -> "Evict".equals(e.getReason()))
+                .map(e -> e.getInvolvedObject().getName()))
+        .containsExactlyElementsOf(evicted);
+  }
+
+  /** A fixed share of 60 % with {@code huawei.com/vnpu-priority} and {@code spec.priority}. */
+  private static Pod prioritized(String name, String vnpuPriority, int priority) {
+    Pod pod =
+        Scenario.inference(
+            name, 60, 4, "fixed-share", Map.of(AnnotationKeys.PRIORITY, vnpuPriority), Map.of());
+    pod.getSpec().setPriority(priority);
+    return pod;
+  }
+
   private void placeACpuHungryPodOnN1() {
     Pod first = binpackPod("first", "150");
     first.getMetadata().getAnnotations().put(AnnotationKeys.USE_NPU_DIE_ID, "SIM-n1-0");

@@ -271,7 +271,6 @@ final class ClusterView {
     ledger.removeNode(name);
   }
 
-  /** A pod appeared or changed: its signed allocation is charged until it finishes. */
   /**
    * The pod's allocation annotation, decoded, when this view has not charged it yet; empty when it
    * has none, has it charged, or has one that cannot be decoded (logged). Its signature is for the

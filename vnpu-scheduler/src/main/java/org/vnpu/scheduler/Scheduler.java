@@ -380,9 +380,19 @@ public final class Scheduler {
    */
   public Map<String, Verdict> filter(PodManifest pod, Collection<String> nodes)
       throws SchedulingException {
+    return filter(pod, nodes, Set.of());
+  }
+
+  /**
+   * {@link #filter(PodManifest, Collection)} with each node seen without the vNPUs of the pods
+   * {@code leaving} there: the caller's scheduler counts them as gone (being deleted, or evicted in
+   * its session). What the ledger charges is unchanged.
+   */
+  public Map<String, Verdict> filter(PodManifest pod, Collection<String> nodes, Set<String> leaving)
+      throws SchedulingException {
     Judgement judgement;
     try {
-      judgement = judge(pod, nodes);
+      judgement = judge(pod, nodes, leaving);
     } catch (SchedulingException e) {
       events.unschedulable(pod, e.getMessage());
       throw e;
@@ -411,7 +421,7 @@ public final class Scheduler {
   /** {@link Explanation} of the pod over {@code nodes}. */
   public synchronized Explanation explain(PodManifest pod, Collection<String> nodes)
       throws SchedulingException {
-    Judgement judgement = judge(pod, nodes);
+    Judgement judgement = judge(pod, nodes, Set.of());
     PodRequest request = request(pod);
     PlacementContext context = context();
     Map<String, Remedy> remedies = new LinkedHashMap<>();
@@ -435,8 +445,8 @@ public final class Scheduler {
   private record Judgement(
       Map<String, Verdict> verdicts, Map<String, Rejection> rejections, String unschedulable) {}
 
-  private synchronized Judgement judge(PodManifest pod, Collection<String> nodes)
-      throws SchedulingException {
+  private synchronized Judgement judge(
+      PodManifest pod, Collection<String> nodes, Set<String> leaving) throws SchedulingException {
     PodRequest request = request(pod);
     Function<NodeState, NodeFit> feasible =
         PlacementEngine.feasibility(request, HostResources.NONE, context());
@@ -444,7 +454,7 @@ public final class Scheduler {
     Map<String, Rejection> rejections = new LinkedHashMap<>();
     int unknown = 0;
     for (String name : nodes) {
-      Optional<NodeState> node = nodeFor(pod, request, name);
+      Optional<NodeState> node = nodeFor(pod, request, name).map(state -> without(state, leaving));
       if (node.isEmpty()) {
         unknown++;
         verdicts.put(
@@ -980,7 +990,20 @@ public final class Scheduler {
     }
   }
 
-  /** The node {@code name} as the pod {@code uid} sees it: a place held for the pod is free. */
+  /** {@code node} without the vNPUs charged there to the pods {@code leaving}. */
+  private NodeState without(NodeState node, Set<String> leaving) {
+    NodeState seen = node;
+    for (String uid : leaving) {
+      AllocationPlan plan = cluster.allocation(uid);
+      if (plan != null
+          && plan.node().equals(node.name())
+          && cluster.ledger().placements().containsKey(uid)) {
+        seen = Ledger.without(seen, plan);
+      }
+    }
+    return seen;
+  }
+
   /**
    * The node {@code name} as the pod sees it: a place held for it there, by a preemption or for a
    * replacement of its owner's moved pod, is free for it.

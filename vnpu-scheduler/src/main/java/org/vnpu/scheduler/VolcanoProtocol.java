@@ -5,10 +5,12 @@ import static org.vnpu.scheduler.ExtenderRequests.text;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.vnpu.core.request.PodManifest;
 import org.vnpu.scheduler.ExtenderVerb.Answer;
 import org.vnpu.scheduler.ExtenderVerb.BadRequest;
@@ -21,14 +23,29 @@ import org.vnpu.scheduler.ExtenderVerb.BadRequest;
  */
 final class VolcanoProtocol {
 
-  /** {@code PredicateRequest}: the task's pod and one node's name. */
-  record PredicateRequest(PodManifest pod, String node) {
+  /**
+   * {@code PredicateRequest}: the task's pod, one node's name, and the UIDs of the node's tasks the
+   * session counts as leaving: those of its {@code NodeInfo.Tasks} ({@code api/node_info.go}) whose
+   * status is {@code Releasing} ({@code api/types.go TaskStatus}), pods being deleted or evicted by
+   * the session's preempt or reclaim action.
+   */
+  record PredicateRequest(PodManifest pod, String node, Set<String> releasing) {
     static PredicateRequest read(JsonNode request) throws BadRequest {
+      Set<String> releasing = new HashSet<>();
+      for (JsonNode task : request.path("node").path("Tasks")) {
+        if (task.path("Status").asInt() == RELEASING) {
+          releasing.add(text(task, "UID"));
+        }
+      }
       return new PredicateRequest(
           ExtenderRequests.pod(request.path("task").path("Pod"), "task.Pod"),
-          text(request.path("node"), "Name"));
+          text(request.path("node"), "Name"),
+          releasing);
     }
   }
+
+  /** Volcano's {@code TaskStatus} {@code Releasing}, {@code 1 << 6} ({@code api/types.go}). */
+  static final int RELEASING = 1 << 6;
 
   /** {@code PrioritizeRequest}: the task's pod and the names of the candidate nodes. */
   record PrioritizeRequest(PodManifest pod, List<String> nodes) {
@@ -131,9 +148,11 @@ final class VolcanoProtocol {
   /**
    * The evictees that may go for the evictor (docs/colocation.md). Volcano intersects the victims
    * of every plugin of a tier ({@code framework/session_plugins.go Preemptable}), then evicts them,
-   * lowest priority first, until the evictor fits by its own count of resources; so the answer
-   * names only the offline vNPU pods that make room on a chip, with the pods without vNPUs. The
-   * evictor's request and priority are the stored pod's, not the request's copy.
+   * lowest priority first, until the evictor fits by its own count of resources and (since
+   * Volcano's commit 5a15213) by the predicates, this extender's included, which then sees the
+   * evicted tasks as {@code Releasing} ({@link #predicate}); so the answer names only the offline
+   * vNPU pods that make room on a chip, with the pods without vNPUs. The evictor's request and
+   * priority are the stored pod's, not the request's copy.
    */
   private Answer evictable(EvictionRequest request) throws BadRequest {
     Map<String, List<JsonNode>> byNode = new LinkedHashMap<>();
@@ -180,10 +199,19 @@ final class VolcanoProtocol {
         : new Answer(new EvictionResponse(PERMIT, victims), false);
   }
 
+  /**
+   * Judges the node without the tasks Volcano's session releases there: its preempt action evicts
+   * victims one at a time and commits the evictions only once this predicate passes ({@code
+   * actions/preempt/preempt.go normalPreempt}, {@code preemptorFitsOnNode}); its allocate action
+   * pipelines a pod that fits only once they are gone. The judgement changes nothing: a reservation
+   * is checked against the ledger, where the releasing pods stay charged until they are gone.
+   */
   private Answer predicate(PredicateRequest request) {
     try {
       Scheduler.Verdict verdict =
-          scheduler.filter(request.pod(), List.of(request.node())).get(request.node());
+          scheduler
+              .filter(request.pod(), List.of(request.node()), request.releasing())
+              .get(request.node());
       return new Answer(
           new PredicateResponse(
               verdict.fits() ? "" : verdict.reason(),

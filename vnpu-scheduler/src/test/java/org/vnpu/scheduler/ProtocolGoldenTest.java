@@ -50,6 +50,9 @@ class ProtocolGoldenTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  /** The 60 % offline pod on chip 0 of the preemption scene ({@link #preemptionScene}). */
+  private static final String BIG_OFFLINE = "7d3e0a11-0000-4000-8000-000000000002";
+
   /** The preemptor's UID in the golden preemption requests. */
   private static final String PREEMPTOR = "7d3e0a11-0000-4000-8000-000000000001";
 
@@ -71,11 +74,7 @@ class ProtocolGoldenTest {
   @Test
   void preemptionAnswersMatchTheGoldenFiles() throws Exception {
     Scheduler scheduler = scheduler();
-    running(scheduler, "7d3e0a11-0000-4000-8000-000000000002", "batch", "batch-big-0", 0, 60, true);
-    running(
-        scheduler, "7d3e0a11-0000-4000-8000-000000000003", "batch", "batch-small-0", 0, 30, true);
-    running(
-        scheduler, "7d3e0a11-0000-4000-8000-000000000004", "serving", "serving-c-0", 1, 90, false);
+    preemptionScene(scheduler);
     String uid = storePreemptor(Map.of());
     answer(
         scheduler,
@@ -96,6 +95,44 @@ class ProtocolGoldenTest {
   }
 
   /**
+   * Volcano's preempt action evicts victims in its session one at a time and asks the predicate
+   * again after each ({@code actions/preempt/preempt.go normalPreempt} → {@code
+   * preemptorFitsOnNode}, since Volcano's commit 5a15213); it commits the evictions only once the
+   * predicate passes. The evicted tasks stay in the request's {@code NodeInfo.Tasks} with status
+   * {@code Releasing} ({@code api/types.go}: 1 << 6), so the predicate judges the node without
+   * them; judged with them, no preemption would ever commit. A task it has not released, or one the
+   * ledger does not know, changes nothing.
+   */
+  @Test
+  void volcanosPredicateJudgesTheNodeWithoutTheTasksItsSessionReleases() throws Exception {
+    Scheduler scheduler = scheduler();
+    preemptionScene(scheduler);
+    String uid = storePreemptor(Map.of());
+    ObjectNode request =
+        (ObjectNode) JSON.readTree(GoldenFile.read("volcano-predicate-request.json"));
+    request.set(
+        "task",
+        JSON.readTree(GoldenFile.read("volcano-preemptable-request.json").replace(PREEMPTOR, uid))
+            .path("evictor"));
+    ObjectNode tasks = ((ObjectNode) request.path("node")).putObject("Tasks");
+    try (SchedulerService service = serve(scheduler)) {
+      tasks.putObject(BIG_OFFLINE).put("UID", BIG_OFFLINE).put("Status", 32); // Running
+      tasks.putObject("elsewhere").put("UID", "not-a-known-pod").put("Status", 64);
+      JsonNode running =
+          JSON.readTree(post(service, "volcano-predicate", request.toString()).body());
+      assertThat(running.path("code").asInt()).isEqualTo(2);
+      assertThat(running.path("status").asText()).contains("largest free 10%");
+
+      ((ObjectNode) tasks.path(BIG_OFFLINE)).put("Status", 64); // Releasing: evicted in the session
+      JsonNode releasing =
+          JSON.readTree(post(service, "volcano-predicate", request.toString()).body());
+      assertThat(releasing.path("code").asInt()).isZero();
+      assertThat(scheduler.placements())
+          .containsKey(BIG_OFFLINE); // judged without it, still charged
+    }
+  }
+
+  /**
    * Hostile preemption requests: an evictor the API server does not have, one whose stored pod is
    * offline although the request's copy says online, and bodies that lack what the verbs read. None
    * of them chooses a victim or holds a place.
@@ -103,19 +140,10 @@ class ProtocolGoldenTest {
   @Test
   void preemptionReadsThePodFromTheApiServerAndRefusesMalformedRequests() throws Exception {
     Scheduler scheduler = scheduler();
-    running(scheduler, "7d3e0a11-0000-4000-8000-000000000002", "batch", "batch-big-0", 0, 60, true);
-    running(
-        scheduler, "7d3e0a11-0000-4000-8000-000000000003", "batch", "batch-small-0", 0, 30, true);
-    running(
-        scheduler, "7d3e0a11-0000-4000-8000-000000000004", "serving", "serving-c-0", 1, 90, false);
+    preemptionScene(scheduler);
     String volcano = GoldenFile.read("volcano-preemptable-request.json");
     String kube = GoldenFile.read("kube-preempt-request.json");
-    try (SchedulerService service =
-        SchedulerService.start(
-            Listeners.plain(new InetSocketAddress("127.0.0.1", 0)),
-            scheduler,
-            client,
-            Leadership.alone())) {
+    try (SchedulerService service = serve(scheduler)) {
       assertThat(JSON.readTree(post(service, "volcano-preemptable", volcano).body()))
           .as("an evictor the API server does not have")
           .isEqualTo(JSON.readTree("{\"status\":-1,\"victims\":[]}"));
@@ -148,6 +176,27 @@ class ProtocolGoldenTest {
       assertThat(noVictims.body())
           .contains("neither NodeNameToMetaVictims nor NodeNameToVictims is given");
     }
+  }
+
+  /**
+   * golden-node's preemption scene: chip 0 runs two offline pods (60 % and 30 %), chip 1 an online
+   * one (90 %).
+   */
+  private void preemptionScene(Scheduler scheduler) {
+    running(scheduler, BIG_OFFLINE, "batch", "batch-big-0", 0, 60, true);
+    running(
+        scheduler, "7d3e0a11-0000-4000-8000-000000000003", "batch", "batch-small-0", 0, 30, true);
+    running(
+        scheduler, "7d3e0a11-0000-4000-8000-000000000004", "serving", "serving-c-0", 1, 90, false);
+  }
+
+  /** The extender's verbs over plain HTTP on a free local port, this node alone the leader. */
+  private SchedulerService serve(Scheduler scheduler) throws Exception {
+    return SchedulerService.start(
+        Listeners.plain(new InetSocketAddress("127.0.0.1", 0)),
+        scheduler,
+        client,
+        Leadership.alone());
   }
 
   /** A pod running on golden-node with a signed share of chip {@code chip}. */
@@ -220,12 +269,7 @@ class ProtocolGoldenTest {
   /** Posts each verb's golden request and compares the answer with its golden response. */
   private void answer(Scheduler scheduler, List<String> verbs, UnaryOperator<String> request)
       throws Exception {
-    try (SchedulerService service =
-        SchedulerService.start(
-            Listeners.plain(new InetSocketAddress("127.0.0.1", 0)),
-            scheduler,
-            client,
-            Leadership.alone())) {
+    try (SchedulerService service = serve(scheduler)) {
       for (String verb : verbs) {
         String answer =
             post(service, verb, request.apply(GoldenFile.read(verb + "-request.json"))).body();
