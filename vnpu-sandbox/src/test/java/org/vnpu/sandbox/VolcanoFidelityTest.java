@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -255,6 +256,58 @@ class VolcanoFidelityTest {
                 .filter(e -> "Evict".equals(e.getReason()))
                 .map(e -> e.getInvolvedObject().getName()))
         .containsExactlyElementsOf(evicted);
+  }
+
+  /**
+   * The preempt action's own refusals: a preemptor with {@code preemptionPolicy: Never} preempts
+   * nothing ({@code taskEligibleToPreempt}), and a pod annotated {@code volcano.sh/preemptable:
+   * "false"} is no preemptee ({@code GetPodPreemptable}). On each node one chip runs an offline pod
+   * that may go, the other, started later, one that may not (the extender, offered it, would name
+   * that one: it loses the least work); the online pod that may not preempt stays pending beside
+   * the one that may, which evicts one of the two that may go.
+   */
+  @Test
+  void onlyAPodThatMayPreemptEvictsAndOnlyPodsThatMayGo() throws Exception {
+    start(VolcanoConfig.shipped());
+    List<String> kept = List.of("kept-1", "kept-2");
+    List<String> movable = List.of("batch-1", "batch-2");
+    for (int i = 0; i < movable.size(); i++) {
+      pods.create(onChip(prioritized(movable.get(i), "offline", -10), "SIM-n" + (i + 1) + "-0"));
+    }
+    await()
+        .atMost(WAIT)
+        .until(() -> movable.stream().allMatch(n -> "Running".equals(pods.phase(n))));
+    // Beside them on each node, started later: they lose the least work, the victims the extender
+    // would rather name.
+    for (int i = 0; i < kept.size(); i++) {
+      Pod pod = onChip(prioritized(kept.get(i), "offline", -10), "SIM-n" + (i + 1) + "-1");
+      pod.getMetadata().getAnnotations().put("volcano.sh/preemptable", "false");
+      pods.create(pod);
+    }
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                Stream.concat(kept.stream(), movable.stream())
+                    .allMatch(n -> "Running".equals(pods.phase(n))));
+
+    Pod polite = prioritized("polite", "online", 1000);
+    polite.getSpec().setPreemptionPolicy("Never");
+    pods.create(polite);
+    await().atMost(WAIT).until(() -> pods.notBoundBecause("polite") != null);
+    assertThat(Stream.concat(kept.stream(), movable.stream()).map(pods::pod)).doesNotContainNull();
+
+    pods.create(prioritized("serving", "online", 1000));
+    await().atMost(WAIT).until(() -> "Running".equals(pods.phase("serving")));
+    assertThat(kept.stream().map(pods::pod)).doesNotContainNull();
+    assertThat(movable.stream().filter(name -> pods.pod(name) == null)).hasSize(1);
+    assertThat(pods.node("polite")).isNull();
+  }
+
+  /** {@code pod} pinned to the chip with die ID {@code dieId}. */
+  private static Pod onChip(Pod pod, String dieId) {
+    pod.getMetadata().getAnnotations().put(AnnotationKeys.USE_NPU_DIE_ID, dieId);
+    return pod;
   }
 
   /** A fixed share of 60 % with {@code huawei.com/vnpu-priority} and {@code spec.priority}. */
