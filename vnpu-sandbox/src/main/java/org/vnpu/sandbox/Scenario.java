@@ -237,9 +237,10 @@ public final class Scenario {
     progress.accept(
         "[3/7] an online and an offline pod on "
             + COLOCATED_CHIP
-            + ": online latency alone, then beside 8 ms offline kernels; then an online pod"
-            + " preempts an offline one on "
-            + PREEMPTED_CHIP);
+            + ": online latency alone, then beside 8 ms offline kernels"
+            + (sandbox.options().driver() == Sandbox.Driver.VOLCANO
+                ? "; then an online pod preempts an offline one on " + PREEMPTED_CHIP
+                : ""));
     colocate();
     all.addAll(List.of("online", "offline"));
     preempt().ifPresent(all::add);
