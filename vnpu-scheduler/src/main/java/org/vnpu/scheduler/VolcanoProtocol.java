@@ -125,7 +125,7 @@ final class VolcanoProtocol {
     return Map.of(
         "/volcano/predicate",
         new ExtenderVerb(
-            ExtenderVerb.ONE_NODE, request -> predicate(PredicateRequest.read(request))),
+            ExtenderVerb.NODE_LISTS, request -> predicate(PredicateRequest.read(request))),
         "/volcano/prioritize",
         new ExtenderVerb(
             ExtenderVerb.NODE_LISTS, request -> prioritize(PrioritizeRequest.read(request))),

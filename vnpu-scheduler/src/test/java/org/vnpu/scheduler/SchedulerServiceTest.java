@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.NodeSpec;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -292,6 +293,31 @@ class SchedulerServiceTest {
     assertThat(restarted.placements()).isEqualTo(scheduler.placements()).hasSize(1);
   }
 
+  /**
+   * Volcano sends the predicate its session's {@code NodeInfo}, with every task on the node and
+   * each task's whole pod (pkg/scheduler/plugins/extender/argument.go {@code PredicateRequest}): a
+   * busy node's is over 1 MiB, and refusing it would leave the node to no pod.
+   */
+  @Test
+  void volcanosPredicateReadsTheNodeInfoOfABusyNode() throws Exception {
+    Pod pod = create("bert", "30", "8");
+    ObjectNode tasks = JSON.createObjectNode();
+    for (int i = 0; i < 110; i++) {
+      ObjectNode pad = JSON.createObjectNode();
+      pad.putObject("metadata").putObject("annotations").put("pad", "x".repeat(20_000));
+      tasks.putObject("default/t" + i).put("UID", "t" + i).put("Status", 32).set("Pod", pad);
+    }
+    ObjectNode request = JSON.createObjectNode();
+    request.putObject("task").set("Pod", json(pod));
+    request.putObject("node").put("Name", node.node).set("Tasks", tasks);
+    assertThat(request.toString().length()).isGreaterThan(2 << 20);
+
+    HttpResponse<String> answer = raw("/volcano/predicate", request.toString());
+
+    assertThat(answer.statusCode()).isEqualTo(200);
+    assertThat(JSON.readTree(answer.body()).path("code").asInt()).isZero();
+  }
+
   @Test
   void badRequestsGetTheProtocolsErrorsAndChangeNothing() throws Exception {
     assertThat(raw("/kube/filter", "{not json").statusCode()).isEqualTo(400);
@@ -304,6 +330,7 @@ class SchedulerServiceTest {
     assertThat(bigBind.statusCode()).isEqualTo(413);
     assertThat(bigBind.body()).contains("request body exceeds 64 KiB");
     assertThat(raw("/volcano/allocateFunc", "x".repeat((1 << 20) + 1)).statusCode()).isEqualTo(413);
+    assertThat(raw("/volcano/predicate", "x".repeat((10 << 20) + 1)).statusCode()).isEqualTo(413);
     assertThat(raw("/volcano/onSessionOpen", "x".repeat(20 << 20)).statusCode())
         .as("the session is drained, never parsed, whatever its size")
         .isEqualTo(200);
