@@ -199,7 +199,8 @@ final class VolcanoSession implements SchedulingProtocol {
    *
    * <ol>
    *   <li>{@code taskEligibleToPreempt}: a pod with {@code preemptionPolicy: Never} preempts
-   *       nothing;
+   *       nothing ({@code PrePredicateFn} next: none of the configured plugins the sandbox keeps
+   *       registers one for pods like these);
    *   <li>{@code PredicateNodes} with {@code PredicateForPreemptAction}: every node whose predicate
    *       did not fail as {@code UnschedulableAndUnresolvable} (the extender's code 3) — no
    *       resource check, evictions may make the room;
@@ -238,11 +239,13 @@ final class VolcanoSession implements SchedulingProtocol {
       }
       Deque<Pod> queue = new ArrayDeque<>(victims.stream().sorted(EVICTION_ORDER).toList());
       List<Pod> evicted = new ArrayList<>();
-      while (!fits(task, request, withEvicted(node, evicted)) && !queue.isEmpty()) {
+      boolean fits = fits(task, request, node);
+      while (!fits && !queue.isEmpty()) {
         evicted.add(queue.pop());
+        fits = fits(task, request, withEvicted(node, evicted));
       }
-      if (fits(task, request, withEvicted(node, evicted))) {
-        evicted.forEach(victim -> evict(victim, pod));
+      if (fits) {
+        evicted.forEach(this::evict);
         return Optional.of(
             Attempt.notBound(
                 "pipelined onto "
@@ -291,7 +294,9 @@ final class VolcanoSession implements SchedulingProtocol {
    * system-critical class, {@code plugins/conformance/conformance.go}) and the extender ({@code
    * preemptable} verb). The victims are those all of them name; a plugin that abstains (status 0)
    * is skipped, and one that names none leaves none. The later tiers' plugins have no victims of
-   * their own in that configuration.
+   * their own in that configuration. {@code priority} compares job priorities; a pod without a
+   * PodGroup gets one from Volcano's controller with the pod's priority class, so the job's
+   * priority is the pod's {@code spec.priority}.
    */
   private List<Pod> victims(Pod preemptor, ObjectNode task, List<Pod> preemptees)
       throws IOException, InterruptedException {
@@ -353,7 +358,7 @@ final class VolcanoSession implements SchedulingProtocol {
    * Ready=False} (reason {@code Evict}) and {@code DisruptionTarget=True} (reason {@code
    * PreemptionByScheduler}) on the pod's status, then its deletion.
    */
-  private void evict(Pod victim, Pod preemptor) {
+  private void evict(Pod victim) {
     String message = "Pod is evicted, because of preempt";
     try {
       client
@@ -391,7 +396,7 @@ final class VolcanoSession implements SchedulingProtocol {
                   .endMetadata()
                   .withType("Warning")
                   .withReason("Evict")
-                  .withMessage(message + " (for pod " + key(preemptor) + ")")
+                  .withMessage(message)
                   .withNewInvolvedObject()
                   .withKind("Pod")
                   .withNamespace(victim.getMetadata().getNamespace())

@@ -1,6 +1,7 @@
 package org.vnpu.scheduler;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -36,6 +37,7 @@ import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.api.signing.SigningKey;
 import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.core.request.PodManifest;
 import org.vnpu.testkit.GoldenFile;
 
 /**
@@ -101,7 +103,8 @@ class ProtocolGoldenTest {
    * predicate passes. The evicted tasks stay in the request's {@code NodeInfo.Tasks} with status
    * {@code Releasing} ({@code api/types.go}: 1 << 6), so the predicate judges the node without
    * them; judged with them, no preemption would ever commit. A task it has not released, or one the
-   * ledger does not know, changes nothing.
+   * ledger does not know, changes nothing; one it calls releasing that is not gone gets the pod no
+   * reservation; one without a UID is refused.
    */
   @Test
   void volcanosPredicateJudgesTheNodeWithoutTheTasksItsSessionReleases() throws Exception {
@@ -129,6 +132,20 @@ class ProtocolGoldenTest {
       assertThat(releasing.path("code").asInt()).isZero();
       assertThat(scheduler.placements())
           .containsKey(BIG_OFFLINE); // judged without it, still charged
+
+      // The request is anyone's word: a pod it calls releasing that is not gone gives a "fits"
+      // and nothing more. The reservation is judged on the ledger.
+      PodManifest preemptor =
+          Fabric8Views.manifest(client.pods().inNamespace("serving").withName("online-0").get());
+      assertThatThrownBy(() -> scheduler.reserve(preemptor, "golden-node"))
+          .isInstanceOf(SchedulingException.class)
+          .hasMessageContaining("largest free 10%");
+      assertThat(scheduler.placements()).doesNotContainKey(uid);
+
+      tasks.putObject("no-uid").put("Status", 64);
+      HttpResponse<String> malformed = post(service, "volcano-predicate", request.toString());
+      assertThat(malformed.statusCode()).isEqualTo(400);
+      assertThat(malformed.body()).contains("missing UID");
     }
   }
 
