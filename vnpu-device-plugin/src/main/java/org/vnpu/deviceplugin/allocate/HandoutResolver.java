@@ -179,11 +179,14 @@ public final class HandoutResolver {
     Map<String, List<NodeLock>> spare = new HashMap<>();
     Set<String> deleted = new HashSet<>();
     for (NodeLock lock : held.holders()) {
-      if (!waitsForAdmission(
-          pods, new PodRef(lock.podUid(), lock.podNamespace(), lock.podName()))) {
+      boolean gone =
+          !admitted.contains(lock.podUid())
+              && !waitsForAdmission(
+                  pods, new PodRef(lock.podUid(), lock.podNamespace(), lock.podName()));
+      if (gone) {
         deleted.add(lock.podUid());
       }
-      if (deleted.contains(lock.podUid()) || admitted.contains(lock.podUid())) {
+      if (gone || admitted.contains(lock.podUid())) {
         spare.computeIfAbsent(lock.shape(), shape -> new ArrayList<>()).add(lock);
       }
     }
