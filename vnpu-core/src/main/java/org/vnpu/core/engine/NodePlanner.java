@@ -55,6 +55,10 @@ final class NodePlanner {
               : new VnpuFit(
                   only.wholeCard() || only.memoryMiB() == null ? 0 : only.memoryMiB(),
                   only.wholeCard() ? 0 : computeTaken(only),
+                  !only.wholeCard()
+                      && only.memoryMiB() != null
+                      && only.chipTypes().any()
+                      && request.options().dieId() == null,
                   (node, state) -> takes(only, node, state));
     }
 

@@ -260,8 +260,8 @@ public final class FragmentationMeter {
     private final int[] hostCount;
     private final double[] hostFree;
     private final double totalFree;
-    private final long[] chipFreeMemory; // [chip]
-    private final int[] chipFreeCore; // [chip]
+    private final long[] chipFreeMemory; // [chip]; -1 where no vNPU goes
+    private final int[] chipFreeCore; // [chip]; -1 where no vNPU goes
     private final double[] keptByLevel; // [CPU level * chips + chip], flat: one object to read
     private final int[] chipsByKept; // [CPU level * chips + k]: per level, the least kept first
     private final double[] leastKept; // [CPU level]; infinite without chips
@@ -284,8 +284,9 @@ public final class FragmentationMeter {
       double total = 0;
       for (int c = 0; c < chips; c++) {
         ChipState state = node.chips().get(c);
-        chipFreeMemory[c] = state.freeMemoryMiB();
-        chipFreeCore[c] = state.freeCorePercent();
+        boolean takesNone = state.takesNoVnpu(node.inventory().maxSharesPerChip());
+        chipFreeMemory[c] = takesNone ? -1 : state.freeMemoryMiB();
+        chipFreeCore[c] = takesNone ? -1 : state.freeCorePercent();
         double free = state.freeComputePercent();
         total += free;
         for (int g = 0; g < hostCount.length; g++) {
@@ -354,14 +355,15 @@ public final class FragmentationMeter {
 
     /**
      * The least growth over the chips that {@code fits} accepts: the first of them in the order of
-     * what they keep, chips without room for the vNPU passed over unread.
+     * what they keep, chips without room for the vNPU, or that take no vNPU, passed over unread;
+     * where the room decides, no chip is read at all.
      */
     double leastGrowth(double computeTaken, VnpuFit fits, HostResources hostAfter) {
       int row = level(hostAfter.cpuMilli()) * chips;
       for (int k = row; k < row + chips; k++) {
         int c = chipsByKept[k];
         if (fits.roomFor(chipFreeMemory[c], chipFreeCore[c])
-            && fits.test().test(node, node.chips().get(c))) {
+            && (fits.roomDecides() || fits.test().test(node, node.chips().get(c)))) {
           return -computeTaken * (1 - keptByLevel[row + c]);
         }
       }

@@ -61,6 +61,14 @@ public record ChipState(
         && (chip.aiCpus() == 0 || aiCpusUsed + demand.aiCpus() <= chip.aiCpus());
   }
 
+  /**
+   * Whether no vNPU of any kind can go on the chip, on a node that allows {@code maxShares} per
+   * chip: it is unhealthy, a whole card owns it, or it holds vNPUs and no more may join them.
+   */
+  public boolean takesNoVnpu(int maxShares) {
+    return !chip.healthy() || exclusive || (shares > 0 && shares >= maxShares);
+  }
+
   /** Whether a whole card can take the chip: nothing is in use. */
   public boolean fitsWholeCard() {
     return !exclusive && shares == 0;

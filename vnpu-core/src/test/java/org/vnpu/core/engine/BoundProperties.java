@@ -11,11 +11,14 @@ import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.Tuple;
 import org.vnpu.api.SplitMode;
+import org.vnpu.core.fragmentation.FragmentationMeter;
 import org.vnpu.core.ledger.ChipDemand;
 import org.vnpu.core.ledger.ChipState;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.NodeState;
+import org.vnpu.core.ledger.VnpuFit;
 import org.vnpu.core.request.PodRequest;
 
 /**
@@ -42,13 +45,48 @@ class BoundProperties {
     }
   }
 
+  /**
+   * Where the room decides whether a chip takes the vNPU, fragmentation-aware's bound skips the
+   * exact test and reads no chip; it comes out the same as with the test asked of every chip with
+   * room: a chip that takes no vNPU at all (unhealthy, a whole card's, full of shares) is passed
+   * over either way.
+   */
+  @Property(tries = 1000)
+  void whereTheRoomDecidesTheBoundIsTheOneTheExactTestGives(
+      @ForAll("usedNodes") NodeState node,
+      @ForAll("pods") PodRequest pod,
+      @ForAll("hostRequests") HostResources host) {
+    PlacementContext context = Fixtures.context(Fixtures.SHARES_AND_WHOLE_CARDS);
+    PlanLimits limits = new NodePlanner.ForPod(pod, host, context).limits(node);
+    if (limits == null || limits.onlyVnpuFits() == null || !limits.onlyVnpuFits().roomDecides()) {
+      return;
+    }
+    VnpuFit fits = limits.onlyVnpuFits();
+    VnpuFit readingChips = new VnpuFit(fits.memoryMiB(), fits.corePercent(), false, fits.test());
+    VnpuFit readingNone =
+        new VnpuFit(
+            fits.memoryMiB(),
+            fits.corePercent(),
+            true,
+            (n, chip) -> {
+              throw new AssertionError("a chip was read where the room decides");
+            });
+
+    FragmentationMeter meter = context.fragmentation();
+    assertThat(meter.leastGrowth(node, 25, readingNone, limits.hostAfter()))
+        .isEqualTo(meter.leastGrowth(node, 25, readingChips, limits.hostAfter()));
+  }
+
   /** Host CPU a pod asks: none, a little, or enough to strand chips on a node that has little. */
   @Provide
   Arbitrary<HostResources> hostRequests() {
     return Arbitraries.of(0L, 2000L, 8000L, 24_000L).map(cpu -> new HostResources(cpu, 0));
   }
 
-  /** Nodes of four chips with random shares, and host CPU untracked or from none to plenty. */
+  /**
+   * Nodes of four chips with random shares (up to the node's limit of four), some chips unhealthy
+   * or owned by a whole card, and host CPU untracked or from none to plenty.
+   */
   @Provide
   Arbitrary<NodeState> usedNodes() {
     Arbitrary<ChipDemand> share =
@@ -60,20 +98,40 @@ class BoundProperties {
         Arbitraries.oneOf(
             Arbitraries.just(HostResources.UNTRACKED),
             Arbitraries.longs().between(0, 64_000).map(cpu -> new HostResources(cpu, 1 << 20)));
-    return Combinators.combine(share.list().ofMaxSize(3).list().ofSize(4), hostFree)
+    Arbitrary<ChipCondition> condition =
+        Arbitraries.frequencyOf(
+            Tuple.of(8, Arbitraries.just(ChipCondition.SHARED)),
+            Tuple.of(1, Arbitraries.just(ChipCondition.UNHEALTHY)),
+            Tuple.of(1, Arbitraries.just(ChipCondition.WHOLE_CARD)));
+    return Combinators.combine(
+            share.list().ofMaxSize(4).list().ofSize(4), condition.list().ofSize(4), hostFree)
         .as(
-            (perChip, host) -> {
+            (perChip, conditions, host) -> {
               NodeState idle =
                   NodeState.idle(
                       Fixtures.node("n", "910B3", 4, SplitMode.SOFT, 4), host, Fixtures.NOW);
               List<ChipState> chips = new ArrayList<>(idle.chips());
               for (int i = 0; i < chips.size(); i++) {
-                for (ChipDemand demand : perChip.get(i)) {
-                  chips.set(i, chips.get(i).plus(demand));
+                ChipState chip = chips.get(i);
+                switch (conditions.get(i)) {
+                  case UNHEALTHY -> chip = ChipState.idle(chip.chip().withHealth(false));
+                  case WHOLE_CARD ->
+                      chip = chip.plus(new ChipDemand(chip.chip().memoryMiB(), 100, 0, 0, true));
+                  case SHARED -> {}
                 }
+                for (ChipDemand demand : perChip.get(i)) {
+                  chip = chip.exclusive() ? chip : chip.plus(demand);
+                }
+                chips.set(i, chip);
               }
               return idle.withChips(chips, host);
             });
+  }
+
+  private enum ChipCondition {
+    SHARED,
+    UNHEALTHY,
+    WHOLE_CARD
   }
 
   /** Shares of one chip, or whole cards of one or two chips, under every pair of policies. */
