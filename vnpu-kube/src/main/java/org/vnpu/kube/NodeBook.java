@@ -24,6 +24,8 @@ import java.util.TreeSet;
  * @param nonZeroRequested CPU and memory its pods request as the allocation scores count them
  * @param releasing what its pods being deleted request
  * @param pods its pods that have not ended, in the order given
+ * @param nominated pods not yet assigned whose {@code status.nominatedNodeName} names the node (a
+ *     preemption made room for them there), not counted in {@code requested}
  */
 public record NodeBook(
     Node node,
@@ -31,9 +33,13 @@ public record NodeBook(
     Map<String, BigDecimal> requested,
     Map<String, BigDecimal> nonZeroRequested,
     Map<String, BigDecimal> releasing,
-    List<Pod> pods) {
+    List<Pod> pods,
+    List<Pod> nominated) {
 
-  /** The books of {@code nodes}, by name, with {@code pods} assigned where their nodeName says. */
+  /**
+   * The books of {@code nodes}, by name, with {@code pods} assigned where their nodeName says, and
+   * nominated where their {@code status.nominatedNodeName} says.
+   */
   public static Map<String, NodeBook> of(Collection<Node> nodes, Collection<Pod> pods) {
     Map<String, NodeBook> books = new LinkedHashMap<>();
     for (Node node : nodes) {
@@ -41,7 +47,11 @@ public record NodeBook(
       Map<String, BigDecimal> nonZero = new HashMap<>();
       Map<String, BigDecimal> releasing = new HashMap<>();
       List<Pod> assigned = new ArrayList<>();
+      List<Pod> nominated = new ArrayList<>();
       for (Pod pod : pods) {
+        if (nominatedTo(pod, node.getMetadata().getName())) {
+          nominated.add(pod);
+        }
         if (!node.getMetadata().getName().equals(pod.getSpec().getNodeName()) || terminated(pod)) {
           continue;
         }
@@ -61,7 +71,14 @@ public record NodeBook(
               : PodRequests.amounts(node.getStatus().getAllocatable());
       books.put(
           node.getMetadata().getName(),
-          new NodeBook(node, allocatable, requested, nonZero, releasing, List.copyOf(assigned)));
+          new NodeBook(
+              node,
+              allocatable,
+              requested,
+              nonZero,
+              releasing,
+              List.copyOf(assigned),
+              List.copyOf(nominated)));
     }
     return books;
   }
@@ -135,6 +152,13 @@ public record NodeBook(
     return allocatable
         .getOrDefault(name, BigDecimal.ZERO)
         .subtract(requested.getOrDefault(name, BigDecimal.ZERO));
+  }
+
+  private static boolean nominatedTo(Pod pod, String node) {
+    return pod.getSpec().getNodeName() == null
+        && pod.getMetadata().getDeletionTimestamp() == null
+        && pod.getStatus() != null
+        && node.equals(pod.getStatus().getNominatedNodeName());
   }
 
   private static boolean terminated(Pod pod) {

@@ -2,21 +2,27 @@ package org.vnpu.sandbox;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
-import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Stream;
 import org.vnpu.kube.NodeBook;
 import org.vnpu.kube.PodRequests;
 
 /**
  * Places a pod as kube-scheduler does with the chart's profile and extender, step by step after
- * {@code pkg/scheduler/schedule_one.go}: the {@code NodeResourcesFit} filter, the extender's {@code
- * filter} over the nodes that pass, scores (the profile's host-resource scores plus the extender's
- * {@code prioritize}, weighted), and the extender's {@code bind} verb on the best.
+ * {@code pkg/scheduler/schedule_one.go}: a pod nominated by an earlier preemption tries its node
+ * first, then the {@code NodeResourcesFit} filter, the extender's {@code filter} over the nodes
+ * that pass, scores (the profile's host-resource scores plus the extender's {@code prioritize},
+ * weighted), and the extender's {@code bind} verb on the best. A pod no node takes goes to the
+ * {@code DefaultPreemption} post-filter ({@link KubePreemption}).
  */
 final class KubeSchedulerCycle implements SchedulingProtocol {
 
@@ -25,53 +31,131 @@ final class KubeSchedulerCycle implements SchedulingProtocol {
 
   private final ExtenderClient extender;
   private final KubeSchedulerConfig config;
+  private final KubePreemption preemption;
 
   /**
+   * @param client what the preemption evicts victims and writes events with
    * @param config the profile and extender configuration kube-scheduler runs with
    */
-  KubeSchedulerCycle(ExtenderClient extender, KubeSchedulerConfig config) {
+  KubeSchedulerCycle(ExtenderClient extender, KubernetesClient client, KubeSchedulerConfig config) {
     this.extender = extender;
     this.config = config;
+    this.preemption = new KubePreemption(extender, client, this::shortfall);
   }
+
+  /**
+   * What filtering left of the nodes.
+   *
+   * @param fitting the nodes the plugins and the extender let through, in the nodes' order
+   * @param reasons why each other node failed
+   * @param unresolvable the failed nodes whose status is {@code UnschedulableAndUnresolvable} (the
+   *     extender's {@code FailedAndUnresolvableNodes}): no preemption helps there
+   * @param error the extender's error, which fails the whole cycle; empty when none
+   */
+  record Filtered(
+      List<String> fitting, Map<String, String> reasons, Set<String> unresolvable, String error) {}
 
   @Override
   public Attempt schedule(Pod pod, Collection<NodeBook> nodes)
       throws IOException, InterruptedException {
-    Map<String, BigDecimal> request = PodRequests.of(pod);
+    // findNodesThatFitPod(): a nominated node is evaluated alone first (evaluateNominatedNode);
+    // only when it does not pass are all nodes filtered.
+    String nominated = pod.getStatus() == null ? null : pod.getStatus().getNominatedNodeName();
+    List<NodeBook> nominatedNode =
+        nodes.stream().filter(node -> node.name().equals(nominated)).toList();
+    if (!nominatedNode.isEmpty()) {
+      Filtered filtered = filter(pod, nominatedNode);
+      if (filtered.error().isEmpty() && !filtered.fitting().isEmpty()) {
+        return bind(pod, nominated);
+      }
+    }
+    Filtered filtered = filter(pod, nodes);
+    if (!filtered.error().isEmpty()) {
+      return Attempt.notBound(filtered.error());
+    }
+    List<String> fitting = filtered.fitting();
+    if (fitting.isEmpty()) {
+      return preemption.postFilter(
+          pod, nodes, filtered, SchedulingProtocol.summary(nodes.size(), filtered.reasons()));
+    }
+    // schedulePod(): one feasible node is taken without scoring.
+    Map<String, NodeBook> byName = new LinkedHashMap<>();
+    nodes.forEach(node -> byName.put(node.name(), node));
+    return bind(pod, fitting.size() == 1 ? fitting.get(0) : best(pod, fitting, byName));
+  }
+
+  /**
+   * schedule_one.go {@code findNodesThatPassFilters()}, then {@code findNodesThatPassExtenders()}
+   * over the nodes that passed the plugins.
+   */
+  private Filtered filter(Pod pod, Collection<NodeBook> nodes)
+      throws IOException, InterruptedException {
     Map<String, String> reasons = new LinkedHashMap<>();
-    Map<String, NodeBook> feasible = new LinkedHashMap<>();
-    // schedule_one.go findNodesThatPassFilters(): NodeResourcesFit (noderesources/fit.go Filter).
+    Set<String> unresolvable = new TreeSet<>();
+    List<String> feasible = new ArrayList<>();
     for (NodeBook node : nodes) {
-      Map<String, String> short_ = node.kubeShortfall(request, config.ignoredResources());
+      Map<String, String> short_ = shortfall(pod, node);
       if (short_.isEmpty()) {
-        feasible.put(node.name(), node);
+        feasible.add(node.name());
       } else {
         reasons.put(node.name(), String.join(", ", short_.values()));
       }
     }
-    // findNodesThatPassExtenders(): only nodes that passed the plugins reach the extender.
     List<String> fitting = new ArrayList<>();
     if (!feasible.isEmpty()) {
-      JsonNode body = ExtenderClient.pod(pod);
       JsonNode filter =
           extender.post(
-              "/kube/filter", Map.of("Pod", body, "NodeNames", List.copyOf(feasible.keySet())));
-      if (!filter.path("Error").asText().isEmpty()) {
-        return Attempt.notBound(filter.path("Error").asText());
+              "/kube/filter", Map.of("Pod", ExtenderClient.pod(pod), "NodeNames", feasible));
+      String error = filter.path("Error").asText();
+      if (!error.isEmpty()) {
+        return new Filtered(List.of(), reasons, unresolvable, error);
       }
       filter.path("NodeNames").forEach(node -> fitting.add(node.asText()));
-      for (String field : List.of("FailedNodes", "FailedAndUnresolvableNodes")) {
-        filter
-            .path(field)
-            .properties()
-            .forEach(e -> reasons.put(e.getKey(), e.getValue().asText()));
-      }
+      filter.path("FailedNodes").properties().forEach(e -> reasons.put(e.getKey(), text(e)));
+      filter
+          .path("FailedAndUnresolvableNodes")
+          .properties()
+          .forEach(
+              e -> {
+                reasons.put(e.getKey(), text(e));
+                unresolvable.add(e.getKey());
+              });
     }
-    if (fitting.isEmpty()) {
-      return Attempt.notBound(SchedulingProtocol.summary(nodes.size(), reasons));
-    }
-    // schedulePod(): one feasible node is taken without scoring.
-    String best = fitting.size() == 1 ? fitting.get(0) : best(pod, fitting, feasible);
+    return new Filtered(fitting, reasons, unresolvable, "");
+  }
+
+  private static String text(Map.Entry<String, JsonNode> entry) {
+    return entry.getValue().asText();
+  }
+
+  /**
+   * The filter plugins as {@code RunFilterPluginsWithNominatedPods} runs them: {@code
+   * NodeResourcesFit} ({@code noderesources/fit.go Filter}) on the node with the pods nominated
+   * there of at least the pod's priority added ({@code framework/runtime/framework.go
+   * addGENominatedPods}). The framework runs the filters once more without them; for resources that
+   * pass is implied by this one, so it is left out.
+   */
+  private Map<String, String> shortfall(Pod pod, NodeBook node) {
+    List<Pod> ahead =
+        node.nominated().stream()
+            .filter(other -> !other.getMetadata().getUid().equals(pod.getMetadata().getUid()))
+            .filter(other -> SchedulingProtocol.priority(other) >= SchedulingProtocol.priority(pod))
+            .map(
+                other ->
+                    new PodBuilder(other).editSpec().withNodeName(node.name()).endSpec().build())
+            .toList();
+    NodeBook booked =
+        ahead.isEmpty()
+            ? node
+            : NodeBook.of(
+                    List.of(node.node()),
+                    Stream.concat(node.pods().stream(), ahead.stream()).toList())
+                .get(node.name());
+    return booked.kubeShortfall(PodRequests.of(pod), config.ignoredResources());
+  }
+
+  /** The extender's {@code bind} verb. */
+  private Attempt bind(Pod pod, String node) throws IOException, InterruptedException {
     JsonNode bind =
         extender.post(
             "/kube/bind",
@@ -79,9 +163,9 @@ final class KubeSchedulerCycle implements SchedulingProtocol {
                 "PodName", pod.getMetadata().getName(),
                 "PodNamespace", pod.getMetadata().getNamespace(),
                 "PodUID", pod.getMetadata().getUid(),
-                "Node", best));
+                "Node", node));
     String error = bind.path("Error").asText();
-    return error.isEmpty() ? Attempt.bound(best) : Attempt.notBound(error);
+    return error.isEmpty() ? Attempt.bound(node) : Attempt.notBound(error);
   }
 
   /**

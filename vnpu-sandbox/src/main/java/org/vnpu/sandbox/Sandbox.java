@@ -205,6 +205,7 @@ public final class Sandbox implements AutoCloseable {
                 options.kubeScheduler().mutualTls()
                     ? new ExtenderClient(kubeSchedulerUrl(), certificates.clientContext())
                     : new ExtenderClient(schedulerUrl()),
+                api.client(),
                 options.kubeScheduler());
     this.loop = new SchedulingLoop(api.client(), protocol, Clock.systemUTC()).start();
     this.replicaSets = new ReplicaSets(api.client()).start();

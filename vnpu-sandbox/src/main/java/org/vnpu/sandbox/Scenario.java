@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSetBuilder;
@@ -799,18 +800,14 @@ public final class Scenario {
    * Cluster-wide preemption (docs/colocation.md): {@code batch}, offline and of the {@code
    * vnpu-offline} class, holds 70 % of {@link #PREEMPTED_CHIP}; {@code urgent}, online and of the
    * {@code vnpu-online} class, asks for 60 % of that chip. Volcano's preempt action, asking the
-   * extender, evicts {@code batch} and {@code urgent} starts there. Under kube-scheduler, whose
-   * preemption the sandbox does not emulate, the step is skipped and says so.
+   * extender, evicts {@code batch} and {@code urgent} starts there. kube-scheduler's {@code
+   * DefaultPreemption} does not: the node's vNPU counts still hold {@code urgent}, so its own
+   * filters need no victim and the extender is never asked ({@link KubePreemption}); {@code urgent}
+   * waits beside {@code batch}, and both are deleted after the check.
    *
-   * @return the pod that preempted, when the step ran
+   * @return the pod that preempted, when one did
    */
   private Optional<String> preempt() throws InterruptedException {
-    if (sandbox.options().driver() != Sandbox.Driver.VOLCANO) {
-      progress.accept(
-          "      (cluster-wide preemption skipped: the sandbox emulates Volcano's preempt action,"
-              + " not kube-scheduler's)");
-      return Optional.empty();
-    }
     Map<String, String> pinned = Map.of(AnnotationKeys.USE_NPU_DIE_ID, PREEMPTED_CHIP);
     create(
         classed(
@@ -823,6 +820,9 @@ public final class Scenario {
             inference("urgent", 60, 4, "fixed-share", withPriority(pinned, "online"), Map.of()),
             "vnpu-online",
             1000));
+    if (sandbox.options().driver() == Sandbox.Driver.KUBE_SCHEDULER) {
+      return notPreemptedByKubeScheduler();
+    }
     awaitPhase("urgent", "Running", SETTLE);
     Placed urgent = placed("urgent");
     boolean evicted =
@@ -844,6 +844,39 @@ public final class Scenario {
                 && urgent.vnpus().get(0).dieId().equals(PREEMPTED_CHIP),
             detail));
     return Optional.of("urgent");
+  }
+
+  /** The kube-scheduler half of {@link #preempt}: {@code urgent} waits, {@code batch} runs on. */
+  private Optional<String> notPreemptedByKubeScheduler() throws InterruptedException {
+    Instant deadline = Instant.now().plus(SETTLE);
+    String reason = null;
+    while (Instant.now().isBefore(deadline)
+        && (reason == null || !reason.contains("preemption:"))) {
+      Thread.sleep(200);
+      Pod urgent = get("urgent");
+      reason =
+          urgent == null || urgent.getStatus() == null
+              ? null
+              : urgent.getStatus().getConditions().stream()
+                  .filter(c -> "PodScheduled".equals(c.getType()))
+                  .map(PodCondition::getMessage)
+                  .findFirst()
+                  .orElse(null);
+    }
+    String detail = "urgent pending: " + reason;
+    progress.accept("      " + detail);
+    checks.add(
+        new Check(
+            "kube-scheduler preempts nothing for an online pod while the node's vNPU counts still"
+                + " hold it (its dry run needs no victim), and says so",
+            reason != null
+                && reason.contains("expected at least one victim pod")
+                && "Running".equals(phaseOf(get("batch"))),
+            detail));
+    for (String name : List.of("urgent", "batch")) {
+      client.pods().inNamespace(NAMESPACE).withName(name).delete();
+    }
+    return Optional.empty();
   }
 
   private static Map<String, String> withPriority(

@@ -110,14 +110,14 @@ final class SchedulingLoop implements AutoCloseable {
         placingNanos.add(System.nanoTime() - started);
         outcomes.put(pod.getMetadata().getUid(), new Outcome(attempt, clock.instant()));
         if (attempt.isBound()) {
-          LOG.info("pod {} bound to {}", key(pod), attempt.node());
+          LOG.info("pod {} bound to {}", SchedulingProtocol.key(pod), attempt.node());
           all.add(new PodBuilder(pod).editSpec().withNodeName(attempt.node()).endSpec().build());
           nodes.stream()
               .filter(node -> node.getMetadata().getName().equals(attempt.node()))
               .forEach(node -> books.putAll(NodeBook.of(List.of(node), all)));
         } else {
-          LOG.info("pod {} not scheduled: {}", key(pod), attempt.reason());
-          markUnschedulable(pod, attempt.reason());
+          LOG.info("pod {} not scheduled: {}", SchedulingProtocol.key(pod), attempt.reason());
+          markUnschedulable(pod, attempt);
         }
       }
     } catch (IOException | KubernetesClientException e) {
@@ -160,31 +160,33 @@ final class SchedulingLoop implements AutoCloseable {
         || last.at().plus(BACK_OFF).isBefore(clock.instant());
   }
 
-  private void markUnschedulable(Pod pod, String reason) {
+  private void markUnschedulable(Pod pod, SchedulingProtocol.Attempt attempt) {
     try {
-      client
-          .pods()
-          .inNamespace(pod.getMetadata().getNamespace())
-          .withName(pod.getMetadata().getName())
-          .editStatus(
-              current -> {
-                PodStatus status =
-                    current.getStatus() == null ? new PodStatus() : current.getStatus();
-                status.setPhase("Pending");
-                status.setConditions(
-                    List.of(
-                        new PodConditionBuilder()
-                            .withType("PodScheduled")
-                            .withStatus("False")
-                            .withReason("Unschedulable")
-                            .withMessage(reason)
-                            .withLastTransitionTime(clock.instant().toString())
-                            .build()));
-                current.setStatus(status);
-                return current;
-              });
+      PodWrites.editStatus(
+          client,
+          pod,
+          current -> {
+            PodStatus status = current.getStatus() == null ? new PodStatus() : current.getStatus();
+            status.setPhase("Pending");
+            status.setConditions(
+                List.of(
+                    new PodConditionBuilder()
+                        .withType("PodScheduled")
+                        .withStatus("False")
+                        .withReason("Unschedulable")
+                        .withMessage(attempt.reason())
+                        .withLastTransitionTime(clock.instant().toString())
+                        .build()));
+            if (attempt.nominating() != null) {
+              status.setNominatedNodeName(
+                  attempt.nominating().isEmpty() ? null : attempt.nominating());
+            }
+            current.setStatus(status);
+            return current;
+          });
     } catch (KubernetesClientException e) {
-      LOG.debug("pod {}: cannot write its condition: {}", key(pod), e.getMessage());
+      LOG.debug(
+          "pod {}: cannot write its condition: {}", SchedulingProtocol.key(pod), e.getMessage());
     }
   }
 
@@ -199,10 +201,6 @@ final class SchedulingLoop implements AutoCloseable {
             return Long.MAX_VALUE;
           }
         });
-  }
-
-  private static String key(Pod pod) {
-    return pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
   }
 
   @Override

@@ -18,14 +18,21 @@ interface SchedulingProtocol {
    *
    * @param node the node the pod is bound to; null when it was not bound
    * @param reason why not; null when bound
+   * @param nominating what becomes of the pod's {@code status.nominatedNodeName}, as
+   *     kube-scheduler's {@code NominatingInfo} says: null leaves it, "" clears it, a node's name
+   *     sets it (a preemption made room there)
    */
-  record Attempt(String node, String reason) {
+  record Attempt(String node, String reason, String nominating) {
     static Attempt bound(String node) {
-      return new Attempt(node, null);
+      return new Attempt(node, null, null);
     }
 
     static Attempt notBound(String reason) {
-      return new Attempt(null, reason);
+      return new Attempt(null, reason, null);
+    }
+
+    static Attempt notBound(String reason, String nominating) {
+      return new Attempt(null, reason, nominating);
     }
 
     boolean isBound() {
@@ -43,6 +50,17 @@ interface SchedulingProtocol {
 
   /** Filters, scores, reserves and binds {@code pod} on one of {@code nodes}. */
   Attempt schedule(Pod pod, Collection<NodeBook> nodes) throws IOException, InterruptedException;
+
+  /** "namespace/name", as logs name a pod. */
+  static String key(Pod pod) {
+    return pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+  }
+
+  /** {@code corev1helpers.PodPriority}: {@code spec.priority}, 0 when unset. */
+  static int priority(Pod pod) {
+    Integer priority = pod.getSpec().getPriority();
+    return priority == null ? 0 : priority;
+  }
 
   /** "0/4 nodes fit: 3 split mode is soft; 1 not enough device memory", from each node's reason. */
   static String summary(int nodes, Map<String, String> reasons) {

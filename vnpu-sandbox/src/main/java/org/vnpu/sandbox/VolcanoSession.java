@@ -3,17 +3,12 @@ package org.vnpu.sandbox;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.BindingBuilder;
-import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.PodCondition;
-import io.fabric8.kubernetes.api.model.PodConditionBuilder;
-import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
 import java.math.BigDecimal;
-import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -64,7 +59,7 @@ final class VolcanoSession implements SchedulingProtocol {
    * order (priority, then creation), so the newest first.
    */
   private static final Comparator<Pod> EVICTION_ORDER =
-      Comparator.comparingInt(VolcanoSession::priority)
+      Comparator.comparingInt(SchedulingProtocol::priority)
           .thenComparing(
               (Pod pod) -> pod.getMetadata().getCreationTimestamp(),
               Comparator.nullsFirst(Comparator.<String>reverseOrder()));
@@ -251,7 +246,7 @@ final class VolcanoSession implements SchedulingProtocol {
                 "pipelined onto "
                     + node.name()
                     + " after preempting "
-                    + evicted.stream().map(VolcanoSession::key).toList()
+                    + evicted.stream().map(SchedulingProtocol::key).toList()
                     + "; waits until they are gone"));
       }
     }
@@ -300,10 +295,10 @@ final class VolcanoSession implements SchedulingProtocol {
    */
   private List<Pod> victims(Pod preemptor, ObjectNode task, List<Pod> preemptees)
       throws IOException, InterruptedException {
-    int priority = priority(preemptor);
+    int priority = SchedulingProtocol.priority(preemptor);
     List<Pod> victims =
         preemptees.stream()
-            .filter(pod -> priority(pod) < priority)
+            .filter(pod -> SchedulingProtocol.priority(pod) < priority)
             .filter(pod -> !"kube-system".equals(pod.getMetadata().getNamespace()))
             .filter(pod -> !isCritical(pod.getSpec().getPriorityClassName()))
             .toList();
@@ -361,68 +356,21 @@ final class VolcanoSession implements SchedulingProtocol {
   private void evict(Pod victim) {
     String message = "Pod is evicted, because of preempt";
     try {
-      client
-          .pods()
-          .inNamespace(victim.getMetadata().getNamespace())
-          .withName(victim.getMetadata().getName())
-          .editStatus(
-              current -> {
-                List<PodCondition> conditions =
-                    new ArrayList<>(
-                        current.getStatus() == null
-                            ? List.of()
-                            : current.getStatus().getConditions());
-                conditions.removeIf(
-                    c -> c.getType().equals("Ready") || c.getType().equals("DisruptionTarget"));
-                conditions.add(condition("Ready", "False", "Evict", message));
-                conditions.add(
-                    condition(
-                        "DisruptionTarget",
-                        "True",
-                        "PreemptionByScheduler",
-                        "volcano: preempting to accommodate a higher priority pod"));
-                current.setStatus(
-                    new PodStatusBuilder(current.getStatus()).withConditions(conditions).build());
-                return current;
-              });
-      client
-          .v1()
-          .events()
-          .inNamespace(victim.getMetadata().getNamespace())
-          .resource(
-              new EventBuilder()
-                  .withNewMetadata()
-                  .withGenerateName(victim.getMetadata().getName() + ".")
-                  .endMetadata()
-                  .withType("Warning")
-                  .withReason("Evict")
-                  .withMessage(message)
-                  .withNewInvolvedObject()
-                  .withKind("Pod")
-                  .withNamespace(victim.getMetadata().getNamespace())
-                  .withName(victim.getMetadata().getName())
-                  .withUid(victim.getMetadata().getUid())
-                  .endInvolvedObject()
-                  .build())
-          .create();
-      client
-          .pods()
-          .inNamespace(victim.getMetadata().getNamespace())
-          .withName(victim.getMetadata().getName())
-          .delete();
+      PodWrites.setConditions(
+          client,
+          victim,
+          List.of(
+              PodWrites.condition("Ready", "False", "Evict", message),
+              PodWrites.condition(
+                  "DisruptionTarget",
+                  "True",
+                  "PreemptionByScheduler",
+                  "volcano: preempting to accommodate a higher priority pod")));
+      PodWrites.record(client, victim, "Warning", "Evict", null, message, null);
+      PodWrites.delete(client, victim);
     } catch (KubernetesClientException e) {
-      LOG.warn("cannot evict pod {}: {}", key(victim), e.getMessage());
+      LOG.warn("cannot evict pod {}: {}", SchedulingProtocol.key(victim), e.getMessage());
     }
-  }
-
-  private static PodCondition condition(String type, String status, String reason, String message) {
-    return new PodConditionBuilder()
-        .withType(type)
-        .withStatus(status)
-        .withReason(reason)
-        .withMessage(message)
-        .withLastTransitionTime(Instant.now().toString())
-        .build();
   }
 
   /**
@@ -434,7 +382,7 @@ final class VolcanoSession implements SchedulingProtocol {
     ObjectNode info = ExtenderClient.JSON.createObjectNode().put("Name", node.name());
     ObjectNode tasks = info.putObject("Tasks");
     for (Pod pod : node.pods()) {
-      tasks.set(key(pod), taskInfo(pod));
+      tasks.set(SchedulingProtocol.key(pod), taskInfo(pod));
     }
     return extender.post("/volcano/predicate", Map.of("task", task, "node", info));
   }
@@ -450,7 +398,7 @@ final class VolcanoSession implements SchedulingProtocol {
     task.put("Namespace", pod.getMetadata().getNamespace());
     task.put("NodeName", pod.getSpec().getNodeName() == null ? "" : pod.getSpec().getNodeName());
     task.put("Status", status(pod));
-    task.put("Priority", priority(pod));
+    task.put("Priority", SchedulingProtocol.priority(pod));
     task.set("Pod", ExtenderClient.pod(pod));
     return task;
   }
@@ -471,15 +419,6 @@ final class VolcanoSession implements SchedulingProtocol {
 
   private static boolean isCritical(String priorityClass) {
     return priorityClass != null && CRITICAL_CLASSES.contains(priorityClass);
-  }
-
-  private static int priority(Pod pod) {
-    Integer priority = pod.getSpec().getPriority();
-    return priority == null ? 0 : priority;
-  }
-
-  private static String key(Pod pod) {
-    return pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
   }
 
   private static Map<String, String> name(String node) {

@@ -32,18 +32,13 @@ class KubeSchedulerFidelityTest {
   @BeforeEach
   void start() throws Exception {
     sandbox =
-        Sandbox.start(
-            new Sandbox.Options(
-                directory,
-                Sandbox.Driver.KUBE_SCHEDULER,
-                List.of(
-                    NodeSpec.uniform("a2", "two 910B3", SplitMode.SOFT, "910B3", 2),
-                    NodeSpec.uniform("duo", "two 310P3", SplitMode.SOFT, "310P3", 2)),
-                VolcanoConfig.shipped(),
-                KubeSchedulerConfig.shipped(),
-                true,
-                Sandbox.NO_REBALANCING,
-                0));
+        SandboxPods.start(
+            directory,
+            Sandbox.Driver.KUBE_SCHEDULER,
+            List.of(
+                NodeSpec.uniform("a2", "two 910B3", SplitMode.SOFT, "910B3", 2),
+                NodeSpec.uniform("duo", "two 310P3", SplitMode.SOFT, "310P3", 2)),
+            VolcanoConfig.shipped());
     pods = new SandboxPods(sandbox);
   }
 
@@ -67,7 +62,10 @@ class KubeSchedulerFidelityTest {
 
     await().atMost(WAIT).until(() -> pods.notBoundBecause("hungry") != null);
     assertThat(pods.notBoundBecause("hungry"))
-        .isEqualTo("0/2 nodes fit: 2 Insufficient " + ResourceNames.VNPU_MEMORY_GIB);
+        .isEqualTo(
+            "0/2 nodes fit: 2 Insufficient "
+                + ResourceNames.VNPU_MEMORY_GIB
+                + "; preemption: 0/2 nodes fit: 2 No preemption victims found for incoming pod");
   }
 
   private static Pod typed(String name, String chipType) {

@@ -1,6 +1,7 @@
 package org.vnpu.sandbox;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +18,34 @@ final class SandboxPods {
 
   SandboxPods(Sandbox sandbox) {
     this.sandbox = sandbox;
+  }
+
+  /**
+   * A sandbox of {@code nodes} scheduled as {@code driver} does with the chart's configuration
+   * (Volcano's as {@code volcano}), with workloads, without rebalancing.
+   */
+  static Sandbox start(
+      Path directory, Sandbox.Driver driver, List<NodeSpec> nodes, VolcanoConfig volcano)
+      throws Exception {
+    return Sandbox.start(
+        new Sandbox.Options(
+            directory,
+            driver,
+            nodes,
+            volcano,
+            KubeSchedulerConfig.shipped(),
+            true,
+            Sandbox.NO_REBALANCING,
+            0));
+  }
+
+  /** A fixed share of 60 % with {@code huawei.com/vnpu-priority} and {@code spec.priority}. */
+  static Pod prioritized(String name, String vnpuPriority, int priority) {
+    Pod pod =
+        Scenario.inference(
+            name, 60, 4, "fixed-share", Map.of(AnnotationKeys.PRIORITY, vnpuPriority), Map.of());
+    pod.getSpec().setPriority(priority);
+    return pod;
   }
 
   /** Submits an elastic inference pod whose kernels take 5 ms. */

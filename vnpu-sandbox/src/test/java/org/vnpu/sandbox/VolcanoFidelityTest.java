@@ -44,17 +44,7 @@ class VolcanoFidelityTest {
   private SandboxPods pods;
 
   private void start(VolcanoConfig config) throws Exception {
-    sandbox =
-        Sandbox.start(
-            new Sandbox.Options(
-                directory,
-                Sandbox.Driver.VOLCANO,
-                NODES,
-                config,
-                KubeSchedulerConfig.shipped(),
-                true,
-                Sandbox.NO_REBALANCING,
-                0));
+    sandbox = SandboxPods.start(directory, Sandbox.Driver.VOLCANO, NODES, config);
     pods = new SandboxPods(sandbox);
   }
 
@@ -232,13 +222,13 @@ class VolcanoFidelityTest {
     start(VolcanoConfig.shipped());
     List<String> offline = List.of("batch-1", "batch-2", "batch-3", "batch-4");
     for (String name : offline) {
-      pods.create(prioritized(name, "offline", -10));
+      pods.create(SandboxPods.prioritized(name, "offline", -10));
     }
     await()
         .atMost(WAIT)
         .until(() -> offline.stream().allMatch(n -> "Running".equals(pods.phase(n))));
 
-    pods.create(prioritized("serving", "online", 1000));
+    pods.create(SandboxPods.prioritized("serving", "online", 1000));
 
     await().atMost(WAIT).until(() -> "Running".equals(pods.phase("serving")));
     List<String> evicted = offline.stream().filter(name -> pods.pod(name) == null).toList();
@@ -272,7 +262,9 @@ class VolcanoFidelityTest {
     List<String> kept = List.of("kept-1", "kept-2");
     List<String> movable = List.of("batch-1", "batch-2");
     for (int i = 0; i < movable.size(); i++) {
-      pods.create(onChip(prioritized(movable.get(i), "offline", -10), "SIM-n" + (i + 1) + "-0"));
+      pods.create(
+          onChip(
+              SandboxPods.prioritized(movable.get(i), "offline", -10), "SIM-n" + (i + 1) + "-0"));
     }
     await()
         .atMost(WAIT)
@@ -280,7 +272,8 @@ class VolcanoFidelityTest {
     // Beside them on each node, started later: they lose the least work, the victims the extender
     // would rather name.
     for (int i = 0; i < kept.size(); i++) {
-      Pod pod = onChip(prioritized(kept.get(i), "offline", -10), "SIM-n" + (i + 1) + "-1");
+      Pod pod =
+          onChip(SandboxPods.prioritized(kept.get(i), "offline", -10), "SIM-n" + (i + 1) + "-1");
       pod.getMetadata().getAnnotations().put("volcano.sh/preemptable", "false");
       pods.create(pod);
     }
@@ -291,13 +284,13 @@ class VolcanoFidelityTest {
                 Stream.concat(kept.stream(), movable.stream())
                     .allMatch(n -> "Running".equals(pods.phase(n))));
 
-    Pod polite = prioritized("polite", "online", 1000);
+    Pod polite = SandboxPods.prioritized("polite", "online", 1000);
     polite.getSpec().setPreemptionPolicy("Never");
     pods.create(polite);
     await().atMost(WAIT).until(() -> pods.notBoundBecause("polite") != null);
     assertThat(Stream.concat(kept.stream(), movable.stream()).map(pods::pod)).doesNotContainNull();
 
-    pods.create(prioritized("serving", "online", 1000));
+    pods.create(SandboxPods.prioritized("serving", "online", 1000));
     await().atMost(WAIT).until(() -> "Running".equals(pods.phase("serving")));
     assertThat(kept.stream().map(pods::pod)).doesNotContainNull();
     assertThat(movable.stream().filter(name -> pods.pod(name) == null)).hasSize(1);
@@ -307,15 +300,6 @@ class VolcanoFidelityTest {
   /** {@code pod} pinned to the chip with die ID {@code dieId}. */
   private static Pod onChip(Pod pod, String dieId) {
     pod.getMetadata().getAnnotations().put(AnnotationKeys.USE_NPU_DIE_ID, dieId);
-    return pod;
-  }
-
-  /** A fixed share of 60 % with {@code huawei.com/vnpu-priority} and {@code spec.priority}. */
-  private static Pod prioritized(String name, String vnpuPriority, int priority) {
-    Pod pod =
-        Scenario.inference(
-            name, 60, 4, "fixed-share", Map.of(AnnotationKeys.PRIORITY, vnpuPriority), Map.of());
-    pod.getSpec().setPriority(priority);
     return pod;
   }
 
