@@ -5,15 +5,17 @@
  * Memory: VNPU_FAKE_RT_MEMORY_MIB per device and process (default 65536), counted but never
  * backed: a device pointer is a small host block that remembers its size.
  *
- * Compute: a chip is a robust process-shared mutex in $VNPU_FAKE_RT_DIR/chip<N> (default
- * directory /tmp/vnpu-fake-rt), N the physical chip: device i of the process is the i-th entry of
- * ASCEND_VISIBLE_DEVICES, as the container runtime maps it, or i itself without that variable. A
- * launched "kernel" waits in its stream's queue, then holds the chip for a fixed time, so kernels
- * of all processes on a chip run one at a time. The time, in microseconds, is the launch's
- * parameter its MICROS_ row below names (mostly numBlocks), or a constant there. Streams execute
- * asynchronously; rtStreamSynchronize waits for a stream's queue to drain. An event recorded on
- * a stream completes when the stream's queue reaches it; rtEventSynchronize waits for its latest
- * recording.
+ * Compute: a chip is a timeline shared by every process through $VNPU_FAKE_RT_DIR/chip<N>
+ * (default directory /tmp/vnpu-fake-rt), N the physical chip: device i of the process is the i-th
+ * entry of ASCEND_VISIBLE_DEVICES, as the container runtime maps it, or i itself without that
+ * variable. A launched "kernel" is queued on the chip at its launch, as a device queues work: it
+ * runs for a fixed time from when both the chip and its stream's previous kernel are done, so
+ * kernels of all processes on a chip run one at a time, in the order they were launched, and the
+ * chip goes from one to the next without waiting for any host thread. The time, in microseconds,
+ * is the launch's parameter its MICROS_ row below names (mostly numBlocks), or a constant there.
+ * Each stream's worker thread reports its kernels' ends: rtStreamSynchronize waits for a stream's
+ * queue to drain, an event recorded on a stream completes when the stream's queue reaches it, and
+ * rtEventSynchronize waits for its latest recording.
  *
  * vnpuFakeBusyNanos() tells how long this process's kernels held chips, for share measurements.
  */
@@ -27,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -43,9 +44,9 @@ struct event {
     uint64_t done;     /* the last recording its stream reached */
 };
 
-/* A queue entry: a kernel of micros, or an event's recording. */
+/* A queue entry: a kernel, running on the chip from start to end, or an event's recording. */
 struct task {
-    uint32_t micros;
+    uint64_t start, end;
     struct event *event;
     uint64_t recording;
 };
@@ -57,13 +58,19 @@ struct stream {
     pthread_cond_t changed;
     struct task queue[QUEUE_DEPTH];
     unsigned head, count;
+    uint64_t last_end; /* when the stream's latest kernel ends on the chip */
     unsigned running;
     int stopping;
 };
 
 static pthread_mutex_t state = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t memory_used[MAX_DEVICES];
-static pthread_mutex_t *chips[MAX_DEVICES];
+/* A chip in its shared file: when the last kernel queued on it ends. */
+struct chip {
+    _Atomic uint64_t busy_until;
+};
+
+static struct chip *chips[MAX_DEVICES];
 static struct stream *default_streams[MAX_DEVICES];
 static _Atomic uint64_t busy_nanos;
 static __thread int current_device;
@@ -94,8 +101,8 @@ static int physical(int device) {
     return visible == NULL ? device : atoi(visible);
 }
 
-/* The chip's mutex, shared by every process through a small file. */
-static pthread_mutex_t *chip(int device) {
+/* The chip's timeline, shared by every process through a small file. */
+static struct chip *chip(int device) {
     pthread_mutex_lock(&state);
     if (chips[device] == NULL) {
         const char *directory = getenv("VNPU_FAKE_RT_DIR");
@@ -110,55 +117,50 @@ static pthread_mutex_t *chip(int device) {
             fprintf(stderr, "fake libruntime: cannot open %s: %s\n", path, strerror(errno));
             abort();
         }
-        flock(fd, LOCK_EX);
-        struct stat st;
-        fstat(fd, &st);
-        int fresh = st.st_size < (off_t)sizeof(pthread_mutex_t);
-        if (fresh && ftruncate(fd, 4096) != 0) {
+        if (ftruncate(fd, 4096) != 0) { /* a fresh file reads as zeros: an idle chip */
             abort();
         }
-        pthread_mutex_t *mutex =
-            mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        if (mutex == MAP_FAILED) {
+        struct chip *mapped = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (mapped == MAP_FAILED) {
             abort();
         }
-        if (fresh) {
-            pthread_mutexattr_t attributes;
-            pthread_mutexattr_init(&attributes);
-            pthread_mutexattr_setpshared(&attributes, PTHREAD_PROCESS_SHARED);
-            pthread_mutexattr_setrobust(&attributes, PTHREAD_MUTEX_ROBUST);
-            pthread_mutex_init(mutex, &attributes);
-            pthread_mutexattr_destroy(&attributes);
-        }
-        flock(fd, LOCK_UN);
         close(fd);
-        chips[device] = mutex;
+        chips[device] = mapped;
     }
-    pthread_mutex_t *mutex = chips[device];
+    struct chip *mapped = chips[device];
     pthread_mutex_unlock(&state);
-    return mutex;
+    return mapped;
 }
 
-/* Timers on virtual machines fire tens of microseconds late; a kernel sleeps until this long
- * before its end and spins the rest, so that it holds the chip for its time and no longer. */
+/* Queues a kernel of micros on the device's chip after the stream's previous one: its time. */
+static struct task reserve(int device, uint64_t after, uint32_t micros) {
+    struct chip *c = chip(device);
+    uint64_t now = now_ns();
+    uint64_t busy = atomic_load(&c->busy_until);
+    struct task kernel = {0, 0, NULL, 0};
+    do {
+        kernel.start = busy > after ? busy : after;
+        kernel.start = kernel.start > now ? kernel.start : now;
+        kernel.end = kernel.start + (uint64_t)micros * 1000ull;
+    } while (!atomic_compare_exchange_weak(&c->busy_until, &busy, kernel.end));
+    return kernel;
+}
+
+/* Timers on virtual machines fire tens of microseconds late; a worker sleeps until this long
+ * before its kernel's end and spins the rest, so that it reports the end when it comes. */
 #define SPIN_NS 100000ull
 
-static void run_kernel(int device, uint32_t micros) {
-    pthread_mutex_t *mutex = chip(device);
-    if (pthread_mutex_lock(mutex) == EOWNERDEAD) {
-        pthread_mutex_consistent(mutex);
-    }
-    uint64_t start = now_ns();
-    uint64_t end = start + (uint64_t)micros * 1000ull;
+/* Waits until the kernel's end and counts its time. */
+static void run_kernel(struct task kernel) {
     /* Kernels no longer than the spin just sleep (the hook-overhead bench launches empty ones). */
-    uint64_t wake = end - start > SPIN_NS ? end - SPIN_NS : end;
+    uint64_t length = kernel.end - kernel.start;
+    uint64_t wake = length > SPIN_NS ? kernel.end - SPIN_NS : kernel.end;
     struct timespec until = {(time_t)(wake / 1000000000ull), (long)(wake % 1000000000ull)};
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR) {
     }
-    while (end - start > SPIN_NS && now_ns() < end) {
+    while (length > SPIN_NS && now_ns() < kernel.end) {
     }
-    atomic_fetch_add(&busy_nanos, now_ns() - start);
-    pthread_mutex_unlock(mutex);
+    atomic_fetch_add(&busy_nanos, length);
 }
 
 static void *work(void *argument) {
@@ -175,7 +177,7 @@ static void *work(void *argument) {
         s->running = 1;
         pthread_mutex_unlock(&s->mutex);
         if (task.event == NULL) {
-            run_kernel(s->device, task.micros);
+            run_kernel(task);
         } else {
             pthread_mutex_lock(&task.event->mutex);
             if (task.event->done < task.recording) {
@@ -233,7 +235,8 @@ static struct stream *resolve(rtStream_t stm) {
     return s;
 }
 
-static rtError_t enqueue(rtStream_t stm, struct task task) {
+/* Queues the task on the stream; a kernel of micros (event NULL) is queued on the chip too. */
+static rtError_t enqueue(rtStream_t stm, struct task task, uint32_t micros) {
     struct stream *s = resolve(stm);
     if (s == NULL) {
         return ACL_ERROR_RT_INTERNAL_ERROR;
@@ -241,6 +244,10 @@ static rtError_t enqueue(rtStream_t stm, struct task task) {
     pthread_mutex_lock(&s->mutex);
     while (s->count == QUEUE_DEPTH) {
         pthread_cond_wait(&s->changed, &s->mutex);
+    }
+    if (task.event == NULL) {
+        task = reserve(s->device, s->last_end, micros);
+        s->last_end = task.end;
     }
     s->queue[(s->head + s->count) % QUEUE_DEPTH] = task;
     s->count++;
@@ -250,8 +257,8 @@ static rtError_t enqueue(rtStream_t stm, struct task task) {
 }
 
 static rtError_t launch(rtStream_t stm, uint32_t micros) {
-    struct task kernel = {micros, NULL, 0};
-    return enqueue(stm, kernel);
+    struct task kernel = {0, 0, NULL, 0};
+    return enqueue(stm, kernel, micros);
 }
 
 rtError_t rtEventCreate(rtEvent_t *evt) {
@@ -272,9 +279,9 @@ rtError_t rtEventRecord(rtEvent_t evt, rtStream_t stm) {
         return ACL_ERROR_RT_PARAM_INVALID;
     }
     pthread_mutex_lock(&e->mutex);
-    struct task marker = {0, e, ++e->recorded};
+    struct task marker = {0, 0, e, ++e->recorded};
     pthread_mutex_unlock(&e->mutex);
-    return enqueue(stm, marker);
+    return enqueue(stm, marker, 0);
 }
 
 rtError_t rtEventSynchronize(rtEvent_t evt) {
