@@ -88,12 +88,6 @@ final class KubePreemption {
     if (ineligible != null) {
       return SchedulingProtocol.Attempt.notBound(unschedulable + "; preemption: " + ineligible);
     }
-    if (!client.policy().v1().podDisruptionBudget().inAnyNamespace().list().getItems().isEmpty()) {
-      return SchedulingProtocol.Attempt.notBound(
-          unschedulable
-              + "; the sandbox does not emulate how kube-scheduler's preemption weighs"
-              + " PodDisruptionBudgets");
-    }
     Map<String, String> statuses = new LinkedHashMap<>();
     List<Candidate> candidates = new ArrayList<>();
     for (NodeBook node : nodes) {
@@ -114,6 +108,12 @@ final class KubePreemption {
       return SchedulingProtocol.Attempt.notBound(
           unschedulable + "; preemption: " + SchedulingProtocol.summary(nodes.size(), statuses),
           "");
+    }
+    if (!client.policy().v1().podDisruptionBudget().inAnyNamespace().list().getItems().isEmpty()) {
+      return SchedulingProtocol.Attempt.notBound(
+          unschedulable
+              + "; the sandbox does not emulate how kube-scheduler's preemption weighs"
+              + " PodDisruptionBudgets");
     }
     Optional<List<Candidate>> kept = callExtender(pod, candidates, nodes);
     if (kept.isEmpty()) {

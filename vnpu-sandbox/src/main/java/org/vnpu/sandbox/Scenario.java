@@ -65,6 +65,7 @@ public final class Scenario {
   private static final double SHARE_TOLERANCE = 0.05;
 
   private static final Duration SETTLE = Duration.ofSeconds(90);
+  private static final Duration METRICS_CATCH_UP = Duration.ofSeconds(15);
 
   /** The ReplicaSet of shared pods the rebalancing step moves. */
   static final String SHARDS = "shards";
@@ -958,27 +959,42 @@ public final class Scenario {
             output));
   }
 
+  /**
+   * Every running pod of {@code names} in its node's exporter, and every chip. A pod that started a
+   * moment ago (one the burst first found no room for, placed on a later try) reaches the exporter
+   * on its next poll, so the scrape is repeated for up to {@link #METRICS_CATCH_UP}.
+   */
   private void checkMetrics(List<String> names) throws IOException, InterruptedException {
+    Instant deadline = Instant.now().plus(METRICS_CATCH_UP);
     Map<String, String> exposition = new HashMap<>();
-    for (SandboxNode node : sandbox.nodes()) {
-      exposition.put(node.name(), scrape(node.metricsUrl()));
-    }
     List<String> missing = new ArrayList<>();
-    int running = 0;
-    for (String name : names) {
-      Pod pod = get(name);
-      if (!"Running".equals(phaseOf(pod))) {
-        continue;
+    int running;
+    do {
+      if (!missing.isEmpty()) {
+        Thread.sleep(1000);
       }
-      running++;
-      boolean present =
-          samples(exposition.get(pod.getSpec().getNodeName()), "vnpu_container_memory_limit_bytes")
-              .stream()
-              .anyMatch(sample -> name.equals(sample.labels().get("pod")));
-      if (!present) {
-        missing.add(name);
+      for (SandboxNode node : sandbox.nodes()) {
+        exposition.put(node.name(), scrape(node.metricsUrl()));
       }
-    }
+      missing.clear();
+      running = 0;
+      for (String name : names) {
+        Pod pod = get(name);
+        if (!"Running".equals(phaseOf(pod))) {
+          continue;
+        }
+        running++;
+        boolean present =
+            samples(
+                    exposition.get(pod.getSpec().getNodeName()),
+                    "vnpu_container_memory_limit_bytes")
+                .stream()
+                .anyMatch(sample -> name.equals(sample.labels().get("pod")));
+        if (!present) {
+          missing.add(name);
+        }
+      }
+    } while (!missing.isEmpty() && Instant.now().isBefore(deadline));
     boolean chips = exposition.values().stream().allMatch(text -> text.contains("vnpu_chip_info{"));
     String detail =
         running
