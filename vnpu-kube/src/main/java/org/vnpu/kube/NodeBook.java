@@ -88,6 +88,14 @@ public record NodeBook(
   }
 
   /**
+   * This node booked anew with {@code pods} as what it runs and has nominated (as {@link #of} sorts
+   * them): how a scheduler sees the node with pods evicted, added back or nominated.
+   */
+  public NodeBook withPods(Collection<Pod> pods) {
+    return of(List.of(node), pods).get(name());
+  }
+
+  /**
    * Volcano {@code pkg/scheduler/actions/allocate/allocate.go predicate()}: {@code
    * task.InitResreq.LessEqualWithResourcesName(node.FutureIdle(), api.Zero)} ({@code
    * api/resource_info.go}), where the request counts the pod itself as {@code pods: 1} ({@code

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -203,7 +204,7 @@ final class KubePreemption {
   private static NodeBook booked(NodeBook node, List<Pod> pods) {
     List<Pod> all = new ArrayList<>(pods);
     all.addAll(node.nominated());
-    return NodeBook.of(List.of(node.node()), all).get(node.name());
+    return node.withPods(all);
   }
 
   /**
@@ -382,8 +383,17 @@ final class KubePreemption {
           .reversed()
           .thenComparing(KubePreemption::startTime);
 
-  private static Instant startTime(Pod pod) {
+  /**
+   * {@code GetPodStartTime}: {@code status.startTime}, or now when it has none. The status is
+   * written by whoever may write pods' status, so one that does not parse counts as none rather
+   * than ending every scheduling round that reads it.
+   */
+  static Instant startTime(Pod pod) {
     String started = pod.getStatus() == null ? null : pod.getStatus().getStartTime();
-    return started == null ? Instant.now() : Instant.parse(started);
+    try {
+      return started == null ? Instant.now() : Instant.parse(started);
+    } catch (DateTimeParseException e) {
+      return Instant.now();
+    }
   }
 }

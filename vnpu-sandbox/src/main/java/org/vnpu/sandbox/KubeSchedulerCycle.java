@@ -147,10 +147,7 @@ final class KubeSchedulerCycle implements SchedulingProtocol {
     NodeBook booked =
         ahead.isEmpty()
             ? node
-            : NodeBook.of(
-                    List.of(node.node()),
-                    Stream.concat(node.pods().stream(), ahead.stream()).toList())
-                .get(node.name());
+            : node.withPods(Stream.concat(node.pods().stream(), ahead.stream()).toList());
     return booked.kubeShortfall(PodRequests.of(pod), config.ignoredResources());
   }
 

@@ -345,7 +345,7 @@ final class VolcanoSession implements SchedulingProtocol {
                   .build()
               : pod);
     }
-    return NodeBook.of(List.of(node.node()), pods).get(node.name());
+    return node.withPods(pods);
   }
 
   /**

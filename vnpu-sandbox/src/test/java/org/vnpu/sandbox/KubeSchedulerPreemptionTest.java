@@ -11,6 +11,7 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.vnpu.api.ResourceNames;
 import org.vnpu.api.SplitMode;
 
 /**
@@ -66,6 +67,39 @@ class KubeSchedulerPreemptionTest {
     assertThat(preempted.get(0).getInvolvedObject().getUid()).isEqualTo(batch);
     assertThat(preempted.get(0).getMessage())
         .isEqualTo("Preempted by pod " + pods.uid("serving") + " on node solo");
+  }
+
+  /**
+   * {@code addGENominatedPods}: once the online pod is nominated to the node, a pod of lower
+   * priority that arrives while it waits for its next cycle is refused by {@code NodeResourcesFit}
+   * itself, which counts the nominated pod on the node: the place goes to the pod it was made for.
+   * Without that step only the extender's hold would refuse the newcomer, with another reason.
+   */
+  @Test
+  void aLowerPriorityPodDoesNotTakeTheRoomMadeForANominatedPod() throws Exception {
+    start(NodeSpec.uniform("solo", "one 910B3", SplitMode.SOFT, "910B3", 1));
+    pods.create(SandboxPods.prioritized("batch", "offline", -10));
+    await().atMost(WAIT).until(() -> "Running".equals(pods.phase("batch")));
+    pods.create(SandboxPods.prioritized("serving", "online", 1000));
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> {
+              Pod serving = pods.pod("serving");
+              return serving.getStatus() != null
+                  && "solo".equals(serving.getStatus().getNominatedNodeName());
+            });
+
+    pods.create(SandboxPods.prioritized("sneaky", "online", 0));
+
+    // Its first refusal, while the online pod still waits (later ones see the online pod run).
+    await().atMost(WAIT).until(() -> pods.notBoundBecause("sneaky") != null);
+    String firstRefusal = pods.notBoundBecause("sneaky");
+    await().atMost(WAIT).until(() -> "Running".equals(pods.phase("serving")));
+    assertThat(firstRefusal)
+        .startsWith("0/1 nodes fit: 1 Insufficient " + ResourceNames.VNPU_CORES);
+    assertThat(pods.node("serving")).isEqualTo("solo");
+    assertThat(pods.node("sneaky")).isNull();
   }
 
   /**
