@@ -36,6 +36,7 @@ import org.vnpu.core.ledger.ChipDemand;
 import org.vnpu.core.ledger.ChipState;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.NodeState;
+import org.vnpu.core.ledger.NodeTable;
 import org.vnpu.core.policy.Policies;
 import org.vnpu.core.request.ContainerRequest;
 import org.vnpu.core.request.PodOptions;
@@ -66,7 +67,7 @@ public class EngineBenchmark {
   @Param({"binpack", "fragmentation-aware"})
   String policy;
 
-  private List<NodeState> snapshot;
+  private NodeTable snapshot;
   private PlacementContext context;
   private PodRequest pod;
 
@@ -75,10 +76,11 @@ public class EngineBenchmark {
     long heapBefore = heapUsed();
     ChipCatalog catalog = ChipCatalog.builtIn();
     Random random = new Random(42);
-    snapshot = new ArrayList<>(nodes);
+    List<NodeState> states = new ArrayList<>(nodes);
     for (int n = 0; n < nodes; n++) {
-      snapshot.add(usedNode(catalog, "node-" + n, random));
+      states.add(usedNode(catalog, "node-" + n, random));
     }
+    snapshot = NodeTable.of(states); // as a ledger keeps it (Ledger#table)
     WorkloadMix mix =
         WorkloadMix.typical(
             List.of(

@@ -11,6 +11,7 @@ import org.vnpu.core.chip.ChipTypes;
 import org.vnpu.core.ledger.ChipState;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.NodeState;
+import org.vnpu.core.ledger.NodeTable;
 import org.vnpu.core.ledger.VnpuFit;
 import org.vnpu.core.ledger.VnpuSizer;
 import org.vnpu.core.request.ContainerRequest;
@@ -33,6 +34,8 @@ final class NodePlanner {
     private final boolean sizedAlike;
     private final VnpuFit onlyVnpuFits;
     private final HandoutShape handoutShape;
+    private final ContainerRequest[] containers;
+    private final double maxComputeTaken;
 
     ForPod(PodRequest request, HostResources host, PlacementContext context) {
       this.request = request;
@@ -42,6 +45,12 @@ final class NodePlanner {
       this.shares = request.containers().stream().anyMatch(c -> !c.wholeCard());
       this.singleVnpu = request.containers().stream().mapToInt(ContainerRequest::count).sum() == 1;
       this.handoutShape = HandoutShape.of(request);
+      this.containers = request.containers().toArray(new ContainerRequest[0]);
+      double compute = 0;
+      for (ContainerRequest container : containers) {
+        compute += container.count() * computeTaken(container);
+      }
+      this.maxComputeTaken = compute;
       this.nodeScorer = context.scorers().nodeScorer(request.options());
       this.chipScorer = context.scorers().chipScorer(request.options());
       this.sizedAlike = request.options().mode() == SplitMode.SOFT || !shares;
@@ -69,43 +78,43 @@ final class NodePlanner {
      * which is where it matters); otherwise the scorer's bound. With no {@code best}, the coarse
      * bound.
      */
-    double bound(NodeState node, NodeFit.Fits best) {
-      PlanLimits limits = limits(node);
+    double bound(NodeTable nodes, int row, NodeFit.Fits best) {
+      PlanLimits limits = limits(nodes, row);
       if (limits == null) {
         return Double.POSITIVE_INFINITY;
       }
       double coarse = nodeScorer.coarseBound(limits, context);
-      return best != null && PlacementEngine.better(coarse, node, best)
+      return best != null && PlacementEngine.better(coarse, nodes.node(row), best)
           ? nodeScorer.bound(limits, context)
           : coarse;
     }
 
     /**
-     * What any plan of the pod does to {@code node}, or null when that cannot be known without
-     * planning (the size of a hard-mode share depends on the chip's state, its free AI CPUs) or
-     * there is nothing to know (a node without chips).
+     * What any plan of the pod does to the node in {@code row} of {@code nodes}, read from the
+     * table's columns, or null when that cannot be known without planning (the size of a hard-mode
+     * share depends on the chip's state, its free AI CPUs) or there is nothing to know (a node
+     * without chips).
      */
-    PlanLimits limits(NodeState node) {
-      if (!sizedAlike || node.chips().isEmpty()) {
+    PlanLimits limits(NodeTable nodes, int row) {
+      int chips = nodes.chips(row);
+      if (!sizedAlike || chips == 0) {
         return null;
       }
       double minGain = 0;
       double maxGain = 0;
-      double maxCompute = 0;
-      for (ContainerRequest container : request.containers()) {
+      for (ContainerRequest container : containers) { // an array: no iterator per node
         // a vNPU raises the utilization of a chip with less memory more
-        minGain += container.count() * utilizationGain(container, node.mostChipMemoryMiB());
-        maxGain += container.count() * utilizationGain(container, node.leastChipMemoryMiB());
-        maxCompute += container.count() * computeTaken(container);
+        minGain += container.count() * utilizationGain(container, nodes.mostChipMemoryMiB(row));
+        maxGain += container.count() * utilizationGain(container, nodes.leastChipMemoryMiB(row));
       }
-      int chips = node.chips().size();
       return new PlanLimits(
-          node,
-          node.hostFree().minus(host),
-          node.utilization(),
+          nodes,
+          row,
+          nodes.hostFreeMinus(row, host),
+          nodes.utilization(row),
           minGain / chips,
           maxGain / chips,
-          maxCompute,
+          maxComputeTaken,
           onlyVnpuFits);
     }
 

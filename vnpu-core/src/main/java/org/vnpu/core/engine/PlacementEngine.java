@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.function.Function;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.NodeState;
+import org.vnpu.core.ledger.NodeTable;
 import org.vnpu.core.request.PodRequest;
 
 /**
@@ -45,20 +46,27 @@ public final class PlacementEngine {
    */
   static final double SCORE_TOLERANCE = 1e-9;
 
-  /**
-   * The best node for the pod, or why there is none. Once a node fits, a node is planned only when
-   * its policy's bound says it could beat the best so far.
-   */
+  /** {@link #place(PodRequest, HostResources, NodeTable, PlacementContext)} over {@code nodes}. */
   public static Decision place(
       PodRequest request,
       HostResources host,
       Collection<NodeState> nodes,
       PlacementContext context) {
+    return place(request, host, NodeTable.of(nodes), context);
+  }
+
+  /**
+   * The best node for the pod, or why there is none. Once a node fits, a node is planned only when
+   * its policy's bound, read from the table's columns, says it could beat the best so far.
+   */
+  public static Decision place(
+      PodRequest request, HostResources host, NodeTable nodes, PlacementContext context) {
     NodeFit.Fits best = null;
     List<Map.Entry<String, Rejection>> rejections = new ArrayList<>();
     NodePlanner.ForPod planning = new NodePlanner.ForPod(request, host, context);
-    for (NodeState node : nodes) {
-      if (best != null && !better(planning.bound(node, best), node, best)) {
+    for (int row = 0; row < nodes.size(); row++) {
+      NodeState node = nodes.node(row);
+      if (best != null && !better(planning.bound(nodes, row, best), node, best)) {
         continue;
       }
       NodeFit fit = planning.fit(node);

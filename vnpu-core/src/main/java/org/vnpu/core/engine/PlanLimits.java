@@ -2,6 +2,7 @@ package org.vnpu.core.engine;
 
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.NodeState;
+import org.vnpu.core.ledger.NodeTable;
 import org.vnpu.core.ledger.VnpuFit;
 
 /**
@@ -9,7 +10,8 @@ import org.vnpu.core.ledger.VnpuFit;
  * node scorer turns it into a score no plan on the node can beat ({@link NodeScorer#bound}), so
  * that the engine plans only nodes that could beat the best plan found so far.
  *
- * @param node the node as it is
+ * @param nodes the table the node is read from, in columns where a bound can
+ * @param row the node's row in {@code nodes}
  * @param hostAfter the node's free host resources with the pod placed
  * @param utilizationBefore the node's mean chip utilization, 0..100
  * @param minUtilizationGain the least the plan raises the node's mean chip utilization
@@ -19,10 +21,17 @@ import org.vnpu.core.ledger.VnpuFit;
  *     several
  */
 public record PlanLimits(
-    NodeState node,
+    NodeTable nodes,
+    int row,
     HostResources hostAfter,
     double utilizationBefore,
     double minUtilizationGain,
     double maxUtilizationGain,
     double maxComputeTaken,
-    VnpuFit onlyVnpuFits) {}
+    VnpuFit onlyVnpuFits) {
+
+  /** The node as it is. */
+  public NodeState node() {
+    return nodes.node(row);
+  }
+}

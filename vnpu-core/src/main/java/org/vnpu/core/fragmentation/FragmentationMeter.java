@@ -15,6 +15,7 @@ import org.vnpu.core.chip.ChipTypes;
 import org.vnpu.core.ledger.ChipState;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.NodeState;
+import org.vnpu.core.ledger.NodeTable;
 import org.vnpu.core.ledger.VnpuFit;
 import org.vnpu.core.ledger.VnpuSizer;
 
@@ -41,6 +42,33 @@ public final class FragmentationMeter {
   private final double[][] withinByLevel;
   private final double cpuMilliPerCompute;
   private final Function<NodeState, Probe> newProbe = Probe::new;
+  private final NodeTable.RowDeriver summarize = this::summarize;
+  private final int summaryWidth;
+  private final int stairsWidth;
+
+  /**
+   * Where a node's figures lie in its summary row of a {@link NodeTable} column ({@link
+   * #summarize}), which the coarse bound reads for every node: its free compute, the compute its
+   * host cannot feed, then per CPU level what the chip that keeps least, of those that take some
+   * vNPU, keeps.
+   */
+  private static final int TOTAL_FREE = 0;
+
+  private static final int STRANDED = 1;
+  private static final int LEAST_KEPT = 2;
+
+  /**
+   * Staircase chips a detail row keeps per CPU level ({@link Probe#stairs}): enough that a bound
+   * almost never walks the chips themselves (docs/benchmarks.md, "A table of what decisions read").
+   */
+  private static final int STAIRS = 3;
+
+  /**
+   * A detail row holds, per CPU level, a block of this many numbers: how many chips are on the
+   * level's staircase, and for the first {@link #STAIRS} of them what each keeps, its free memory
+   * and its free AI Core percent.
+   */
+  private static final int LEVEL_WIDTH = 1 + 3 * STAIRS;
 
   public FragmentationMeter(WorkloadMix mix) {
     this.groups = group(mix);
@@ -55,6 +83,8 @@ public final class FragmentationMeter {
       }
     }
     this.cpuMilliPerCompute = cpuMilliPerCompute(mix);
+    this.summaryWidth = LEAST_KEPT + withinByLevel.length;
+    this.stairsWidth = LEVEL_WIDTH * withinByLevel.length;
   }
 
   /**
@@ -103,35 +133,78 @@ public final class FragmentationMeter {
 
   /**
    * A lower bound of the {@link #growth} when one vNPU taking {@code computeTaken} percent goes on
-   * a chip of {@code node} that {@code fits} accepts. The vNPU takes its compute from the free
-   * total, and from every shape that its chip hosts and that stays usable on the node (as another
-   * chip hosts it too); nothing the placement does raises what any shape can use.
+   * a chip that {@code fits} accepts of the node in {@code row} of {@code nodes}. The vNPU takes
+   * its compute from the free total, and from every shape that its chip hosts and that stays usable
+   * on the node (as another chip hosts it too); nothing the placement does raises what any shape
+   * can use. Where the room decides, the node's row in the table answers from the level's
+   * staircase; otherwise, or when the staircase is longer than the row keeps, the chips are walked
+   * in the order of what they keep.
    */
   public double leastGrowth(
-      NodeState node, double computeTaken, VnpuFit fits, HostResources hostAfter) {
-    Probe probe = probe(node);
-    return probe.leastGrowth(computeTaken, fits, hostAfter)
-        + strandedGrowth(probe, computeTaken, hostAfter);
+      NodeTable nodes, int row, double computeTaken, VnpuFit fits, HostResources hostAfter) {
+    NodeTable.Column column = column(nodes, row);
+    double growth =
+        fits.roomDecides()
+            ? onStairs(
+                column.detail(),
+                row * stairsWidth + LEVEL_WIDTH * level(hostAfter.cpuMilli()),
+                computeTaken,
+                fits)
+            : Double.NaN;
+    if (Double.isNaN(growth)) {
+      growth = probe(nodes.node(row)).leastGrowth(computeTaken, fits, hostAfter);
+    }
+    return growth + strandedGrowth(column.summary(), row, computeTaken, hostAfter);
+  }
+
+  /**
+   * The least growth from the staircase block at {@code at}: what the first chip on it with room
+   * for the vNPU keeps, as walking every chip in order would find (a chip off the staircase has no
+   * room that an earlier chip lacks); the fall of the whole compute taken when no chip has room;
+   * NaN when the staircase goes on beyond what the block keeps.
+   */
+  private static double onStairs(double[] values, int at, double computeTaken, VnpuFit fits) {
+    int stairs = (int) values[at];
+    for (int s = 0; s < Math.min(stairs, STAIRS); s++) {
+      int chip = at + 1 + 3 * s;
+      if (fits.roomFor((long) values[chip + 1], (int) values[chip + 2])) {
+        return -computeTaken * (1 - values[chip]);
+      }
+    }
+    return stairs <= STAIRS ? -computeTaken : Double.NaN;
+  }
+
+  /** The meter's column of {@code nodes}, with {@code row} derived. */
+  private NodeTable.Column column(NodeTable nodes, int row) {
+    NodeTable.Column column = nodes.column(this, summaryWidth, stairsWidth, summarize);
+    column.refresh(row);
+    return column;
   }
 
   /**
    * A lower bound of the {@link #growth} when one vNPU taking {@code computeTaken} percent goes on
-   * any chip of {@code node}: {@link #leastGrowth(NodeState, double, VnpuFit, HostResources)} with
-   * the chip that keeps the least of the mix, whether or not it takes the vNPU, so that no chip is
-   * read, only the per-node summary (at most that bound where some chip takes the vNPU).
+   * any chip that takes some vNPU of the node in {@code row} of {@code nodes}: {@link
+   * #leastGrowth(NodeTable, int, double, VnpuFit, HostResources)} with the chip that keeps the
+   * least of the mix, whether or not it takes this vNPU, so that only the node's row in the table
+   * is read (at most that bound where some chip takes the vNPU).
    */
-  public double leastGrowthOnAnyChip(NodeState node, double computeTaken, HostResources hostAfter) {
-    Probe probe = probe(node);
-    return -computeTaken * (1 - probe.leastKept(level(hostAfter.cpuMilli())))
-        + strandedGrowth(probe, computeTaken, hostAfter);
+  public double leastGrowthOnAnyChip(
+      NodeTable nodes, int row, double computeTaken, HostResources hostAfter) {
+    double[] summary = column(nodes, row).summary();
+    return -computeTaken
+            * (1 - summary[row * summaryWidth + LEAST_KEPT + level(hostAfter.cpuMilli())])
+        + strandedGrowth(summary, row, computeTaken, hostAfter);
   }
 
   /**
    * A lower bound of the {@link #growth} when vNPUs taking {@code computeTaken} percent in all go
-   * on any chips of {@code node}: fragmentation falls at most by the compute taken.
+   * on any chips of the node in {@code row} of {@code nodes}: fragmentation falls at most by the
+   * compute taken.
    */
-  public double leastGrowth(NodeState node, double computeTaken, HostResources hostAfter) {
-    return -computeTaken + strandedGrowth(probe(node), computeTaken, hostAfter);
+  public double leastGrowth(
+      NodeTable nodes, int row, double computeTaken, HostResources hostAfter) {
+    return -computeTaken
+        + strandedGrowth(column(nodes, row).summary(), row, computeTaken, hostAfter);
   }
 
   /**
@@ -151,9 +224,26 @@ public final class FragmentationMeter {
    * the node's free compute and leaves {@code hostAfter}: taking more strands less, so this is the
    * least growth of any such placement.
    */
-  private double strandedGrowth(Probe probe, double computeTaken, HostResources hostAfter) {
-    return stranded(probe.totalFree - computeTaken, hostAfter)
-        - stranded(probe.totalFree, probe.node.hostFree());
+  private double strandedGrowth(
+      double[] summary, int row, double computeTaken, HostResources hostAfter) {
+    int at = row * summaryWidth;
+    return stranded(summary[at + TOTAL_FREE] - computeTaken, hostAfter) - summary[at + STRANDED];
+  }
+
+  /**
+   * Writes {@code node}'s row of a table column: its summary (see {@link #TOTAL_FREE}) and its
+   * staircases (see {@link #LEVEL_WIDTH}).
+   */
+  private void summarize(
+      NodeState node, double[] summary, int summaryAt, double[] stairs, int stairsAt) {
+    Probe probe = probe(node);
+    summary[summaryAt + TOTAL_FREE] = probe.totalFree;
+    summary[summaryAt + STRANDED] = stranded(probe.totalFree, node.hostFree());
+    for (int level = 0; level < withinByLevel.length; level++) {
+      int block = stairsAt + LEVEL_WIDTH * level;
+      probe.stairs(level, stairs, block);
+      summary[summaryAt + LEAST_KEPT + level] = stairs[block + 1];
+    }
   }
 
   private Probe probe(NodeState node) {
@@ -264,16 +354,13 @@ public final class FragmentationMeter {
     private final int[] chipFreeCore; // [chip]; -1 where no vNPU goes
     private final double[] keptByLevel; // [CPU level * chips + chip], flat: one object to read
     private final int[] chipsByKept; // [CPU level * chips + k]: per level, the least kept first
-    private final double[] leastKept; // [CPU level]; infinite without chips
     private volatile double fragmentation = Double.NaN; // worked out on first use
 
     Probe(NodeState node) {
       this.node = node;
       chips = node.chips().size();
       int levels = withinByLevel.length;
-      // What the bounds read, allocated first so that it lies beside the probe in memory: the
-      // coarse bound reads leastKept for every node, the bound the rest for many.
-      leastKept = new double[levels];
+      // What the bounds read, allocated first so that it lies beside the probe in memory.
       chipsByKept = new int[levels * chips];
       chipFreeMemory = new long[chips];
       chipFreeCore = new int[chips];
@@ -311,13 +398,53 @@ public final class FragmentationMeter {
                 .mapToInt(Integer::intValue)
                 .toArray();
         System.arraycopy(order, 0, chipsByKept, row, chips);
-        leastKept[level] = chips == 0 ? Double.POSITIVE_INFINITY : keptByLevel[row + order[0]];
       }
     }
 
-    /** The least of {@link #kept} over all chips at CPU {@code level}; infinite without chips. */
-    double leastKept(int level) {
-      return leastKept[level];
+    /**
+     * Writes the staircase of CPU {@code level} into {@code values} from {@code at}: of the chips
+     * that take some vNPU, in the order of what they keep, those that no chip before them matches
+     * in both free memory and free AI Core (a chip so matched is never the first with room); its
+     * length, then what each of the first {@link #STAIRS} keeps, its free memory and its free AI
+     * Core. Where no chip takes a vNPU, the length is 0 and the first entry keeps what the chip
+     * that keeps least keeps (infinite without chips), with -1 for both.
+     */
+    void stairs(int level, double[] values, int at) {
+      int row = level * chips;
+      values[at + 1] = chips == 0 ? Double.POSITIVE_INFINITY : keptByLevel[row + chipsByKept[row]];
+      values[at + 2] = -1;
+      values[at + 3] = -1;
+      int stairs = 0;
+      for (int k = row; k < row + chips; k++) {
+        int c = chipsByKept[k];
+        if (chipFreeMemory[c] < 0 || matchedBefore(row, k)) {
+          continue;
+        }
+        if (stairs < STAIRS) {
+          int entry = at + 1 + 3 * stairs;
+          values[entry] = keptByLevel[row + c];
+          values[entry + 1] = chipFreeMemory[c];
+          values[entry + 2] = chipFreeCore[c];
+        }
+        stairs++;
+      }
+      values[at] = stairs;
+    }
+
+    /**
+     * Whether a chip before position {@code k} of the order that starts at {@code row} has at least
+     * the free memory and AI Core of the chip at {@code k}.
+     */
+    private boolean matchedBefore(int row, int k) {
+      int c = chipsByKept[k];
+      for (int j = row; j < k; j++) {
+        int earlier = chipsByKept[j];
+        if (chipFreeMemory[earlier] >= chipFreeMemory[c]
+            && chipFreeCore[earlier] >= chipFreeCore[c]) {
+          return true;
+        }
+      }
+      return false;
     }
 
     /**

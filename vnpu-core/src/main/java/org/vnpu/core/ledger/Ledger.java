@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.UnaryOperator;
 import org.vnpu.api.payload.ContainerAllocation;
 import org.vnpu.api.payload.NodeLock;
 import org.vnpu.api.payload.NodeLockSet;
@@ -25,6 +26,8 @@ public final class Ledger {
 
   private final NavigableMap<String, NodeState> nodes = new TreeMap<>();
   private final Map<String, AllocationPlan> placements = new HashMap<>();
+  private NodeTable
+      table; // the nodes as decisions read them; null until asked after a node came or went
 
   /**
    * Adds a node or replaces its inventory and host capacity, keeping its heartbeat, lock and the
@@ -40,12 +43,13 @@ public final class Ledger {
         fresh = charge(fresh, plan, false).orElseThrow();
       }
     }
-    nodes.put(inventory.node(), fresh);
+    store(fresh);
   }
 
   /** Forgets a node and the allocations on it. */
   public void removeNode(String node) {
     nodes.remove(node);
+    table = null;
     placements.values().removeIf(plan -> plan.node().equals(node));
   }
 
@@ -61,28 +65,27 @@ public final class Ledger {
     if (state.hostCapacity() == HostResources.UNTRACKED) {
       putNode(state.inventory(), capacity); // what allocations took of an untracked host is unknown
     } else {
-      nodes.put(node, state.withHostCapacity(capacity));
+      store(state.withHostCapacity(capacity));
     }
   }
 
   public void heartbeat(String node, Instant at) {
-    nodes.computeIfPresent(node, (name, state) -> state.withHeartbeat(at));
+    change(node, state -> state.withHeartbeat(at));
   }
 
   /** Sets the node's locks, as the node's annotation says. */
   public void locks(String node, NodeLockSet locks) {
-    nodes.computeIfPresent(node, (name, state) -> state.withLocks(locks));
+    change(node, state -> state.withLocks(locks));
   }
 
   /** Adds {@code lock} to the node's locks, dropping those expired when it was taken. */
   public void lock(String node, NodeLock lock) {
-    nodes.computeIfPresent(
-        node, (name, state) -> state.withLocks(state.locks().with(lock, lock.acquiredAt())));
+    change(node, state -> state.withLocks(state.locks().with(lock, lock.acquiredAt())));
   }
 
   /** Removes the pod {@code podUid}'s entry from the node's locks; other pods' entries stay. */
   public void unlock(String node, String podUid) {
-    nodes.computeIfPresent(node, (name, state) -> state.withLocks(state.locks().without(podUid)));
+    change(node, state -> state.withLocks(state.locks().without(podUid)));
   }
 
   /**
@@ -97,7 +100,7 @@ public final class Ledger {
     Optional<NodeState> charged = with(node, plan);
     charged.ifPresent(
         state -> {
-          nodes.put(state.name(), state);
+          store(state);
           placements.put(plan.podUid(), plan);
         });
     return charged.isPresent();
@@ -111,7 +114,7 @@ public final class Ledger {
     }
     NodeState node = nodes.get(plan.node());
     if (node != null) {
-      nodes.put(node.name(), without(node, plan));
+      store(without(node, plan));
     }
     return Optional.of(plan);
   }
@@ -144,6 +147,33 @@ public final class Ledger {
   /** The nodes in name order; a live view, not to be read while the ledger changes. */
   public Collection<NodeState> nodes() {
     return Collections.unmodifiableCollection(nodes.values());
+  }
+
+  /**
+   * The nodes in name order, with what decisions read of them in columns; a live view, kept up to
+   * date as the ledger changes, not to be read while it changes.
+   */
+  public NodeTable table() {
+    if (table == null) {
+      table = NodeTable.of(nodes.values());
+    }
+    return table;
+  }
+
+  /** Replaces the state of {@code node}, if there is one, with what {@code change} makes of it. */
+  private void change(String node, UnaryOperator<NodeState> change) {
+    NodeState state = nodes.get(node);
+    if (state != null) {
+      store(change.apply(state));
+    }
+  }
+
+  /** Keeps {@code state} as its node's state, in the table too. */
+  private void store(NodeState state) {
+    nodes.put(state.name(), state);
+    if (table != null && !table.replace(state)) {
+      table = null; // a new node: the table is built again, in name order, when next asked
+    }
   }
 
   /** The allocations by pod UID; a live view. */

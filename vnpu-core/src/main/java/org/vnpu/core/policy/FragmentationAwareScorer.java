@@ -86,9 +86,14 @@ final class FragmentationAwareScorer implements NodeScorer, ChipScorer {
     FragmentationMeter meter = context.fragmentation();
     double leastGrowth =
         limits.onlyVnpuFits() == null
-            ? meter.leastGrowth(limits.node(), limits.maxComputeTaken(), limits.hostAfter())
+            ? meter.leastGrowth(
+                limits.nodes(), limits.row(), limits.maxComputeTaken(), limits.hostAfter())
             : meter.leastGrowth(
-                limits.node(), limits.maxComputeTaken(), limits.onlyVnpuFits(), limits.hostAfter());
+                limits.nodes(),
+                limits.row(),
+                limits.maxComputeTaken(),
+                limits.onlyVnpuFits(),
+                limits.hostAfter());
     return nodeScore(leastGrowth, limits.utilizationBefore() + limits.maxUtilizationGain());
   }
 
@@ -106,7 +111,8 @@ final class FragmentationAwareScorer implements NodeScorer, ChipScorer {
     return nodeScore(
         context
             .fragmentation()
-            .leastGrowthOnAnyChip(limits.node(), limits.maxComputeTaken(), limits.hostAfter()),
+            .leastGrowthOnAnyChip(
+                limits.nodes(), limits.row(), limits.maxComputeTaken(), limits.hostAfter()),
         limits.utilizationBefore() + limits.maxUtilizationGain());
   }
 

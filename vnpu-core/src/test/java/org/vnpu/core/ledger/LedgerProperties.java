@@ -124,6 +124,35 @@ class LedgerProperties {
         .ofMaxSize(6);
   }
 
+  /**
+   * The table a ledger keeps follows every change: after each step of a history, its rows are the
+   * ledger's nodes, and a decision read from it, with what one meter derived from its rows in
+   * earlier steps, is the decision a table made afresh gives. Fails when a changed node's derived
+   * row is not derived again.
+   */
+  @Property(tries = 300)
+  void theLedgersTableDecidesAsAFreshOne(
+      @ForAll("histories") List<Step> history,
+      @ForAll("pods") PodRequest pod,
+      @ForAll("hostRequests") HostResources host) {
+    PlacementContext context = Fixtures.context(Fixtures.SHARES_AND_WHOLE_CARDS);
+    Cluster cluster = new Cluster(context);
+    for (Step step : history) {
+      cluster.run(step);
+      NodeTable kept = cluster.ledger.table();
+      List<NodeState> rows = new ArrayList<>();
+      for (int row = 0; row < kept.size(); row++) {
+        rows.add(kept.node(row));
+      }
+      assertThat(rows).as("after %s", step).containsExactlyElementsOf(cluster.ledger.nodes());
+
+      Decision fromKept = PlacementEngine.place(pod, host, kept, context);
+      Decision fromFresh =
+          PlacementEngine.place(pod, host, NodeTable.of(cluster.ledger.nodes()), context);
+      assertThat(fromKept).as("after %s", step).isEqualTo(fromFresh);
+    }
+  }
+
   @Property(tries = 200)
   void theSameSnapshotAlwaysGivesTheSameDecision(
       @ForAll("histories") List<Step> history, @ForAll("pods") PodRequest pod) {
@@ -179,7 +208,16 @@ class LedgerProperties {
                 Fixtures.node("hard", "310P3", 2, SplitMode.HARD, 7),
                 Fixtures.node("ring", "910A", 8, SplitMode.SOFT, 2)));
     final Ledger ledger = ledgerOf(inventories);
+    final PlacementContext context; // one for the whole history, as a scheduler keeps one meter
     int serial;
+
+    Cluster() {
+      this(Fixtures.context());
+    }
+
+    Cluster(PlacementContext context) {
+      this.context = context;
+    }
 
     /** The nodes with fresh heartbeats and their host capacity. */
     static Ledger ledgerOf(List<NodeInventory> inventories) {
@@ -222,7 +260,7 @@ class LedgerProperties {
 
     private void place(PodRequest pod) {
       HostResources host = new HostResources(serial % 4 * 6000L, 0);
-      Decision decision = PlacementEngine.place(pod, host, ledger.nodes(), Fixtures.context());
+      Decision decision = PlacementEngine.place(pod, host, ledger.table(), context);
       if (decision instanceof Decision.Placed placed) {
         assertThat(ledger.apply(placed.plan())).as("ledger accepts %s", placed.plan()).isTrue();
       }

@@ -22,7 +22,7 @@ final class EngineContender implements Contender {
   @Override
   public Optional<AllocationPlan> choose(SimPod pod, Ledger ledger, PlacementContext context) {
     Decision decision =
-        PlacementEngine.place(pod.request(), pod.host(), ledger.nodes(), context(context));
+        PlacementEngine.place(pod.request(), pod.host(), ledger.table(), context(context));
     return decision instanceof Decision.Placed placed
         ? Optional.of(placed.plan())
         : Optional.empty();
