@@ -5,9 +5,11 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -153,7 +155,9 @@ public final class RebalancePlanner {
   /**
    * Offline pods to move off nodes whose allocated AI Core is above {@code marks.high()}, each to a
    * node below {@code marks.low()} that stays at or below the high mark after it, at most {@code
-   * maxMoves}; nothing when no node runs hot, no node is cool, or no pod can go.
+   * maxMoves}; nothing when no node runs hot, no node is cool, or no pod can go. A node that a move
+   * cools below the low mark takes no pod: only nodes cool before the plan do, or the plan would
+   * move pods onto the node it empties.
    */
   public static Optional<Plan> cooling(
       Collection<NodeState> nodes,
@@ -303,6 +307,13 @@ public final class RebalancePlanner {
   }
 
   private Optional<Plan> cool(Collection<Movable> movable, Watermarks marks, int maxMoves) {
+    Set<String> coolBefore = new HashSet<>();
+    snapshot.forEach(
+        (name, node) -> {
+          if (allocatedCompute(node) < marks.low()) {
+            coolBefore.add(name);
+          }
+        });
     List<NodeState> hot =
         snapshot.values().stream()
             .filter(node -> allocatedCompute(node) > marks.high())
@@ -327,7 +338,7 @@ public final class RebalancePlanner {
         TreeMap<String, NodeState> cool = new TreeMap<>();
         snapshot.forEach(
             (name, node) -> {
-              if (allocatedCompute(node) < marks.low()) {
+              if (coolBefore.contains(name) && allocatedCompute(node) < marks.low()) {
                 cool.put(name, node);
               }
             });

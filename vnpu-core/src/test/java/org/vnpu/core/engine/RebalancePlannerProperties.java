@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
@@ -87,6 +88,15 @@ class RebalancePlannerProperties {
     }
     assertThat(ledger.apply(plan.get().pending())).as("the pending pod's place").isTrue();
     assertThat(ledger.placements()).hasSize(movable.size() + 1);
+  }
+
+  /**
+   * Found by the property in CI: a hot node that the plan's first move cooled below the low mark
+   * took the next hot node's pod.
+   */
+  @Example
+  void aNodeTheMovesCooledTakesNoPod() {
+    coolingMovesOnlyOfflinePodsAndMakesNoNodeHot(List.of(0, 0, 0, 1, 7, 3, 6), 2);
   }
 
   @Property(tries = 150)
