@@ -44,7 +44,6 @@ public final class FragmentationMeter {
   private final Function<NodeState, Probe> newProbe = Probe::new;
   private final NodeTable.RowDeriver summarize = this::summarize;
   private final int summaryWidth;
-  private final int stairsWidth;
 
   /**
    * Where a node's figures lie in its summary row of a {@link NodeTable} column ({@link
@@ -58,17 +57,17 @@ public final class FragmentationMeter {
   private static final int LEAST_KEPT = 2;
 
   /**
-   * Staircase chips a detail row keeps per CPU level ({@link Probe#stairs}): enough that a bound
-   * almost never walks the chips themselves (docs/benchmarks.md, "A table of what decisions read").
+   * Staircase chips a row keeps per CPU level ({@link Probe#stairs}): enough that a bound almost
+   * never walks the chips themselves (docs/benchmarks.md, "A table of what decisions read").
    */
   private static final int STAIRS = 3;
 
   /**
-   * A detail row holds, per CPU level, a block of this many numbers: how many chips are on the
-   * level's staircase, and for the first {@link #STAIRS} of them what each keeps, its free memory
-   * and its free AI Core percent.
+   * A row's staircase at one CPU level, in the column's detail array of that level: how many chips
+   * are on it, and for the first {@link #STAIRS} of them what each keeps, its free memory and its
+   * free AI Core percent.
    */
-  private static final int LEVEL_WIDTH = 1 + 3 * STAIRS;
+  private static final int STAIRS_WIDTH = 1 + 3 * STAIRS;
 
   public FragmentationMeter(WorkloadMix mix) {
     this.groups = group(mix);
@@ -84,7 +83,6 @@ public final class FragmentationMeter {
     }
     this.cpuMilliPerCompute = cpuMilliPerCompute(mix);
     this.summaryWidth = LEAST_KEPT + withinByLevel.length;
-    this.stairsWidth = LEVEL_WIDTH * withinByLevel.length;
   }
 
   /**
@@ -146,10 +144,7 @@ public final class FragmentationMeter {
     double growth =
         fits.roomDecides()
             ? onStairs(
-                column.detail(),
-                row * stairsWidth + LEVEL_WIDTH * level(hostAfter.cpuMilli()),
-                computeTaken,
-                fits)
+                column.detail(level(hostAfter.cpuMilli())), row * STAIRS_WIDTH, computeTaken, fits)
             : Double.NaN;
     if (Double.isNaN(growth)) {
       growth = probe(nodes.node(row)).leastGrowth(computeTaken, fits, hostAfter);
@@ -176,7 +171,8 @@ public final class FragmentationMeter {
 
   /** The meter's column of {@code nodes}, with {@code row} derived. */
   private NodeTable.Column column(NodeTable nodes, int row) {
-    NodeTable.Column column = nodes.column(this, summaryWidth, stairsWidth, summarize);
+    NodeTable.Column column =
+        nodes.column(this, summaryWidth, withinByLevel.length, STAIRS_WIDTH, summarize);
     column.refresh(row);
     return column;
   }
@@ -232,17 +228,16 @@ public final class FragmentationMeter {
 
   /**
    * Writes {@code node}'s row of a table column: its summary (see {@link #TOTAL_FREE}) and its
-   * staircases (see {@link #LEVEL_WIDTH}).
+   * staircase at each CPU level (see {@link #STAIRS_WIDTH}).
    */
   private void summarize(
-      NodeState node, double[] summary, int summaryAt, double[] stairs, int stairsAt) {
+      NodeState node, double[] summary, int summaryAt, double[][] stairs, int stairsAt) {
     Probe probe = probe(node);
     summary[summaryAt + TOTAL_FREE] = probe.totalFree;
     summary[summaryAt + STRANDED] = stranded(probe.totalFree, node.hostFree());
     for (int level = 0; level < withinByLevel.length; level++) {
-      int block = stairsAt + LEVEL_WIDTH * level;
-      probe.stairs(level, stairs, block);
-      summary[summaryAt + LEAST_KEPT + level] = stairs[block + 1];
+      probe.stairs(level, stairs[level], stairsAt);
+      summary[summaryAt + LEAST_KEPT + level] = stairs[level][stairsAt + 1];
     }
   }
 

@@ -111,46 +111,49 @@ public final class NodeTable {
   @FunctionalInterface
   public interface RowDeriver {
     /**
-     * Writes {@code node}'s numbers into {@code summary} from {@code summaryAt} on and into {@code
-     * detail} from {@code detailAt} on.
+     * Writes {@code node}'s numbers into {@code summary} from {@code summaryAt} on and into each
+     * array of {@code details} from {@code detailAt} on.
      */
-    void derive(NodeState node, double[] summary, int summaryAt, double[] detail, int detailAt);
+    void derive(NodeState node, double[] summary, int summaryAt, double[][] details, int detailAt);
   }
 
   /**
    * The numbers {@code owner} derives from each node with {@code derive}: a summary of {@code
-   * summaryWidth} per row, which a decision reads for every node, and details of {@code
-   * detailWidth}, read for fewer, each in an array of its own so that reading the summaries streams
-   * through memory. Kept with the table while the same owner asks (one owner at a time, in practice
+   * summaryWidth} per row, which a decision reads for every node, and {@code details} arrays of
+   * {@code detailWidth} per row, of which a decision reads one for fewer nodes; each in an array of
+   * its own, so that reading the summaries streams through memory and the rows of one detail lie
+   * close together. Kept with the table while the same owner asks (one owner at a time, in practice
    * the decisions' fragmentation meter); a row is derived on its first read and again after its
    * node changed.
    */
-  public Column column(Object owner, int summaryWidth, int detailWidth, RowDeriver derive) {
+  public Column column(
+      Object owner, int summaryWidth, int details, int detailWidth, RowDeriver derive) {
     Column current = column;
     if (current == null || current.owner != owner) {
-      current = new Column(owner, summaryWidth, detailWidth, derive);
+      current = new Column(owner, summaryWidth, details, detailWidth, derive);
       column = current;
     }
     return current;
   }
 
-  /** One owner's numbers per node, row after row in two arrays. */
+  /** One owner's numbers per node, row after row in a summary array and detail arrays. */
   public final class Column {
     private final Object owner;
     private final RowDeriver derive;
     private final int summaryWidth;
     private final int detailWidth;
     private final double[] summary;
-    private final double[] detail;
+    private final double[][] details;
     private final NodeState[] derivedFrom;
 
-    private Column(Object owner, int summaryWidth, int detailWidth, RowDeriver derive) {
+    private Column(
+        Object owner, int summaryWidth, int details, int detailWidth, RowDeriver derive) {
       this.owner = owner;
       this.derive = derive;
       this.summaryWidth = summaryWidth;
       this.detailWidth = detailWidth;
       this.summary = new double[nodes.length * summaryWidth];
-      this.detail = new double[nodes.length * detailWidth];
+      this.details = new double[details][nodes.length * detailWidth];
       this.derivedFrom = new NodeState[nodes.length];
     }
 
@@ -159,16 +162,16 @@ public final class NodeTable {
       return summary;
     }
 
-    /** Every row's details, row {@code r}'s from {@code r * detailWidth} on. */
-    public double[] detail() {
-      return detail;
+    /** Every row's detail {@code d}, row {@code r}'s from {@code r * detailWidth} on. */
+    public double[] detail(int d) {
+      return details[d];
     }
 
     /** Derives {@code row} first if its node changed since, or it was never derived. */
     public void refresh(int row) {
       NodeState node = nodes[row];
       if (derivedFrom[row] != node) {
-        derive.derive(node, summary, row * summaryWidth, detail, row * detailWidth);
+        derive.derive(node, summary, row * summaryWidth, details, row * detailWidth);
         derivedFrom[row] = node;
       }
     }
