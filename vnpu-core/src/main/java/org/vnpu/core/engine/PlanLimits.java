@@ -1,7 +1,6 @@
 package org.vnpu.core.engine;
 
 import org.vnpu.core.ledger.HostResources;
-import org.vnpu.core.ledger.NodeState;
 import org.vnpu.core.ledger.NodeTable;
 import org.vnpu.core.ledger.VnpuFit;
 
@@ -28,10 +27,4 @@ public record PlanLimits(
     double minUtilizationGain,
     double maxUtilizationGain,
     double maxComputeTaken,
-    VnpuFit onlyVnpuFits) {
-
-  /** The node as it is. */
-  public NodeState node() {
-    return nodes.node(row);
-  }
-}
+    VnpuFit onlyVnpuFits) {}

@@ -14,7 +14,7 @@ import java.util.Map;
 public final class NodeTable {
 
   private final NodeState[] nodes;
-  private final Map<String, Integer> rows;
+  private Map<String, Integer> rows; // by node name, built on the first replace
   private final int[] chips;
   private final double[] utilization;
   private final long[] leastChipMemoryMiB;
@@ -26,7 +26,6 @@ public final class NodeTable {
 
   private NodeTable(int size) {
     nodes = new NodeState[size];
-    rows = new HashMap<>(size * 2);
     chips = new int[size];
     utilization = new double[size];
     leastChipMemoryMiB = new long[size];
@@ -41,7 +40,6 @@ public final class NodeTable {
     NodeTable table = new NodeTable(nodes.size());
     int row = 0;
     for (NodeState node : nodes) {
-      table.rows.putIfAbsent(node.name(), row);
       table.fill(row++, node);
     }
     return table;
@@ -60,6 +58,12 @@ public final class NodeTable {
    * gave several); false when the table has no such node.
    */
   boolean replace(NodeState node) {
+    if (rows == null) {
+      rows = new HashMap<>(nodes.length * 2);
+      for (int r = 0; r < nodes.length; r++) {
+        rows.putIfAbsent(nodes[r].name(), r);
+      }
+    }
     Integer row = rows.get(node.name());
     if (row == null) {
       return false;
