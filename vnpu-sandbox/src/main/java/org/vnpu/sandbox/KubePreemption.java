@@ -73,7 +73,7 @@ final class KubePreemption {
   }
 
   /** A node's victims, most important first. */
-  private record Candidate(String node, List<Pod> victims) {}
+  record Candidate(String node, List<Pod> victims) {}
 
   /**
    * {@code Evaluator.Preempt} for {@code pod}, which {@code filtered} shows no node took; {@code
@@ -141,7 +141,7 @@ final class KubePreemption {
    * {@code PodEligibleToPreemptOthers}: why {@code pod} may not preempt; null when it may. A pod
    * whose nominated node its filters now find unresolvable may preempt again.
    */
-  private static String ineligible(
+  static String ineligible(
       Pod pod, Collection<NodeBook> nodes, KubeSchedulerCycle.Filtered filtered) {
     if ("Never".equals(pod.getSpec().getPreemptionPolicy())) {
       return "not eligible due to preemptionPolicy=Never.";
@@ -276,7 +276,7 @@ final class KubePreemption {
    * candidates with its best score, and the next breaks ties. {@code Pods[0]} is taken as the
    * highest priority, as upstream does.
    */
-  private static Candidate pickOneNodeForPreemption(List<Candidate> candidates) {
+  static Candidate pickOneNodeForPreemption(List<Candidate> candidates) {
     List<ToLongFunction<Candidate>> criteria =
         List.of(
             c -> -SchedulingProtocol.priority(c.victims().get(0)),
@@ -315,7 +315,7 @@ final class KubePreemption {
    * {@code prepareCandidate}: the victims evicted ({@code PreemptPod}), then the nomination of
    * lower-priority pods nominated to the node cleared ({@code clearNominatedNodeName}).
    */
-  private void prepare(Pod pod, Candidate chosen, Collection<NodeBook> nodes) {
+  void prepare(Pod pod, Candidate chosen, Collection<NodeBook> nodes) {
     for (Pod victim : chosen.victims()) {
       if (victim.getMetadata().getDeletionTimestamp() == null) {
         preemptPod(pod, chosen.node(), victim);
