@@ -59,7 +59,9 @@ struct vnpu_region {
     char die_id[VNPU_ID_LEN];           /* 32 */
     uint64_t online_notice;             /* 96 claim: an online process waits, until then */
     uint64_t offline_notice;            /* 104 claim: an offline process waits, until then */
-    unsigned char reserved[16];         /* 112 */
+    uint64_t displaced_done;            /* 112 claim: an offline process an online one took the
+                                           token from, and when its queued kernels ended */
+    unsigned char reserved[8];          /* 120 */
 };
 
 /*
@@ -96,7 +98,8 @@ struct vnpu_books_header {
      * priorities, where these bytes were reserved). */
     uint64_t preemptions_suffered; /* 192 turns an offline container gave up to online work */
     uint64_t preemptions_caused;   /* 200 turns an online container took from offline work */
-    uint64_t launch_wait_ns;       /* 208 time its launches waited for the token */
+    uint64_t launch_wait_ns;       /* 208 time its launches waited for the token, or on the
+                                      device behind an offline holder's kernels it displaced */
     unsigned char reserved[40];    /* 216 */
 };
 

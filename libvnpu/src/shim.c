@@ -87,6 +87,7 @@ struct device_state {
     uint64_t token_since;
     uint64_t lend_allowance; /* online: idleness before lending the chip to offline work */
     uint64_t lent_at;        /* online: when it last lent the chip, 0 when not since */
+    uint32_t displaced;      /* online: the offline owner it took this turn's token from, or 0 */
     uint64_t slice_end;
     uint64_t last_launch; /* or the end of the last synchronisation */
     int synchronising;    /* threads waiting in rtStreamSynchronize: its kernels still run */
@@ -534,10 +535,13 @@ static void adapt_allowance(struct device_state *d, uint64_t wanted, int waited)
  * already waits goes before one that just arrived (or just handed back), unless the latter's
  * credit is above three quarters of its cap: they take turns without either losing credit to it.
  *
- * Priorities: an online process that could take a turn posts the online notice while it waits,
- * and offline holders give the token up at their next launch (gate_enter) or keeper tick. An
- * offline process takes no turn while the notice binds, and never takes the token from an online
- * holder, however long it waited: offline work gets the time online work leaves idle.
+ * Priorities: an online process that could take a turn takes the token from an offline holder at
+ * once; its launches then queue on the device behind the offline kernels in flight (at most the
+ * offline container's cap), which start it the moment they end, with no host thread to wake in
+ * between. The offline holder finds the token gone at its next launch (gate_enter) or keeper tick
+ * and counts a preemption. An online process that waits for another holder posts the online
+ * notice. An offline process takes no turn while the notice binds, and never takes the token from
+ * an online holder, however long it waited: offline work gets the time online work leaves idle.
  */
 static struct turn acquire(struct device_state *d) {
     struct vnpu_region *region = d->region;
@@ -555,6 +559,7 @@ static struct turn acquire(struct device_state *d) {
             int other_waits = other_creditor_waits(region, now);
             turn = entitlement(d, now, other_waits);
             int held = vnpu_claim_binds(token, now, TOKEN_GRACE_NS, LONGEST_CLAIM_NS);
+            int displaces = !offline() && held && offline_owner(token.owner);
             int overdue = waiting_since != 0 && now - waiting_since > LONGEST_WAIT_NS &&
                           (!offline() || offline_owner(token.owner));
             /* A waiting creditor goes first, unless this one's credit nears its cap (it would lose
@@ -568,14 +573,17 @@ static struct turn acquire(struct device_state *d) {
             } else {
                 notice_beside_free_token = 0;
             }
-            if (turn.slice_end != 0 && !defer && !yield && (!held || (overdue && !turn.borrowed))) {
+            if (turn.slice_end != 0 && !defer && !yield &&
+                (!held || displaces || (overdue && !turn.borrowed))) {
                 struct vnpu_claim mine = {owner, turn.slice_end};
                 uint64_t taken = vnpu_claim_pack(mine);
                 if (!__atomic_compare_exchange_n(&region->token, &word, taken, 0, __ATOMIC_ACQ_REL,
                                                  __ATOMIC_ACQUIRE)) {
                     continue;
                 }
-                if (held) {
+                displaced_offline |= displaces;
+                d->displaced = displaces ? token.owner : 0;
+                if (held && !displaces) {
                     VNPU_LOG(VNPU_LOG_WARN,
                              "chip %s: owner %u kept the AI Core token past %llu ms; taking it",
                              d->config->die_id, token.owner,
@@ -591,7 +599,6 @@ static struct turn acquire(struct device_state *d) {
                 }
                 if (turn.slice_end != 0) {
                     post_notice(offline() ? &region->offline_notice : &region->online_notice, now);
-                    displaced_offline |= !offline() && held && offline_owner(token.owner);
                 }
             }
         }
@@ -616,9 +623,34 @@ static struct turn acquire(struct device_state *d) {
     }
 }
 
-/* Offline: whether an online process wants the chip this process holds. */
+/* Offline: whether an online process took the token this process held. */
+static int token_taken(const struct device_state *d) {
+    struct vnpu_claim token =
+        vnpu_claim_unpack(__atomic_load_n(&d->region->token, __ATOMIC_ACQUIRE));
+    return token.owner != owner && token.owner != 0 && !offline_owner(token.owner);
+}
+
+/* Offline: whether an online process took the chip this process holds, or wants it. */
 static int preempted(const struct device_state *d, uint64_t now) {
-    return offline() && d->holding && !d->despite_notice && online_waits(d->region, now);
+    return offline() && d->holding &&
+           (token_taken(d) || (!d->despite_notice && online_waits(d->region, now)));
+}
+
+/*
+ * Online: how long of its turn since..now its launches waited on the device for the kernels of the
+ * offline process it took the token from, as that process says in the region (displaced_done): not
+ * charged, and counted as its launches' wait. A claim by another owner, or outside the turn, counts
+ * nothing: the most a hostile neighbour can give away is this turn.
+ */
+static uint64_t waited_for_displaced(const struct device_state *d, uint64_t since, uint64_t now) {
+    if (offline() || d->displaced == 0) {
+        return 0;
+    }
+    struct vnpu_claim done =
+        vnpu_claim_unpack(__atomic_load_n(&d->region->displaced_done, __ATOMIC_ACQUIRE));
+    return done.owner == d->displaced && done.until_ns > since && done.until_ns <= now
+               ? done.until_ns - since
+               : 0;
 }
 
 /* Whether d's holder is online with offline work waiting for the chip: it lends idle time. */
@@ -644,7 +676,14 @@ static void hand_back(struct device_state *d, enum release why) {
     d->stream_count = 0;
     uint64_t now = vnpu_now_ns();
     uint64_t taken = __atomic_load_n(&d->token, __ATOMIC_ACQUIRE);
-    uint64_t used = now - __atomic_load_n(&d->token_since, __ATOMIC_ACQUIRE);
+    uint64_t since = __atomic_load_n(&d->token_since, __ATOMIC_ACQUIRE);
+    if (offline() && why == DISPLACED && token_taken(d)) {
+        /* The online process that took the token is charged from when our kernels ended. */
+        struct vnpu_claim done = {owner, now};
+        __atomic_store_n(&d->region->displaced_done, vnpu_claim_pack(done), __ATOMIC_RELEASE);
+    }
+    uint64_t waited = waited_for_displaced(d, since, now);
+    uint64_t used = now - since - waited;
     struct vnpu_books *books = d->account.books;
     if (vnpu_books_lock(books) == 0) {
         accrue(d, books, now);
@@ -654,6 +693,7 @@ static void hand_back(struct device_state *d, enum release why) {
         books->header.busy_ns += used;
         books->header.launches += d->launches;
         books->header.preemptions_suffered += why == DISPLACED;
+        __atomic_add_fetch(&books->header.launch_wait_ns, waited, __ATOMIC_RELAXED);
         vnpu_books_unlock(books);
     }
     if (!offline() && why == SLICE_OVER) {
@@ -668,6 +708,7 @@ static void hand_back(struct device_state *d, enum release why) {
     }
     d->launches = 0;
     d->holding = 0;
+    d->displaced = 0;
 }
 
 /* With the gate held: the in-flight record of stream, or NULL when the container has no cap. */

@@ -11,11 +11,11 @@
  * end of its synchronisation. Each offline container launches kernels of OFFLINE_KERNEL_US back to
  * back, four at a time, then synchronises, like a framework's op queue. Prints one line:
  *   MODE p50_ms p99_ms p999_ms online_busy offline_busy offline_idle_share requests
- *        preemptions_caused preemptions_suffered online_wait_ms
+ *        preemptions_caused preemptions_suffered online_wait_ms online_charged
  * where the busy figures are shares of wall time, offline_idle_share is offline_busy over the time
- * online left idle, and the last three come from the containers' books: turns the online container
- * took from offline ones, turns the offline ones gave up, and the time the online container's
- * launches waited for the chip. Run with the shim preloaded (bench_colocation.sh).
+ * online left idle, and the last four come from the containers' books: turns the online container
+ * took from offline ones, turns the offline ones gave up, the time the online container's
+ * launches waited for the chip, and the token time it was charged, as a share of wall time. Run with the shim preloaded (bench_colocation.sh).
  */
 #include "harness.h" /* first: it sets _GNU_SOURCE */
 
@@ -144,18 +144,10 @@ static void offline(double seconds, int kernel_us, int start_fd, int result_fd) 
 }
 
 /* A counter of a container's books on the bench's chip (vnpu_contract.h offsets). */
-static uint64_t books_counter(const char *work, const char *name, long offset) {
-    char path[600];
-    snprintf(path, sizeof(path), "%s/%s.books/COLOCATION-CHIP", work, name);
-    FILE *file = fopen(path, "r");
-    uint64_t value = 0;
-    if (file != NULL) {
-        if (fseek(file, offset, SEEK_SET) != 0 || fread(&value, sizeof(value), 1, file) != 1) {
-            value = 0;
-        }
-        fclose(file);
-    }
-    return value;
+static uint64_t counter(const char *work, const char *name, long offset) {
+    char books[600];
+    snprintf(books, sizeof(books), "%s/%s.books", work, name);
+    return books_counter(books, "COLOCATION-CHIP", offset);
 }
 
 int main(int argc, char **argv) {
@@ -238,17 +230,19 @@ int main(int argc, char **argv) {
     for (int i = 1; i <= count; i++) {
         char name[32];
         snprintf(name, sizeof(name), "offline%d", i);
-        suffered += books_counter(work, name,
+        suffered += counter(work, name,
                                   (long)offsetof(struct vnpu_books_header, preemptions_suffered));
     }
-    printf("%s %.3f %.3f %.3f %.3f %.3f %.3f %d %llu %llu %.1f\n", mode, online_result.p50_ms,
+    printf("%s %.3f %.3f %.3f %.3f %.3f %.3f %d %llu %llu %.1f %.3f\n", mode, online_result.p50_ms,
            online_result.p99_ms, online_result.p999_ms, online_result.busy, offline_busy,
            offline_busy / (1.0 - online_result.busy), online_result.requests,
-           (unsigned long long)books_counter(
+           (unsigned long long)counter(
                work, "online", (long)offsetof(struct vnpu_books_header, preemptions_caused)),
            (unsigned long long)suffered,
-           (double)books_counter(work, "online",
+           (double)counter(work, "online",
                                  (long)offsetof(struct vnpu_books_header, launch_wait_ns)) /
-               1e6);
+               1e6,
+           (double)counter(work, "online", (long)offsetof(struct vnpu_books_header, busy_ns)) /
+               (seconds * 1e9));
     return failed;
 }

@@ -80,6 +80,21 @@ static inline void write_config_with_priority(const char *path, const char *pod_
     fclose(file);
 }
 
+/* A counter of a container's books on chip die_id, at a vnpu_contract.h offset; 0 when unreadable. */
+static inline uint64_t books_counter(const char *books_dir, const char *die_id, long offset) {
+    char path[700];
+    snprintf(path, sizeof(path), "%s/%s", books_dir, die_id);
+    FILE *file = fopen(path, "r");
+    uint64_t value = 0;
+    if (file != NULL) {
+        if (fseek(file, offset, SEEK_SET) != 0 || fread(&value, sizeof(value), 1, file) != 1) {
+            value = 0;
+        }
+        fclose(file);
+    }
+    return value;
+}
+
 /* Writes a one-device vnpu.conf of an online container. */
 static inline void write_config(const char *path, const char *pod_uid, const char *container,
                                 uint64_t memory_bytes, int cores, const char *policy,

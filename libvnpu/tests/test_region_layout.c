@@ -27,6 +27,7 @@ int main(int argc, char **argv) {
     AT(struct vnpu_region, die_id, 32);
     AT(struct vnpu_region, online_notice, 96);
     AT(struct vnpu_region, offline_notice, 104);
+    AT(struct vnpu_region, displaced_done, 112);
     EXPECT(sizeof(struct vnpu_region) == VNPU_REGION_SIZE, "region is %zu bytes",
            sizeof(struct vnpu_region));
     AT(struct vnpu_books_header, magic, 0);
