@@ -47,14 +47,16 @@ import org.vnpu.core.request.PodRequest;
  * each, chips about half used by random shares that took some of the cores: the engine's quality
  * bar is a median of at most 1 ms at 5,000 nodes, and a cost per node that stays flat up to 50,000
  * (issue 22). It runs with transparent huge pages, as the chart runs the scheduler: with 4 KiB
- * pages a decision's walk over 20,000 nodes misses the TLB on every node (docs/benchmarks.md).
+ * pages a decision's walk over 20,000 nodes misses the TLB on every node (docs/benchmarks.md). Each
+ * figure is taken over three JVMs: one JVM's figure at 5,000 nodes moves by up to 15 % from the
+ * next one's (the JIT's choices and where the heap put the arrays), enough to swing a ratio.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = "-XX:+UseTransparentHugePages")
+@Fork(value = 3, jvmArgsAppend = "-XX:+UseTransparentHugePages")
 public class EngineBenchmark {
 
   private static final Instant NOW = Instant.parse("2026-11-29T00:00:00Z");
