@@ -96,8 +96,7 @@ class KubePreemptionTest {
     KubePreemption.Candidate fewerButHigher = candidate("a", pod("v1", 500));
     KubePreemption.Candidate moreButLower = candidate("b", pod("v2", 100), pod("v3", 100));
 
-    assertThat(KubePreemption.pickOneNodeForPreemption(List.of(fewerButHigher, moreButLower)))
-        .isSameAs(moreButLower);
+    assertPicks(moreButLower, fewerButHigher, moreButLower);
   }
 
   @Test
@@ -106,8 +105,7 @@ class KubePreemptionTest {
         candidate("a", pod("v1", 0), pod("v2", -100), pod("v3", Integer.MIN_VALUE));
     KubePreemption.Candidate twoVictims = candidate("b", pod("v4", 0), pod("v5", 0));
 
-    assertThat(KubePreemption.pickOneNodeForPreemption(List.of(twoVictims, threeVictims)))
-        .isSameAs(threeVictims);
+    assertPicks(threeVictims, twoVictims, threeVictims);
   }
 
   @Test
@@ -120,8 +118,7 @@ class KubePreemptionTest {
     KubePreemption.Candidate oneVictim = candidate("b", pod("v3", 0));
     KubePreemption.Candidate higherSum = candidate("c", pod("v4", 0), pod("v5", -5));
 
-    assertThat(KubePreemption.pickOneNodeForPreemption(List.of(twoVictims, higherSum, oneVictim)))
-        .isSameAs(oneVictim);
+    assertPicks(oneVictim, twoVictims, higherSum, oneVictim);
   }
 
   @Test
@@ -131,7 +128,7 @@ class KubePreemptionTest {
     KubePreemption.Candidate newer =
         candidate("b", started(pod("v3", 100), "2026-12-02T10:00:00Z"), pod("v4", 0, "08:00:00"));
 
-    assertThat(KubePreemption.pickOneNodeForPreemption(List.of(older, newer))).isSameAs(newer);
+    assertPicks(newer, older, newer);
   }
 
   @Test
@@ -139,7 +136,12 @@ class KubePreemptionTest {
     KubePreemption.Candidate first = candidate("a", pod("v1", 0, "10:00:00"));
     KubePreemption.Candidate second = candidate("b", pod("v2", 0, "10:00:00"));
 
-    assertThat(KubePreemption.pickOneNodeForPreemption(List.of(first, second))).isSameAs(first);
+    assertPicks(first, first, second);
+  }
+
+  private static void assertPicks(
+      KubePreemption.Candidate expected, KubePreemption.Candidate... candidates) {
+    assertThat(KubePreemption.pickOneNodeForPreemption(List.of(candidates))).isSameAs(expected);
   }
 
   // prepareCandidate
