@@ -119,7 +119,7 @@ share 85 100 a:best-effort:0
 # container's slices and queue (today's best-effort gives p99 above 100 ms), the containers' books
 # count the preemptions, and offline work keeps most of the idle time. The online container is
 # charged for its own time, not for the offline kernels its launches queued behind (test_priority
-# shows one such turn; here, charged for them, it was charged twice its busy time).
+# shows one such turn; here, charged for them, it was charged 2.4 times its busy time).
 rm -rf "$WORK/colocation"
 mkdir -p "$WORK/colocation"
 read -r _ _ p99 _ online_busy _ idle_share _ caused suffered _ charged <<<"$(WORK_DIR="$WORK/colocation" \

@@ -9,6 +9,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -120,6 +121,24 @@ static void *want_forever(void *unused) {
 }
 
 /*
+ * An offline holder that never lets go, and says its kernels end 5 ms from now (displaced_done),
+ * so that an online process taking the token from it would not be charged for its turn.
+ */
+static void *displaced_in_the_future(void *unused) {
+    (void)unused;
+    uint32_t holder = 780 | VNPU_CLAIM_OFFLINE_OWNER;
+    __atomic_store_n(&running, 1, __ATOMIC_RELEASE);
+    while (renewing) {
+        uint64_t now = now_ns();
+        __atomic_store_n(&region->token, claim(holder, now + 9000000ull), __ATOMIC_RELEASE);
+        __atomic_store_n(&region->displaced_done, claim(holder, now + 5000000ull),
+                         __ATOMIC_RELEASE);
+        usleep(1000);
+    }
+    return NULL;
+}
+
+/*
  * Starts a hostile thread and returns once it runs. A thread still starting may hold the
  * allocator's lock (AddressSanitizer's takes no fork handler), and the victim forked then would
  * deadlock in its first malloc.
@@ -189,6 +208,29 @@ int main(void) {
     EXPECT(seconds >= 0 && seconds < 2, "a forged online notice held offline work %.2f s",
            seconds);
     region->online_notice = 0;
+
+    /* An online process takes the token from an offline holder at once; a holder that claims its
+     * kernels end in the future gets none of the online process's turns left uncharged: its books
+     * count no more time than the run took, and no wait longer. */
+    victim("displacer", "fixed-share");
+    holder = start_renewing(displaced_in_the_future);
+    seconds = run_victim(40);
+    renewing = 0;
+    pthread_join(holder, NULL);
+    char books[600];
+    snprintf(books, sizeof(books), "%s/displacer.books", work);
+    double busy =
+        books_counter(books, "HOSTILE-CHIP", (long)offsetof(struct vnpu_books_header, busy_ns)) /
+        1e9;
+    double waited = books_counter(books, "HOSTILE-CHIP",
+                                  (long)offsetof(struct vnpu_books_header, launch_wait_ns)) /
+                    1e9;
+    EXPECT(seconds >= 0 && seconds < 2 && busy > 0 && busy <= seconds + 0.1 &&
+               waited <= seconds + 0.1,
+           "beside a forged displaced_done the victim took %.2f s, its books say %.2f s busy and "
+           "%.2f s waited",
+           seconds, busy, waited);
+    reset_region();
 
     /* A region full of garbage: the victim keeps its exact quota and runs unpaced. */
     memset(region, 0xff, VNPU_REGION_SIZE);

@@ -48,7 +48,7 @@ import org.vnpu.core.request.PodRequest;
  * bar is a median of at most 1 ms at 5,000 nodes, and a cost per node that stays flat up to 50,000
  * (issue 22). It runs with transparent huge pages, as the chart runs the scheduler: with 4 KiB
  * pages a decision's walk over 20,000 nodes misses the TLB on every node (docs/benchmarks.md). Each
- * figure is taken over three JVMs: one JVM's figure at 5,000 nodes moves by up to 15 % from the
+ * figure is taken over three JVMs: one JVM's figure at 5,000 nodes moves by up to 30 % from the
  * next one's (the JIT's choices and where the heap put the arrays), enough to swing a ratio.
  */
 @State(Scope.Benchmark)
