@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import org.vnpu.dra.DeviceOrder;
 import org.vnpu.dra.DraDriver;
 import org.vnpu.dra.DraSettings;
 import org.vnpu.dra.NodeDevices;
@@ -68,6 +69,18 @@ final class DraDriverCommand implements Callable<Integer> {
   int slicesPerChip;
 
   @Option(
+      names = "--device-order",
+      paramLabel = "ORDER",
+      defaultValue = "binpack",
+      converter = DeviceOrderConverter.class,
+      description =
+          "The devices' order in the ResourceSlices, which kube-scheduler's allocator takes the first"
+              + " free one of: binpack (chip by chip: a chip fills before the next is used) or"
+              + " spread (the first slice of every chip, then the second). It approximates the"
+              + " policy; claims that leave make gaps (docs/dra.md). Default: ${DEFAULT-VALUE}.")
+  DeviceOrder deviceOrder;
+
+  @Option(
       names = "--registry-dir",
       paramLabel = "DIR",
       defaultValue = "/var/lib/kubelet/plugins_registry",
@@ -111,6 +124,7 @@ final class DraDriverCommand implements Callable<Integer> {
             handout.driverMounts,
             sharing,
             slicesPerChip,
+            deviceOrder,
             handout.shimLogLevel,
             agent.pollInterval);
     NpuDriver npus = agent.openDriver(catalog.load());

@@ -18,6 +18,7 @@ class DraDriverCommandTest {
             "--driver-name",
             "--sharing",
             "--slices-per-chip",
+            "--device-order",
             "--registry-dir",
             "--plugin-dir",
             "--cdi-dir",
@@ -35,6 +36,14 @@ class DraDriverCommandTest {
 
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err()).contains("'mig' is not one of profiles, partitionable, consumable");
+  }
+
+  @Test
+  void anUnknownDeviceOrderNamesTheChoices() {
+    Run run = Run.of("dra-driver", "--node-name", "n", "--device-order", "tight");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("'tight' is not one of binpack, spread");
   }
 
   @Test

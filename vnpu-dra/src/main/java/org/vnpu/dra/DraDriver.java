@@ -56,7 +56,11 @@ public final class DraDriver implements AutoCloseable {
     Runnable refresh =
         () -> {
           NodeDevices now =
-              NodeDevices.of(npus.chips(), settings.sharing(), settings.slicesPerChip());
+              NodeDevices.of(
+                  npus.chips(),
+                  settings.sharing(),
+                  settings.slicesPerChip(),
+                  settings.deviceOrder());
           if (!now.equals(offered.get())) {
             publisher.publish(now);
             offered.set(now);

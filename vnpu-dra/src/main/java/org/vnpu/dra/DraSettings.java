@@ -18,6 +18,7 @@ import org.vnpu.api.LogLevel;
  * @param driverMounts driver paths mounted into containers where they exist
  * @param sharing how chips are offered
  * @param slicesPerChip the slices of profiles and partitionable sharing
+ * @param deviceOrder the devices' order in the ResourceSlices
  * @param shimLogLevel the shim's log level in containers
  * @param pollInterval how often the driver is asked for the chips
  */
@@ -32,6 +33,7 @@ public record DraSettings(
     List<Path> driverMounts,
     Sharing sharing,
     int slicesPerChip,
+    DeviceOrder deviceOrder,
     LogLevel shimLogLevel,
     Duration pollInterval) {
 

@@ -1,6 +1,7 @@
 package org.vnpu.dra;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -25,6 +26,7 @@ public record NodeDevices(Sharing sharing, List<NpuDevice> devices) {
    * @param cores AI Core percent it stands for (whole: 100; consumable: the chip's 100 to share)
    * @param memoryMiB device memory it stands for
    * @param consumable many claims share it, each with the capacity it asked for
+   * @param slot which of the chip's slices it is, from 1; 0 for the whole chip
    */
   public record NpuDevice(
       String name,
@@ -32,7 +34,8 @@ public record NodeDevices(Sharing sharing, List<NpuDevice> devices) {
       boolean wholeCard,
       int cores,
       long memoryMiB,
-      boolean consumable) {}
+      boolean consumable,
+      int slot) {}
 
   public NodeDevices {
     devices = List.copyOf(devices);
@@ -41,8 +44,10 @@ public record NodeDevices(Sharing sharing, List<NpuDevice> devices) {
   /**
    * @param slicesPerChip 1, 2, 4 or 8: the slices of {@link Sharing#PROFILES} and {@link
    *     Sharing#PARTITIONABLE} (profiles with 1 offers whole chips only)
+   * @param order the devices' order in the ResourceSlices
    */
-  public static NodeDevices of(List<RegisteredChip> chips, Sharing sharing, int slicesPerChip) {
+  public static NodeDevices of(
+      List<RegisteredChip> chips, Sharing sharing, int slicesPerChip, DeviceOrder order) {
     if (!SLICES.contains(slicesPerChip)) {
       throw new IllegalArgumentException(
           "slices per chip " + slicesPerChip + ": must be one of 1, 2, 4, 8");
@@ -56,22 +61,22 @@ public record NodeDevices(Sharing sharing, List<NpuDevice> devices) {
       switch (sharing) {
         case PROFILES -> {
           if (slicesPerChip == 1) {
-            devices.add(new NpuDevice(whole, chip, true, 100, chip.memoryMiB(), false));
+            devices.add(new NpuDevice(whole, chip, true, 100, chip.memoryMiB(), false, 0));
           } else {
             addSlices(devices, chip, slicesPerChip);
           }
         }
         case PARTITIONABLE -> {
-          devices.add(new NpuDevice(whole, chip, true, 100, chip.memoryMiB(), false));
+          devices.add(new NpuDevice(whole, chip, true, 100, chip.memoryMiB(), false, 0));
           if (slicesPerChip > 1) {
             addSlices(devices, chip, slicesPerChip);
           }
         }
         case CONSUMABLE ->
-            devices.add(new NpuDevice(whole, chip, false, 100, chip.memoryMiB(), true));
+            devices.add(new NpuDevice(whole, chip, false, 100, chip.memoryMiB(), true, 0));
       }
     }
-    return new NodeDevices(sharing, devices);
+    return new NodeDevices(sharing, order.sort(devices));
   }
 
   private static void addSlices(List<NpuDevice> devices, RegisteredChip chip, int slices) {
@@ -83,7 +88,8 @@ public record NodeDevices(Sharing sharing, List<NpuDevice> devices) {
               false,
               100 / slices,
               chip.memoryMiB() / slices,
-              false));
+              false,
+              k + 1));
     }
   }
 
@@ -94,6 +100,10 @@ public record NodeDevices(Sharing sharing, List<NpuDevice> devices) {
 
   /** The chips the devices are on, once each, in index order. */
   public List<RegisteredChip> chips() {
-    return devices.stream().map(NpuDevice::chip).distinct().toList();
+    return devices.stream()
+        .map(NpuDevice::chip)
+        .distinct()
+        .sorted(Comparator.comparingInt(RegisteredChip::index))
+        .toList();
   }
 }

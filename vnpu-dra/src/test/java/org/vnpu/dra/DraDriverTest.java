@@ -414,6 +414,7 @@ class DraDriverTest {
         List.of(),
         sharing,
         slices,
+        DeviceOrder.BINPACK,
         LogLevel.INFO,
         Duration.ofMillis(100));
   }

@@ -42,7 +42,8 @@ class DraExamplesTest {
         List.of(new RegisteredChip(0, "DIE", "910B3", 65536, 20, 7, true, 0, "0"));
     for (Sharing sharing : Sharing.values()) {
       for (ResourceSlice slice :
-          ResourceSlices.of("vnpu.huawei.com", "n", 1, NodeDevices.of(chips, sharing, 2))) {
+          ResourceSlices.of(
+              "vnpu.huawei.com", "n", 1, NodeDevices.of(chips, sharing, 2, DeviceOrder.BINPACK))) {
         if (slice.getSpec().getDevices() != null) {
           slice.getSpec().getDevices().forEach(d -> attributes.addAll(d.getAttributes().keySet()));
           slice.getSpec().getDevices().forEach(d -> capacities.addAll(d.getCapacity().keySet()));
