@@ -170,6 +170,16 @@ final class SchedulerCommand implements Callable<Integer> {
   int onlinePriorityThreshold;
 
   @Option(
+      names = "--dra-driver",
+      paramLabel = "NAME",
+      defaultValue = "",
+      description =
+          "Follow this DRA driver's ResourceSlices and ResourceClaims (vnpu dra-driver's name,"
+              + " e.g. vnpu.huawei.com) and rank nodes for pods with vNPU claims by the placement"
+              + " policy; needs resource.k8s.io/v1 (Kubernetes 1.34+; docs/dra.md). Default: off.")
+  String draDriver;
+
+  @Option(
       names = "--leader-election-namespace",
       paramLabel = "NAMESPACE",
       defaultValue = "${env:POD_NAMESPACE}",
@@ -250,7 +260,8 @@ final class SchedulerCommand implements Callable<Integer> {
                 reservationTimeout,
                 nodePolicy,
                 devicePolicy,
-                onlinePriorityThreshold),
+                onlinePriorityThreshold,
+                draDriver),
             Clock.systemUTC());
     Leadership leadership =
         leaderNamespace == null || leaderNamespace.isBlank()

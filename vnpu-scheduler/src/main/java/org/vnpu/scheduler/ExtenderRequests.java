@@ -4,6 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.vnpu.core.request.PodManifest;
 import org.vnpu.core.request.PodManifests;
@@ -32,6 +36,30 @@ final class ExtenderRequests {
       throw new BadRequest(field + " has no metadata.uid");
     }
     return manifest;
+  }
+
+  /**
+   * The names of the ResourceClaims the pod uses (in its namespace): {@code
+   * spec.resourceClaims[].resourceClaimName}, or for a claim made from a template the name the
+   * claim controller recorded in {@code status.resourceClaimStatuses}; a template's claim not made
+   * yet is left out.
+   */
+  static List<String> claimNames(JsonNode pod) {
+    Map<String, String> made = new HashMap<>();
+    for (JsonNode status : pod.path("status").path("resourceClaimStatuses")) {
+      if (status.path("resourceClaimName").isTextual()) {
+        made.put(status.path("name").asText(), status.path("resourceClaimName").asText());
+      }
+    }
+    List<String> names = new ArrayList<>();
+    for (JsonNode claim : pod.path("spec").path("resourceClaims")) {
+      if (claim.path("resourceClaimName").isTextual()) {
+        names.add(claim.path("resourceClaimName").asText());
+      } else if (made.containsKey(claim.path("name").asText())) {
+        names.add(made.get(claim.path("name").asText()));
+      }
+    }
+    return names;
   }
 
   /** The non-empty text under {@code field}. */

@@ -87,14 +87,16 @@ final class KubeProtocol {
    *
    * @param nodes the Node objects in the order of {@code nodeNames}, or null when sent by name
    */
-  record ExtenderArgs(PodManifest pod, List<String> nodeNames, List<JsonNode> nodes) {
+  record ExtenderArgs(
+      PodManifest pod, List<String> claims, List<String> nodeNames, List<JsonNode> nodes) {
 
     static ExtenderArgs read(JsonNode request) throws BadRequest {
       PodManifest pod = ExtenderRequests.pod(request.path("Pod"), "Pod");
+      List<String> claims = ExtenderRequests.claimNames(request.path("Pod"));
       List<String> names = new ArrayList<>();
       if (request.path("NodeNames").isArray()) {
         request.path("NodeNames").forEach(name -> names.add(name.asText()));
-        return new ExtenderArgs(pod, names, null);
+        return new ExtenderArgs(pod, claims, names, null);
       }
       if (request.path("Nodes").path("items").isArray()) {
         List<JsonNode> nodes = new ArrayList<>();
@@ -102,7 +104,7 @@ final class KubeProtocol {
           names.add(node.path("metadata").path("name").asText());
           nodes.add(node);
         }
-        return new ExtenderArgs(pod, names, nodes);
+        return new ExtenderArgs(pod, claims, names, nodes);
       }
       throw new BadRequest("neither NodeNames nor Nodes.items is given");
     }
@@ -225,7 +227,7 @@ final class KubeProtocol {
     List<String> names = request.nodeNames();
     Map<String, Double> scores;
     try {
-      scores = scheduler.scores(pod, names);
+      scores = scheduler.scores(pod, request.claims(), names);
     } catch (SchedulingException e) {
       scores = Map.of();
     }

@@ -112,6 +112,7 @@ public final class Scheduler {
   private final NodeLocks locks;
   private final PodEvents events;
   private final ClusterView cluster;
+  private final DraLedger dra;
   private final Deque<WorkloadShape> shapes = new ArrayDeque<>();
   private FragmentationMeter meter = new FragmentationMeter(WorkloadMix.EMPTY);
   private final Map<RejectKind, Long> rejected = new EnumMap<>(RejectKind.class);
@@ -135,6 +136,7 @@ public final class Scheduler {
     this.settings = settings;
     this.verifier = verifier;
     this.cluster = new ClusterView(catalog, codec, settings, clock);
+    this.dra = new DraLedger(settings.draDriver(), catalog);
     this.clock = clock;
     this.patches = new AnnotationPatches(client);
     this.locks = new NodeLocks(client, codec);
@@ -481,10 +483,31 @@ public final class Scheduler {
     return new Judgement(verdicts, rejections, unschedulable);
   }
 
-  /** Scores 0..100 of the nodes the pod fits on (others are left out). */
-  public synchronized Map<String, Double> scores(PodManifest pod, Collection<String> nodes)
+  SchedulerSettings settings() {
+    return settings;
+  }
+
+  /** The chips of the DRA driver's nodes and what claims hold of them. */
+  DraLedger dra() {
+    return dra;
+  }
+
+  /** Scores 0..100 of the nodes the pod's vNPU resources fit on (others are left out). */
+  public Map<String, Double> scores(PodManifest pod, Collection<String> nodes)
       throws SchedulingException {
+    return scores(pod, List.of(), nodes);
+  }
+
+  /**
+   * Scores 0..100 of the nodes the pod fits on (others are left out): by its vNPU resources, or,
+   * asking for none, by its vNPU ResourceClaims {@code claims} (names in its namespace).
+   */
+  public synchronized Map<String, Double> scores(
+      PodManifest pod, List<String> claims, Collection<String> nodes) throws SchedulingException {
     PodRequest request = request(pod);
+    if (!request.requestsVnpus()) {
+      return dra.scores(request, claims, nodes, context());
+    }
     Function<NodeState, NodeFit> scoring =
         PlacementEngine.scoring(request, hostRequest(pod), context());
     Map<String, Double> scores = new LinkedHashMap<>();

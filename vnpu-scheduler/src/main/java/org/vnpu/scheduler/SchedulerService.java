@@ -2,10 +2,14 @@ package org.vnpu.scheduler;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -16,7 +20,8 @@ import org.vnpu.kube.Informers;
 
 /**
  * One running scheduler: the ledger rebuilt from the API server, kept current by informers on nodes
- * and pods, reservations that never bind expired every ten seconds, and the extender server.
+ * and pods (and, following a DRA driver, on ResourceSlices and ResourceClaims), reservations that
+ * never bind expired every ten seconds, and the extender server.
  */
 public final class SchedulerService implements AutoCloseable {
 
@@ -27,6 +32,7 @@ public final class SchedulerService implements AutoCloseable {
 
   private final SharedIndexInformer<Node> nodes;
   private final SharedIndexInformer<Pod> pods;
+  private final List<SharedIndexInformer<?>> dra;
   private final ScheduledExecutorService expiry;
   private final ScheduledExecutorService rebalancing =
       Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("vnpu-rebalancer"));
@@ -36,11 +42,13 @@ public final class SchedulerService implements AutoCloseable {
   private SchedulerService(
       SharedIndexInformer<Node> nodes,
       SharedIndexInformer<Pod> pods,
+      List<SharedIndexInformer<?>> dra,
       ScheduledExecutorService expiry,
       ExtenderServer server,
       Leadership leadership) {
     this.nodes = nodes;
     this.pods = pods;
+    this.dra = dra;
     this.expiry = expiry;
     this.server = server;
     this.leadership = leadership;
@@ -66,6 +74,22 @@ public final class SchedulerService implements AutoCloseable {
                 Informers.handler(
                     scheduler::podChanged,
                     pod -> scheduler.podRemoved(pod.getMetadata().getUid())));
+    List<SharedIndexInformer<?>> dra = new ArrayList<>();
+    if (scheduler.settings().followsDra()) {
+      DraLedger ledger = scheduler.dra();
+      dra.add(
+          client
+              .resources(ResourceSlice.class)
+              .inform(Informers.handler(ledger::sliceChanged, ledger::sliceRemoved)));
+      dra.add(
+          client
+              .resources(ResourceClaim.class)
+              .inAnyNamespace()
+              .inform(Informers.handler(ledger::claimChanged, ledger::claimRemoved)));
+      LOG.info(
+          "following DRA driver {}: nodes are ranked for pods with its claims",
+          scheduler.settings().draDriver());
+    }
     ScheduledExecutorService expiry =
         Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("vnpu-reservations"));
     expiry.scheduleWithFixedDelay(
@@ -96,7 +120,7 @@ public final class SchedulerService implements AutoCloseable {
     } else {
       LOG.info("scheduler extender serves on port {}", server.port());
     }
-    return new SchedulerService(nodes, pods, expiry, server, leadership);
+    return new SchedulerService(nodes, pods, dra, expiry, server, leadership);
   }
 
   /**
@@ -139,6 +163,7 @@ public final class SchedulerService implements AutoCloseable {
     server.close();
     nodes.close();
     pods.close();
+    dra.forEach(SharedIndexInformer::close);
     expiry.shutdownNow();
     rebalancing.shutdownNow();
   }

@@ -17,6 +17,8 @@ import org.vnpu.core.request.PodOptions;
  * @param devicePolicy how chips are chosen for a pod that names no policy
  * @param onlinePriorityThreshold pods without {@code huawei.com/vnpu-priority} whose {@code
  *     spec.priority} is below it are offline
+ * @param draDriver the DRA driver whose ResourceSlices and ResourceClaims the extender follows to
+ *     rank nodes for pods with vNPU claims (docs/dra.md), or empty: no DRA
  */
 public record SchedulerSettings(
     Duration heartbeatTolerance,
@@ -24,11 +26,12 @@ public record SchedulerSettings(
     Duration reservationTimeout,
     PlacementPolicy nodePolicy,
     PlacementPolicy devicePolicy,
-    int onlinePriorityThreshold) {
+    int onlinePriorityThreshold,
+    String draDriver) {
 
   /**
    * Heartbeat 2 min (the device plugin writes every 30 s), lock 2 min, reservation 1 min; the
-   * policies of {@link PodOptions#defaults()}; pods of negative priority are offline.
+   * policies of {@link PodOptions#defaults()}; pods of negative priority are offline; no DRA.
    */
   public static SchedulerSettings defaults() {
     PodOptions pods = PodOptions.defaults();
@@ -38,7 +41,25 @@ public record SchedulerSettings(
         Duration.ofMinutes(1),
         pods.nodePolicy(),
         pods.devicePolicy(),
-        Priority.DEFAULT_ONLINE_THRESHOLD);
+        Priority.DEFAULT_ONLINE_THRESHOLD,
+        "");
+  }
+
+  /** These settings, following the DRA driver {@code driver}'s slices and claims. */
+  public SchedulerSettings withDraDriver(String driver) {
+    return new SchedulerSettings(
+        heartbeatTolerance,
+        lockTimeout,
+        reservationTimeout,
+        nodePolicy,
+        devicePolicy,
+        onlinePriorityThreshold,
+        driver);
+  }
+
+  /** Whether the extender follows a DRA driver. */
+  public boolean followsDra() {
+    return !draDriver.isEmpty();
   }
 
   /** The options of a pod without vNPU annotations, with these policies. */

@@ -1,0 +1,535 @@
+package org.vnpu.scheduler;
+
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.resource.v1.CapacityRequestPolicy;
+import io.fabric8.kubernetes.api.model.resource.v1.Device;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttribute;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacity;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequest;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceSelector;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceSubRequest;
+import io.fabric8.kubernetes.api.model.resource.v1.ExactDeviceRequest;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.vnpu.api.AiCorePolicy;
+import org.vnpu.api.SplitMode;
+import org.vnpu.api.payload.ContainerAllocation;
+import org.vnpu.api.payload.NodeRegistration;
+import org.vnpu.api.payload.PodAllocation;
+import org.vnpu.api.payload.RegisteredChip;
+import org.vnpu.api.payload.VnpuAssignment;
+import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.core.chip.ChipTypes;
+import org.vnpu.core.engine.NodeFit;
+import org.vnpu.core.engine.PlacementContext;
+import org.vnpu.core.engine.PlacementEngine;
+import org.vnpu.core.inventory.NodeInventory;
+import org.vnpu.core.ledger.AllocationPlan;
+import org.vnpu.core.ledger.HostResources;
+import org.vnpu.core.ledger.Ledger;
+import org.vnpu.core.ledger.NodeState;
+import org.vnpu.core.request.ContainerRequest;
+import org.vnpu.core.request.PodRequest;
+import org.vnpu.core.validation.Validated;
+import org.vnpu.kube.DeviceSelectors;
+
+/**
+ * The chips of the nodes that offer vNPUs through DRA and what ResourceClaims hold of them, so that
+ * a pod with vNPU claims gets the node choice a device-plugin pod gets (docs/dra.md, "Placement").
+ * Each node's chips are read from the devices of its newest complete pool of this driver's
+ * ResourceSlices (attributes {@code index}, {@code type}, {@code dieID}, {@code numaNode}, {@code
+ * interconnectGroup}, {@code aiCores}; memory: the whole chip's device, else the sum of its
+ * slices); each allocated claim's devices on a node are charged to their chips: a shared device
+ * with the capacity the claim consumed, another device with its capacity, a whole chip whole. The
+ * engine then scores a claim pod as a pod asking, per claim request, for what the first device of
+ * the node that the request's selectors match stands for (or for the capacity it asks of a shared
+ * device). kube-scheduler's DRA plugin still allocates, within the node it picks; this only ranks
+ * nodes, and sees a claim's charge once the scheduler wrote its allocation.
+ *
+ * <p>Thread-safe: every method holds the instance's lock.
+ */
+final class DraLedger {
+
+  private static final Logger LOG = LoggerFactory.getLogger(DraLedger.class);
+
+  /** Shares a chip may hold, as far as scoring is concerned: the shim's limit. */
+  private static final int MAX_SHARES = NodeRegistration.MAX_SHARES_PER_CHIP;
+
+  /** What a share through DRA is charged as: the slice's quota is the container's fixed share. */
+  private static final AiCorePolicy CHARGED_POLICY = AiCorePolicy.FIXED_SHARE;
+
+  private static final String CLAIM_KEY = "claim:";
+
+  private final String driver;
+  private final ChipCatalog catalog;
+  private final DeviceSelectors selectors = new DeviceSelectors();
+  private final Map<String, ResourceSlice> slices = new HashMap<>();
+  private final Map<String, ResourceClaim> claims = new HashMap<>();
+  private final Map<String, NodeDevices> nodes = new HashMap<>();
+  private final Ledger ledger = new Ledger();
+
+  /** A node's devices by name, in slice order, and its chips' registration. */
+  private record NodeDevices(Map<String, Device> devices, List<RegisteredChip> chips) {}
+
+  /**
+   * @param driver the DRA driver name; its DeviceClass has the same name (the chart's)
+   */
+  DraLedger(String driver, ChipCatalog catalog) {
+    this.driver = driver;
+    this.catalog = catalog;
+  }
+
+  synchronized void sliceChanged(ResourceSlice slice) {
+    if (!driver.equals(slice.getSpec().getDriver()) || slice.getSpec().getNodeName() == null) {
+      return;
+    }
+    slices.put(slice.getMetadata().getName(), slice);
+    rebuild(slice.getSpec().getNodeName());
+  }
+
+  synchronized void sliceRemoved(ResourceSlice slice) {
+    if (slices.remove(slice.getMetadata().getName()) != null) {
+      rebuild(slice.getSpec().getNodeName());
+    }
+  }
+
+  synchronized void claimChanged(ResourceClaim claim) {
+    ResourceClaim before = claims.put(key(claim), claim);
+    charge(before, claim);
+  }
+
+  synchronized void claimRemoved(ResourceClaim claim) {
+    ResourceClaim before = claims.remove(key(claim));
+    charge(before, null);
+  }
+
+  /** The node's chips as the claims left them, if it offers this driver's devices. */
+  synchronized Optional<NodeState> node(String name) {
+    return ledger.node(name);
+  }
+
+  /** Whether the pod's claims ask this driver's DeviceClass for a device. */
+  synchronized boolean asksForVnpus(String namespace, List<String> claimNames) {
+    return claimNames.stream()
+        .map(name -> claims.get(namespace + "/" + name))
+        .filter(Objects::nonNull)
+        .anyMatch(claim -> !ours(claim).isEmpty());
+  }
+
+  /**
+   * Scores 0..100 of the nodes that could take the pod's unallocated vNPU claims (others are left
+   * out), by the policy of {@code options} (its annotations' policy).
+   */
+  synchronized Map<String, Double> scores(
+      PodRequest options,
+      List<String> claimNames,
+      Collection<String> names,
+      PlacementContext context) {
+    List<ResourceClaim> pending = new ArrayList<>();
+    for (String name : claimNames) {
+      ResourceClaim claim = claims.get(options.namespace() + "/" + name);
+      if (claim != null && allocation(claim).isEmpty() && !ours(claim).isEmpty()) {
+        pending.add(claim);
+      }
+    }
+    Map<String, Double> scores = new LinkedHashMap<>();
+    if (pending.isEmpty()) {
+      return scores;
+    }
+    for (String name : names) {
+      Optional<NodeState> node = ledger.node(name);
+      NodeDevices devices = nodes.get(name);
+      if (node.isEmpty() || devices == null) {
+        continue;
+      }
+      Optional<List<ContainerRequest>> asked = requests(pending, devices, options);
+      if (asked.isEmpty()) {
+        continue;
+      }
+      PodRequest request =
+          new PodRequest(
+              options.namespace(), options.name(), options.uid(), options.options(), asked.get());
+      NodeState fresh = node.get().withHeartbeat(context.now());
+      if (PlacementEngine.fit(request, HostResources.NONE, fresh, context)
+          instanceof NodeFit.Fits fits) {
+        scores.put(name, fits.score());
+      }
+    }
+    return scores;
+  }
+
+  /** Per vNPU request of the claims, what it stands for on this node; empty when one cannot. */
+  private Optional<List<ContainerRequest>> requests(
+      List<ResourceClaim> pending, NodeDevices devices, PodRequest options) {
+    List<ContainerRequest> asked = new ArrayList<>();
+    for (ResourceClaim claim : pending) {
+      for (DeviceRequest request : ours(claim)) {
+        Optional<ContainerRequest> first = Optional.empty();
+        for (ExactDeviceRequest exactly : alternatives(request)) {
+          first = request(claim, request.getName(), exactly, devices);
+          if (first.isPresent()) {
+            break;
+          }
+        }
+        if (first.isEmpty()) {
+          return Optional.empty();
+        }
+        asked.add(first.get());
+      }
+    }
+    return Optional.of(asked);
+  }
+
+  private Optional<ContainerRequest> request(
+      ResourceClaim claim, String name, ExactDeviceRequest exactly, NodeDevices devices) {
+    int count = Math.toIntExact(Objects.requireNonNullElse(exactly.getCount(), 1L));
+    String container = claim.getMetadata().getName() + "/" + name;
+    for (Device device : devices.devices().values()) {
+      if (!matches(exactly.getSelectors(), device)) {
+        continue;
+      }
+      if (Boolean.TRUE.equals(device.getAllowMultipleAllocations())) {
+        Map<String, Quantity> capacity =
+            exactly.getCapacity() == null || exactly.getCapacity().getRequests() == null
+                ? Map.of()
+                : exactly.getCapacity().getRequests();
+        int cores = asked(capacity, device, "aiCore").setScale(0, RoundingMode.CEILING).intValue();
+        long memory = mebibytes(asked(capacity, device, "memory"));
+        return Optional.of(
+            new ContainerRequest(
+                container, false, count, cores, memory, ChipTypes.ANY, CHARGED_POLICY));
+      }
+      if (wholeCard(device)) {
+        return Optional.of(
+            new ContainerRequest(
+                container,
+                false,
+                count,
+                ContainerRequest.WHOLE_CARD_CORES,
+                null,
+                ChipTypes.ANY,
+                null));
+      }
+      return Optional.of(
+          new ContainerRequest(
+              container,
+              false,
+              count,
+              capacity(device, "aiCore").intValue(),
+              mebibytes(capacity(device, "memory")),
+              ChipTypes.ANY,
+              CHARGED_POLICY));
+    }
+    return Optional.empty();
+  }
+
+  /** The capacity a shared device gives a request: what it asks, else the policy's default. */
+  private static BigDecimal asked(Map<String, Quantity> requests, Device device, String name) {
+    Quantity quantity = requests.get(name);
+    if (quantity != null) {
+      return Quantity.getAmountInBytes(quantity);
+    }
+    DeviceCapacity capacity = device.getCapacity().get(name);
+    CapacityRequestPolicy policy = capacity.getRequestPolicy();
+    return Quantity.getAmountInBytes(
+        policy != null && policy.getDefault() != null ? policy.getDefault() : capacity.getValue());
+  }
+
+  private boolean matches(List<DeviceSelector> list, Device device) {
+    try {
+      for (DeviceSelector selector : Objects.requireNonNullElse(list, List.<DeviceSelector>of())) {
+        if (!selectors.matches(selector.getCel().getExpression(), driver, device)) {
+          return false;
+        }
+      }
+      return true;
+    } catch (IllegalArgumentException e) {
+      LOG.debug("selector failed on device {}: {}", device.getName(), e.getMessage());
+      return false;
+    }
+  }
+
+  /** The claim's requests for this driver's class: exactly, or the sub-requests in order. */
+  private List<DeviceRequest> ours(ResourceClaim claim) {
+    if (claim.getSpec() == null || claim.getSpec().getDevices() == null) {
+      return List.of();
+    }
+    return Objects.requireNonNullElse(
+            claim.getSpec().getDevices().getRequests(), List.<DeviceRequest>of())
+        .stream()
+        .filter(request -> alternatives(request).stream().anyMatch(this::ourClass))
+        .toList();
+  }
+
+  private boolean ourClass(ExactDeviceRequest exactly) {
+    return driver.equals(exactly.getDeviceClassName());
+  }
+
+  private List<ExactDeviceRequest> alternatives(DeviceRequest request) {
+    if (request.getExactly() != null) {
+      return List.of(request.getExactly());
+    }
+    List<ExactDeviceRequest> exact = new ArrayList<>();
+    for (DeviceSubRequest sub :
+        Objects.requireNonNullElse(request.getFirstAvailable(), List.<DeviceSubRequest>of())) {
+      ExactDeviceRequest exactly = new ExactDeviceRequest();
+      exactly.setDeviceClassName(sub.getDeviceClassName());
+      exactly.setSelectors(sub.getSelectors());
+      exactly.setCount(sub.getCount());
+      exactly.setCapacity(sub.getCapacity());
+      exact.add(exactly);
+    }
+    return exact.stream().filter(this::ourClass).toList();
+  }
+
+  /** Re-charges the nodes the claim's allocation was and is on. */
+  private void charge(ResourceClaim before, ResourceClaim after) {
+    if (before != null) {
+      ledger.release(CLAIM_KEY + before.getMetadata().getUid());
+    }
+    if (after != null) {
+      ledger.release(CLAIM_KEY + after.getMetadata().getUid());
+      try {
+        plan(after).ifPresent(this::apply);
+      } catch (RuntimeException e) {
+        LOG.warn("claim {} is not charged: {}", key(after), e.toString());
+      }
+    }
+  }
+
+  private void apply(AllocationPlan plan) {
+    if (ledger.node(plan.node()).isPresent() && !ledger.apply(plan)) {
+      LOG.warn(
+          "claim {} holds more of node {}'s chips than they have; not charged",
+          plan.podUid().substring(CLAIM_KEY.length()),
+          plan.node());
+    }
+  }
+
+  /** The chips of this driver that the claim's allocation holds, on one node. */
+  private Optional<AllocationPlan> plan(ResourceClaim claim) {
+    List<VnpuAssignment> vnpus = new ArrayList<>();
+    String node = null;
+    for (DeviceRequestAllocationResult result : allocation(claim)) {
+      NodeDevices devices = nodes.get(result.getPool());
+      Device device = devices == null ? null : devices.devices().get(result.getDevice());
+      if (device == null) {
+        continue; // its node's slices are not (or no longer) here
+      }
+      node = result.getPool();
+      RegisteredChip chip = chipOf(devices, device);
+      boolean whole = wholeCard(device);
+      Map<String, Quantity> consumed = result.getConsumedCapacity();
+      long memory =
+          whole
+              ? chip.memoryMiB()
+              : mebibytes(
+                  consumed != null && consumed.containsKey("memory")
+                      ? Quantity.getAmountInBytes(consumed.get("memory"))
+                      : capacity(device, "memory"));
+      int cores =
+          whole
+              ? 100
+              : (consumed != null && consumed.containsKey("aiCore")
+                      ? Quantity.getAmountInBytes(consumed.get("aiCore"))
+                      : capacity(device, "aiCore"))
+                  .setScale(0, RoundingMode.CEILING)
+                  .intValue();
+      vnpus.add(
+          new VnpuAssignment(
+              chip.index(),
+              chip.dieId(),
+              chip.chipType(),
+              memory,
+              cores,
+              SplitMode.SOFT,
+              whole,
+              whole ? null : CHARGED_POLICY,
+              null));
+    }
+    if (vnpus.isEmpty()) {
+      return Optional.empty();
+    }
+    PodAllocation allocation =
+        new PodAllocation(
+            CLAIM_KEY + claim.getMetadata().getUid(),
+            node,
+            List.of(new ContainerAllocation("claim", false, vnpus)));
+    return Optional.of(new AllocationPlan(allocation, HostResources.NONE));
+  }
+
+  private List<DeviceRequestAllocationResult> allocation(ResourceClaim claim) {
+    if (claim.getStatus() == null
+        || claim.getStatus().getAllocation() == null
+        || claim.getStatus().getAllocation().getDevices() == null) {
+      return List.of();
+    }
+    return Objects.requireNonNullElse(
+            claim.getStatus().getAllocation().getDevices().getResults(),
+            List.<DeviceRequestAllocationResult>of())
+        .stream()
+        .filter(result -> driver.equals(result.getDriver()))
+        .toList();
+  }
+
+  /**
+   * Rebuilds the node's chips from its slices and charges the claims allocated on it; a slice that
+   * cannot be read leaves the node out, with a warning.
+   */
+  private void rebuild(String node) {
+    ledger.removeNode(node);
+    nodes.remove(node);
+    try {
+      place(node);
+    } catch (RuntimeException e) {
+      ledger.removeNode(node);
+      nodes.remove(node);
+      LOG.warn("node {}'s DRA devices are not placed on: {}", node, e.toString());
+    }
+  }
+
+  private void place(String node) {
+    List<ResourceSlice> pool = newestCompletePool(node);
+    if (pool.isEmpty()) {
+      return;
+    }
+    Map<String, Device> devices = new LinkedHashMap<>();
+    pool.stream()
+        .sorted(Comparator.comparing(slice -> slice.getMetadata().getName()))
+        .flatMap(
+            slice ->
+                Objects.requireNonNullElse(slice.getSpec().getDevices(), List.<Device>of())
+                    .stream())
+        .forEach(device -> devices.put(device.getName(), device));
+    List<RegisteredChip> chips = chips(node, devices.values());
+    Validated<NodeInventory> inventory =
+        NodeInventory.from(node, new NodeRegistration(SplitMode.SOFT, MAX_SHARES, chips), catalog);
+    if (inventory instanceof Validated.Invalid<NodeInventory> invalid) {
+      LOG.warn("node {}'s DRA devices are not placed on: {}", node, invalid);
+      return;
+    }
+    nodes.put(node, new NodeDevices(devices, chips));
+    ledger.putNode(inventory.orElseThrow(), HostResources.UNTRACKED);
+    ledger.heartbeat(node, Instant.EPOCH);
+    for (ResourceClaim claim : claims.values()) {
+      plan(claim).filter(plan -> plan.node().equals(node)).ifPresent(this::apply);
+    }
+  }
+
+  private List<ResourceSlice> newestCompletePool(String node) {
+    List<ResourceSlice> pool = new ArrayList<>();
+    for (ResourceSlice slice : slices.values()) {
+      if (!node.equals(slice.getSpec().getNodeName())) {
+        continue;
+      }
+      long generation = slice.getSpec().getPool().getGeneration();
+      if (!pool.isEmpty() && generation < pool.get(0).getSpec().getPool().getGeneration()) {
+        continue;
+      }
+      if (!pool.isEmpty() && generation > pool.get(0).getSpec().getPool().getGeneration()) {
+        pool.clear();
+      }
+      pool.add(slice);
+    }
+    boolean complete =
+        !pool.isEmpty() && pool.size() == pool.get(0).getSpec().getPool().getResourceSliceCount();
+    return complete ? pool : List.of();
+  }
+
+  /** The chips the devices are on, by their {@code index} attribute. */
+  private static List<RegisteredChip> chips(String node, Collection<Device> devices) {
+    Map<Long, List<Device>> byChip = new TreeMap<>();
+    for (Device device : devices) {
+      DeviceAttribute index = attributes(device).get("index");
+      if (index != null && index.getInt() != null) {
+        byChip.computeIfAbsent(index.getInt(), i -> new ArrayList<>()).add(device);
+      }
+    }
+    List<RegisteredChip> chips = new ArrayList<>();
+    for (Map.Entry<Long, List<Device>> chip : byChip.entrySet()) {
+      Device any = chip.getValue().get(0);
+      long memory =
+          chip.getValue().stream()
+              .filter(device -> wholeCard(device) || isShared(device))
+              .mapToLong(device -> mebibytes(capacity(device, "memory")))
+              .max()
+              .orElse(
+                  chip.getValue().stream()
+                      .mapToLong(device -> mebibytes(capacity(device, "memory")))
+                      .sum());
+      chips.add(
+          new RegisteredChip(
+              Math.toIntExact(chip.getKey()),
+              text(any, "dieID", node + "-npu-" + chip.getKey()),
+              text(any, "type", ""),
+              memory,
+              Math.toIntExact(number(any, "aiCores")),
+              0,
+              true,
+              Math.toIntExact(number(any, "numaNode")),
+              text(any, "interconnectGroup", "")));
+    }
+    return chips;
+  }
+
+  private static RegisteredChip chipOf(NodeDevices devices, Device device) {
+    long index = attributes(device).get("index").getInt();
+    return devices.chips().stream().filter(chip -> chip.index() == index).findFirst().orElseThrow();
+  }
+
+  private static boolean wholeCard(Device device) {
+    DeviceAttribute whole = attributes(device).get("wholeCard");
+    return whole != null && Boolean.TRUE.equals(whole.getBool());
+  }
+
+  private static boolean isShared(Device device) {
+    return Boolean.TRUE.equals(device.getAllowMultipleAllocations());
+  }
+
+  private static Map<String, DeviceAttribute> attributes(Device device) {
+    return Objects.requireNonNullElse(device.getAttributes(), Map.of());
+  }
+
+  private static String text(Device device, String name, String otherwise) {
+    DeviceAttribute attribute = attributes(device).get(name);
+    return attribute == null || attribute.getString() == null || attribute.getString().isEmpty()
+        ? otherwise
+        : attribute.getString();
+  }
+
+  private static long number(Device device, String name) {
+    DeviceAttribute attribute = attributes(device).get(name);
+    return attribute == null || attribute.getInt() == null ? 0 : attribute.getInt();
+  }
+
+  private static BigDecimal capacity(Device device, String name) {
+    DeviceCapacity capacity =
+        Objects.requireNonNullElse(device.getCapacity(), Map.<String, DeviceCapacity>of())
+            .get(name);
+    return capacity == null ? BigDecimal.ZERO : Quantity.getAmountInBytes(capacity.getValue());
+  }
+
+  private static long mebibytes(BigDecimal bytes) {
+    return bytes.divide(BigDecimal.valueOf(1 << 20), 0, RoundingMode.CEILING).longValueExact();
+  }
+
+  private static String key(ResourceClaim claim) {
+    return claim.getMetadata().getNamespace() + "/" + claim.getMetadata().getName();
+  }
+}
