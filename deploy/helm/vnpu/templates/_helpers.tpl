@@ -90,12 +90,13 @@ architecture's shim stops here, before any container could preload a shim it can
     - {name: shim, mountPath: /host-shim}
 {{- end -}}
 
-{{/* Whether the device plugin and the extender run: enabled, and DRA not chosen instead. */}}
+{{/* Whether the device plugin runs: enabled, and DRA not chosen instead. Whether the extender
+runs: enabled, and without DRA or with DRA placement (it then ranks nodes for claim pods only). */}}
 {{- define "vnpu.devicePluginOn" -}}
 {{- if and .Values.devicePlugin.enabled (not .Values.dra.enabled) }}true{{ end -}}
 {{- end -}}
 {{- define "vnpu.schedulerOn" -}}
-{{- if and .Values.scheduler.enabled (not .Values.dra.enabled) }}true{{ end -}}
+{{- if and .Values.scheduler.enabled (or (not .Values.dra.enabled) .Values.dra.placement) }}true{{ end -}}
 {{- end -}}
 
 

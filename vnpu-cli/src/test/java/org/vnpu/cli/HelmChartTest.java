@@ -286,8 +286,9 @@ class HelmChartTest {
   }
 
   @Test
-  void draReplacesTheDevicePluginAndTheExtender() {
-    List<HasMetadata> objects = render(Map.of("dra.enabled", true, "dra.sharing", "partitionable"));
+  void draWithoutPlacementReplacesTheDevicePluginAndTheExtender() {
+    List<HasMetadata> objects =
+        render(Map.of("dra.enabled", true, "dra.sharing", "partitionable", "dra.placement", false));
 
     assertThat(objects).noneMatch(Deployment.class::isInstance).noneMatch(Secret.class::isInstance);
     List<DaemonSet> daemonSets =
@@ -321,6 +322,49 @@ class HelmChartTest {
                 "resourceslices", Set.of("get", "list", "create", "update", "delete"),
                 "resourceclaims", Set.of("get")))
         .doesNotContainKeys("vnpu-device-plugin", "vnpu-scheduler");
+  }
+
+  @Test
+  void draPlacementRunsTheExtenderToRankClaimPodsOnly() throws IOException {
+    List<HasMetadata> objects =
+        render(Map.of("dra.enabled", true, "scheduler.kubeScheduler.enabled", true));
+
+    assertThat(
+            named(objects, Deployment.class, "release-name-vnpu-scheduler")
+                .getSpec()
+                .getTemplate()
+                .getSpec()
+                .getContainers()
+                .get(0)
+                .getArgs())
+        .contains("--dra-driver=vnpu.huawei.com");
+    assertThat(verbs(objects).get("vnpu-scheduler"))
+        .containsEntry("resourceslices", Set.of("list", "watch"))
+        .containsEntry("resourceclaims", Set.of("list", "watch"));
+    assertThat(objects)
+        .filteredOn(DaemonSet.class::isInstance)
+        .extracting(d -> d.getMetadata().getName())
+        .containsExactlyInAnyOrder("release-name-vnpu-dra-driver", "release-name-vnpu-exporter");
+    JsonNode extender =
+        YAML.readTree(
+                objects.stream()
+                    .filter(ConfigMap.class::isInstance)
+                    .map(ConfigMap.class::cast)
+                    .filter(
+                        c -> c.getMetadata().getName().equals("release-name-vnpu-kube-scheduler"))
+                    .findFirst()
+                    .orElseThrow()
+                    .getData()
+                    .get("kube-scheduler-config.yaml"))
+            .path("extenders")
+            .get(0);
+    assertThat(extender.path("prioritizeVerb").asText()).isEqualTo("prioritize");
+    assertThat(extender.has("filterVerb")).as("the DynamicResources plugin filters").isFalse();
+    assertThat(extender.has("bindVerb")).as("kube-scheduler binds").isFalse();
+    assertThat(extender.has("managedResources"))
+        .as("claim pods ask for no extended resource")
+        .isFalse();
+    assertThat(extender.path("ignorable").asBoolean()).isTrue();
   }
 
   @Test
