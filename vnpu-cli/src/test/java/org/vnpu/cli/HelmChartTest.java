@@ -345,20 +345,21 @@ class HelmChartTest {
         .filteredOn(DaemonSet.class::isInstance)
         .extracting(d -> d.getMetadata().getName())
         .containsExactlyInAnyOrder("release-name-vnpu-dra-driver", "release-name-vnpu-exporter");
-    JsonNode extender =
+    JsonNode config =
         YAML.readTree(
-                objects.stream()
-                    .filter(ConfigMap.class::isInstance)
-                    .map(ConfigMap.class::cast)
-                    .filter(
-                        c -> c.getMetadata().getName().equals("release-name-vnpu-kube-scheduler"))
-                    .findFirst()
-                    .orElseThrow()
-                    .getData()
-                    .get("kube-scheduler-config.yaml"))
-            .path("extenders")
-            .get(0);
+            objects.stream()
+                .filter(ConfigMap.class::isInstance)
+                .map(ConfigMap.class::cast)
+                .filter(c -> c.getMetadata().getName().equals("release-name-vnpu-kube-scheduler"))
+                .findFirst()
+                .orElseThrow()
+                .getData()
+                .get("kube-scheduler-config.yaml"));
+    JsonNode extender = config.path("extenders").get(0);
     assertThat(extender.path("prioritizeVerb").asText()).isEqualTo("prioritize");
+    assertThat(KubeSchedulerConfig.parse(config))
+        .as("the sandbox's DRA cycle weighs the extender as the chart renders it")
+        .isEqualTo(KubeSchedulerConfig.shippedForDra());
     assertThat(extender.has("filterVerb")).as("the DynamicResources plugin filters").isFalse();
     assertThat(extender.has("bindVerb")).as("kube-scheduler binds").isFalse();
     assertThat(extender.has("managedResources"))

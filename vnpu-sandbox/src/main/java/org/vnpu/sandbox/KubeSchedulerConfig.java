@@ -36,6 +36,11 @@ public record KubeSchedulerConfig(
     return parse(ChartFiles.read("kube-scheduler-config.yaml"));
   }
 
+  /** The configuration the chart ships with {@code dra.enabled}: its extender only ranks. */
+  public static KubeSchedulerConfig shippedForDra() {
+    return parse(ChartFiles.read("kube-scheduler-config-dra.yaml"));
+  }
+
   /** Reads a {@code KubeSchedulerConfiguration} with one profile and the vNPU extender. */
   public static KubeSchedulerConfig parse(JsonNode config) {
     JsonNode extender = config.path("extenders").path(0);

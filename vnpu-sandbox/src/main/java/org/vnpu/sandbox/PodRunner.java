@@ -48,9 +48,21 @@ import org.vnpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
  * main ones; and reports the pod's phase. A pod that is not admitted fails with the kubelet's
  * reason: {@code UnexpectedAdmissionError} when devices are short or Allocate is refused, {@code
  * OutOf<resource>} when the node lacks room. A deleted pod's containers get SIGTERM; its device IDs
- * are free again once they stopped.
+ * are free again once they stopped. On a DRA node, a pod's ResourceClaims are prepared before its
+ * containers start and unprepared when it is gone, as the kubelet's DRA manager does in {@code
+ * SyncPod} ({@code pkg/kubelet/cm/dra/manager.go}); a container's claims come as CDI devices.
  */
 final class PodRunner implements AutoCloseable {
+
+  /** The kubelet's DRA manager and the container runtime's CDI support, on a DRA node. */
+  interface ClaimPreparation {
+
+    /** Prepares the pod's claims; per container name, the CDI edits of the claims it names. */
+    Map<String, ContainerAllocateResponse> prepare(Pod pod) throws IOException;
+
+    /** Unprepares the claims of a pod that is gone. */
+    void unprepare(Pod pod);
+  }
 
   private static final Logger LOG = LoggerFactory.getLogger(PodRunner.class);
 
@@ -60,6 +72,7 @@ final class PodRunner implements AutoCloseable {
   private final ContainerRuntime runtime;
   private final Path podsDirectory;
   private final boolean workloads;
+  private final ClaimPreparation claims;
   private final Map<String, RunningPod> pods = new ConcurrentHashMap<>();
   private final ExecutorService workers;
   private final LongAdder allocateNanos = new LongAdder();
@@ -100,13 +113,15 @@ final class PodRunner implements AutoCloseable {
       KubeletEmulator kubelet,
       ContainerRuntime runtime,
       Path podsDirectory,
-      boolean workloads) {
+      boolean workloads,
+      ClaimPreparation claims) {
     this.client = client;
     this.node = node;
     this.kubelet = kubelet;
     this.runtime = runtime;
     this.podsDirectory = podsDirectory;
     this.workloads = workloads;
+    this.claims = claims;
     this.workers = Executors.newCachedThreadPool(DaemonThreads.named("vnpu-sandbox-pods-" + node));
   }
 
@@ -178,6 +193,9 @@ final class PodRunner implements AutoCloseable {
     if (running != null) {
       running.deleted = true;
       stop(running);
+      if (claims != null && !pod.getSpec().getResourceClaims().isEmpty()) {
+        claims.unprepare(pod);
+      }
     }
   }
 
@@ -189,6 +207,21 @@ final class PodRunner implements AutoCloseable {
       LOG.warn("pod {} not admitted on {}: {}: {}", running.key(), node, e.reason, e.getMessage());
       finish(running, "Failed", e.reason, e.getMessage());
       return;
+    }
+    if (claims != null && !running.pod.getSpec().getResourceClaims().isEmpty()) {
+      try {
+        Map<String, ContainerAllocateResponse> prepared = claims.prepare(running.pod);
+        handouts = new LinkedHashMap<>(handouts);
+        for (Container container : running.pod.getSpec().getContainers()) {
+          if (prepared.containsKey(container.getName())) {
+            handouts.put(container, prepared.get(container.getName()));
+          }
+        }
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("pod {} claims not prepared on {}: {}", running.key(), node, e.getMessage());
+        finish(running, "Failed", "FailedPrepareDynamicResources", e.getMessage());
+        return;
+      }
     }
     if (!workloads) {
       // Admitted and handed out, as far as the node's vNPU part goes; no process runs.
@@ -395,6 +428,11 @@ final class PodRunner implements AutoCloseable {
           .withName(running.pod.getMetadata().getName())
           .editStatus(
               pod -> {
+                // The kubelet reports the phase and its conditions; what the resource claim
+                // controller recorded stays.
+                if (pod.getStatus() != null) {
+                  status.setResourceClaimStatuses(pod.getStatus().getResourceClaimStatuses());
+                }
                 pod.setStatus(status);
                 return pod;
               });

@@ -1,6 +1,11 @@
 package org.vnpu.sandbox;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.CELDeviceSelector;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClassSpec;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceSelector;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
@@ -68,9 +73,11 @@ public final class Sandbox implements AutoCloseable {
       KubeSchedulerConfig kubeScheduler,
       boolean workloads,
       RebalanceController.Settings rebalancing,
-      int workloadNiceness) {
+      int workloadNiceness,
+      List<NodeSpec> draNodes) {
     public Options {
       nodes = List.copyOf(nodes);
+      draNodes = List.copyOf(draNodes);
     }
 
     /**
@@ -86,19 +93,36 @@ public final class Sandbox implements AutoCloseable {
           KubeSchedulerConfig.shipped(),
           true,
           NO_REBALANCING,
-          0);
+          0,
+          List.of());
     }
 
     /** These options, with no container processes. */
     public Options withoutWorkloads() {
       return new Options(
-          directory, driver, nodes, volcano, kubeScheduler, false, rebalancing, workloadNiceness);
+          directory,
+          driver,
+          nodes,
+          volcano,
+          kubeScheduler,
+          false,
+          rebalancing,
+          workloadNiceness,
+          draNodes);
     }
 
     /** These options, with the rebalancer run as {@code settings} say. */
     public Options withRebalancing(RebalanceController.Settings settings) {
       return new Options(
-          directory, driver, nodes, volcano, kubeScheduler, workloads, settings, workloadNiceness);
+          directory,
+          driver,
+          nodes,
+          volcano,
+          kubeScheduler,
+          workloads,
+          settings,
+          workloadNiceness,
+          draNodes);
     }
 
     /** These options, with containers at {@code niceness} (0..19). */
@@ -107,7 +131,32 @@ public final class Sandbox implements AutoCloseable {
         throw new IllegalArgumentException("workload niceness " + niceness + " is not in 0..19");
       }
       return new Options(
-          directory, driver, nodes, volcano, kubeScheduler, workloads, rebalancing, niceness);
+          directory,
+          driver,
+          nodes,
+          volcano,
+          kubeScheduler,
+          workloads,
+          rebalancing,
+          niceness,
+          draNodes);
+    }
+
+    /**
+     * These options, with nodes that offer their chips through the DRA driver (docs/dra.md); pods
+     * with ResourceClaims are placed as the chart's DRA profile places them.
+     */
+    public Options withDraNodes(List<NodeSpec> specs) {
+      return new Options(
+          directory,
+          driver,
+          nodes,
+          volcano,
+          kubeScheduler,
+          workloads,
+          rebalancing,
+          workloadNiceness,
+          specs);
     }
   }
 
@@ -172,6 +221,7 @@ public final class Sandbox implements AutoCloseable {
   private final ApiServer api;
   private final Path kubeconfig;
   private final List<SandboxNode> nodes;
+  private final List<DraNode> draNodes;
   private final ChipCatalog catalog;
   private final SchedulingLoop loop;
   private final ReplicaSets replicaSets;
@@ -185,6 +235,7 @@ public final class Sandbox implements AutoCloseable {
       ApiServer api,
       Path kubeconfig,
       List<SandboxNode> nodes,
+      List<DraNode> draNodes,
       ChipCatalog catalog,
       ExtenderCertificates certificates,
       SchedulerService scheduler) {
@@ -192,21 +243,31 @@ public final class Sandbox implements AutoCloseable {
     this.api = api;
     this.kubeconfig = kubeconfig;
     this.nodes = nodes;
+    this.draNodes = draNodes;
     this.catalog = catalog;
     this.certificates = certificates;
     this.scheduler = scheduler;
     this.schedulerPort = scheduler.port();
     this.schedulerTlsPort = scheduler.tlsPort();
-    SchedulingProtocol protocol =
+    ExtenderClient kubeExtender =
+        options.kubeScheduler().mutualTls()
+            ? new ExtenderClient(kubeSchedulerUrl(), certificates.clientContext())
+            : new ExtenderClient(schedulerUrl());
+    SchedulingProtocol vnpu =
         options.driver() == Driver.VOLCANO
             ? new VolcanoSession(
                 new ExtenderClient(schedulerUrl()), api.client(), options.volcano())
-            : new KubeSchedulerCycle(
-                options.kubeScheduler().mutualTls()
-                    ? new ExtenderClient(kubeSchedulerUrl(), certificates.clientContext())
-                    : new ExtenderClient(schedulerUrl()),
-                api.client(),
-                options.kubeScheduler());
+            : new KubeSchedulerCycle(kubeExtender, api.client(), options.kubeScheduler());
+    // Pods with ResourceClaims go to kube-scheduler's DRA profile (the chart's with dra.enabled),
+    // whatever schedules the vNPU pods.
+    SchedulingProtocol claims =
+        new DraSchedulerCycle(
+            kubeExtender, api.client(), KubeSchedulerConfig.shippedForDra().extenderWeight());
+    SchedulingProtocol protocol =
+        (pod, books) ->
+            DraSchedulerCycle.usesClaims(pod)
+                ? claims.schedule(pod, books)
+                : vnpu.schedule(pod, books);
     this.loop = new SchedulingLoop(api.client(), protocol, Clock.systemUTC()).start();
     this.replicaSets = new ReplicaSets(api.client()).start();
   }
@@ -217,6 +278,7 @@ public final class Sandbox implements AutoCloseable {
   public static Sandbox start(Options options) throws IOException {
     ApiServer api = ApiServer.start(0);
     List<SandboxNode> nodes = new ArrayList<>();
+    List<DraNode> draNodes = new ArrayList<>();
     try {
       Path kubeconfig = api.writeKubeconfig(options.directory().resolve("kubeconfig"));
       NativeFiles natives = NativeFiles.unpack(options.directory().resolve("native"));
@@ -244,12 +306,33 @@ public final class Sandbox implements AutoCloseable {
                 kubeconfig));
         LOG.info("node {} ({}) is up", spec.name(), spec.description());
       }
-      return new Sandbox(options, api, kubeconfig, nodes, catalog, certificates, scheduler);
+      if (!options.draNodes().isEmpty()) {
+        api.client().resource(deviceClass()).create();
+      }
+      for (NodeSpec spec : options.draNodes()) {
+        Path directory = options.directory().resolve("nodes").resolve(spec.name());
+        draNodes.add(DraNode.start(spec, directory, api.client(), natives, catalog, options));
+        LOG.info("DRA node {} ({}) is up", spec.name(), spec.description());
+      }
+      return new Sandbox(
+          options, api, kubeconfig, nodes, draNodes, catalog, certificates, scheduler);
     } catch (IOException | RuntimeException e) {
+      draNodes.forEach(DraNode::close);
       nodes.forEach(SandboxNode::close);
       api.close();
       throw e;
     }
+  }
+
+  /** The DeviceClass the chart installs with {@code dra.enabled}: every device of the driver. */
+  private static DeviceClass deviceClass() {
+    DeviceSelector selector = new DeviceSelector();
+    selector.setCel(new CELDeviceSelector("device.driver == \"" + DraNode.DRIVER + "\""));
+    DeviceClass deviceClass = new DeviceClass();
+    deviceClass.setMetadata(new ObjectMetaBuilder().withName(DraNode.DRIVER).build());
+    deviceClass.setSpec(new DeviceClassSpec());
+    deviceClass.getSpec().setSelectors(List.of(selector));
+    return deviceClass;
   }
 
   /**
@@ -292,7 +375,7 @@ public final class Sandbox implements AutoCloseable {
             catalog,
             new AllocationSigner(key, new PayloadCodec()),
             verifier(client),
-            SchedulerSettings.defaults(),
+            SchedulerSettings.defaults().withDraDriver(DraNode.DRIVER),
             Clock.systemUTC());
     SchedulerService service =
         SchedulerService.start(
@@ -339,6 +422,11 @@ public final class Sandbox implements AutoCloseable {
 
   public List<SandboxNode> nodes() {
     return List.copyOf(nodes);
+  }
+
+  /** The nodes that offer their chips through DRA. */
+  public List<DraNode> draNodes() {
+    return List.copyOf(draNodes);
   }
 
   /** The node called {@code name}. */
@@ -396,6 +484,7 @@ public final class Sandbox implements AutoCloseable {
     replicaSets.close();
     loop.close();
     scheduler.close();
+    draNodes.forEach(DraNode::close);
     nodes.forEach(SandboxNode::close);
     api.close();
   }

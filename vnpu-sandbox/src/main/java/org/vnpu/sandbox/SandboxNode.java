@@ -190,7 +190,8 @@ public final class SandboxNode implements AutoCloseable {
                 kubelet,
                 runtime,
                 directory.resolve("pods"),
-                options.workloads())
+                options.workloads(),
+                null)
             .start();
     PodResourcesEmulator podResources =
         new PodResourcesEmulator(podResourcesSocket, pods::activePods).start();
@@ -360,7 +361,7 @@ public final class SandboxNode implements AutoCloseable {
     }
   }
 
-  private static void writeInventory(NodeSpec spec, Path directory, Set<Integer> unhealthy) {
+  static void writeInventory(NodeSpec spec, Path directory, Set<Integer> unhealthy) {
     try {
       Path temporary = directory.resolve("inventory.yaml.tmp");
       Files.writeString(temporary, spec.inventory(unhealthy));

@@ -36,7 +36,8 @@ final class SandboxPods {
             KubeSchedulerConfig.shipped(),
             true,
             Sandbox.NO_REBALANCING,
-            0));
+            0,
+            List.of()));
   }
 
   /** A fixed share of 60 % with {@code huawei.com/vnpu-priority} and {@code spec.priority}. */
