@@ -15,6 +15,7 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.vnpu.api.PlacementPolicy;
 import org.vnpu.sandbox.BurstScenario;
+import org.vnpu.sandbox.DraNode;
 import org.vnpu.sandbox.NodeSpec;
 import org.vnpu.sandbox.Sandbox;
 import org.vnpu.sandbox.SandboxNode;
@@ -224,13 +225,15 @@ final class DemoCommand implements Callable<Integer> {
   private int run(Path root, Sandbox.Driver driver, Path log, PrintWriter out)
       throws IOException, InterruptedException {
 
-    out.println("vNPU demo: starting the API server, 4 nodes and the scheduler in " + root);
+    out.println(
+        "vNPU demo: starting the API server, 4 nodes, 2 DRA nodes and the scheduler in " + root);
     out.flush();
     Sandbox sandbox;
     try {
       sandbox =
           Sandbox.start(
               new Sandbox.Options(root, driver, Sandbox.DEMO_NODES)
+                  .withDraNodes(Sandbox.DEMO_DRA_NODES)
                   .withRebalancing(Sandbox.DEMO_REBALANCING)
                   // Served, its 40 busy containers would starve the commands people run against
                   // it (vnpu get took minutes); once, they keep the machine to themselves.
@@ -376,6 +379,10 @@ final class DemoCommand implements Callable<Integer> {
           spec.mode().wireName(),
           spec.chips().size(),
           node.metricsUrl());
+    }
+    for (DraNode node : sandbox.draNodes()) {
+      NodeSpec spec = node.spec();
+      nodes.row(spec.name(), spec.description(), "DRA", spec.chips().size(), "-");
     }
     out.print(nodes.render("  "));
     out.println();

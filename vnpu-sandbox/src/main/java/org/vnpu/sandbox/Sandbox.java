@@ -196,6 +196,9 @@ public final class Sandbox implements AutoCloseable {
    * an Atlas 300I Duo pair (4× 310P3, hard), and a mixed node (2× 910B3 and 2× 310P3, soft) whose
    * first chip carries the die ID {@code deploy/examples/die-pin.yaml} pins.
    */
+  /** The demo's DRA nodes: two of two 910B3 each, offered as quarters. */
+  public static final List<NodeSpec> DEMO_DRA_NODES = DraScenario.NODES;
+
   public static final List<NodeSpec> DEMO_NODES =
       List.of(
           NodeSpec.uniform("a2-infer", "Atlas 800I A2, 8x 910B3", SplitMode.SOFT, "910B3", 8),

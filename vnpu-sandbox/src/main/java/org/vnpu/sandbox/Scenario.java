@@ -213,7 +213,7 @@ public final class Scenario {
   public Report run() throws IOException, InterruptedException {
     List<String> all = new ArrayList<>();
     progress.accept(
-        "[1/7] a pod of "
+        "[1/8] a pod of "
             + WHOLE_CARD_COUNT
             + " whole cards that fits nowhere until the rebalancer moves shared pods");
     rebalance();
@@ -221,7 +221,7 @@ public final class Scenario {
     // The steps pinned to a chip come before the examples: where the unpinned examples land
     // depends on when the node locks before them are released, and they could take those chips.
     progress.accept(
-        "[2/7] two pods sharing " + SHARED_CHIP + " at fixed AI Core shares of 30 % and 60 %");
+        "[2/8] two pods sharing " + SHARED_CHIP + " at fixed AI Core shares of 30 % and 60 %");
     for (Map.Entry<String, Integer> share : SHARES.entrySet()) {
       create(
           inference(
@@ -237,7 +237,7 @@ public final class Scenario {
     measureShares();
 
     progress.accept(
-        "[3/7] an online and an offline pod on "
+        "[3/8] an online and an offline pod on "
             + COLOCATED_CHIP
             + ": online latency alone, then beside 8 ms offline kernels"
             + (sandbox.options().driver() == Sandbox.Driver.VOLCANO
@@ -247,7 +247,7 @@ public final class Scenario {
     all.addAll(List.of("online", "offline"));
     preempt().ifPresent(all::add);
 
-    progress.accept("[4/7] the example pods of deploy/examples, and a hardware slice of a 310P3");
+    progress.accept("[4/8] the example pods of deploy/examples, and a hardware slice of a 310P3");
     List<String> examples = new ArrayList<>(EXAMPLES.keySet());
     // Those that must land on particular chips are settled before the others are submitted: in
     // one batch, which pods a scheduling cycle takes first depends on node locks held a moment
@@ -288,7 +288,7 @@ public final class Scenario {
     }
     all.addAll(examples);
 
-    progress.accept("[5/7] a pod with a 4 GiB quota whose model needs 6 GiB");
+    progress.accept("[5/8] a pod with a 4 GiB quota whose model needs 6 GiB");
     create(
         inference("over-quota", 20, 4, "elastic", Map.of(), Map.of("WORKLOAD_MEMORY_MIB", "6144")));
     settle(List.of("over-quota"));
@@ -296,7 +296,7 @@ public final class Scenario {
     checkQuota();
     all.add("over-quota");
 
-    progress.accept("[6/7] a burst of " + burst + " inference pods");
+    progress.accept("[6/8] a burst of " + burst + " inference pods");
     Random random = new Random(seed);
     int[] cores = {10, 20, 25, 30, 40};
     int[] memory = {2, 4, 8, 12};
@@ -318,7 +318,14 @@ public final class Scenario {
     progress.accept("      " + bound + " of " + burst + " placed");
     all.addAll(burstPods);
 
-    progress.accept("[7/7] reading every node's exporter");
+    if (!sandbox.draNodes().isEmpty()) {
+      progress.accept(
+          "[7/8] DRA: three quarter-chip claims on the DRA nodes, ranked by the extender, each"
+              + " prepared by the DRA driver and run under the shim");
+      claims();
+    }
+
+    progress.accept("[8/8] reading every node's exporter");
     checkMetrics(all);
     List<Row> rows = new ArrayList<>();
     List<Unfit> unfit = new ArrayList<>();
@@ -332,6 +339,66 @@ public final class Scenario {
     }
     checkNoOvercommit(all);
     return new Report(rows, unfit, compare(all), List.copyOf(checks));
+  }
+
+  // ---- DRA ----
+
+  /**
+   * Claims end to end (docs/dra.md, "Placement"): two pods of the spread policy, then one of
+   * binpack, each with a quarter-chip claim from a template. The extender ranks the emptier DRA
+   * node for the second, kube-scheduler's allocator takes the first free quarter in the driver's
+   * chip-by-chip order for the third, and the DRA kubelet prepares each claim and starts the
+   * container with its CDI devices under the shim, whose quota is the slice's memory.
+   */
+  private void claims() throws IOException, InterruptedException {
+    client.resource(DraScenario.template()).create();
+    Map<String, String> policies = new LinkedHashMap<>();
+    policies.put("dra-first", "spread");
+    policies.put("dra-second", "spread");
+    policies.put("dra-third", "binpack");
+    Map<String, DraScenario.Placed> placed = new LinkedHashMap<>();
+    for (Map.Entry<String, String> pod : policies.entrySet()) {
+      client.resource(DraScenario.pod(pod.getKey(), pod.getValue())).create();
+      Instant deadline = Instant.now().plus(SETTLE);
+      while (Instant.now().isBefore(deadline)
+          && (DraScenario.device(client, pod.getKey()) == null
+              || "Pending".equals(phaseOf(get(pod.getKey()))))) {
+        Thread.sleep(200);
+      }
+      DraScenario.Placed device = DraScenario.device(client, pod.getKey());
+      placed.put(pod.getKey(), device);
+      progress.accept(
+          "      "
+              + pod.getKey()
+              + " ("
+              + pod.getValue()
+              + "): "
+              + (device == null
+                  ? "not allocated: " + reason(pod.getKey())
+                  : device.node() + " " + device.device() + ", " + phaseOf(get(pod.getKey()))));
+    }
+    DraScenario.Placed first = placed.get("dra-first");
+    DraScenario.Placed second = placed.get("dra-second");
+    DraScenario.Placed third = placed.get("dra-third");
+    checks.add(
+        new Check(
+            "dra: a spread claim goes to the emptier DRA node (the extender ranks it)",
+            first != null && second != null && !first.node().equals(second.node()),
+            first + " and " + second));
+    checks.add(
+        new Check(
+            "dra: a binpack claim goes beside the first, on its chip (the driver's device order)",
+            first != null
+                && third != null
+                && third.node().equals(first.node())
+                && third.chip() == first.chip(),
+            first + " and " + third));
+    String log = first == null ? "(not placed)" : log("dra-first");
+    checks.add(
+        new Check(
+            "dra: the claim's container runs under the shim with the quarter's 16 GiB",
+            log.contains("of 16384 MiB"),
+            log));
   }
 
   // ---- rebalancing ----
