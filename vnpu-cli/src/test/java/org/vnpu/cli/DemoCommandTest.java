@@ -31,8 +31,10 @@ class DemoCommandTest {
         .contains("ok     two pods on one chip get their fixed AI Core shares within 5 points")
         .contains("ok     a model larger than its 4 GiB quota is refused device memory")
         .contains("ok     no chip is promised more AI Core or memory than it has")
+        .contains("ok     dra: a spread claim goes to the emptier DRA node (the extender ranks it)")
+        .contains("ok     dra: the claim's container runs under the shim with the quarter's 16 GiB")
         .contains("Placement (one line per vNPU)")
-        .contains("hard-slice: 0/4 nodes fit");
+        .contains("hard-slice: 0/6 nodes fit");
     assertThat(run.exitCode()).isZero();
     assertThat(directory.resolve("kubeconfig")).content().contains("server: \"http://127.0.0.1:");
     assertThat(Files.readString(directory.resolve("components.log")))
