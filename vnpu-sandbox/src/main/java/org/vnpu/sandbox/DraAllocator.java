@@ -250,13 +250,7 @@ public final class DraAllocator {
       for (DeviceCounterConsumption consumption :
           Objects.requireNonNullElse(
               device.getConsumesCounters(), List.<DeviceCounterConsumption>of())) {
-        Map<String, BigDecimal> left =
-            countersLeft.get(
-                candidate.id().driver()
-                    + "/"
-                    + candidate.id().pool()
-                    + "/"
-                    + consumption.getCounterSet());
+        Map<String, BigDecimal> left = countersLeft(candidate, consumption);
         if (left == null) {
           return null; // a counter set the pool does not have
         }
@@ -393,13 +387,7 @@ public final class DraAllocator {
       for (DeviceCounterConsumption consumption :
           Objects.requireNonNullElse(
               device.getConsumesCounters(), List.<DeviceCounterConsumption>of())) {
-        Map<String, BigDecimal> left =
-            countersLeft.get(
-                candidate.id().driver()
-                    + "/"
-                    + candidate.id().pool()
-                    + "/"
-                    + consumption.getCounterSet());
+        Map<String, BigDecimal> left = countersLeft(candidate, consumption);
         if (left != null) {
           consumption
               .getCounters()
@@ -408,6 +396,17 @@ public final class DraAllocator {
                       left.merge(name, amount(counter.getValue()).multiply(sign), BigDecimal::add));
         }
       }
+    }
+
+    /** What is left of the counter set a device consumes from, or null when its pool has none. */
+    private Map<String, BigDecimal> countersLeft(
+        Candidate candidate, DeviceCounterConsumption consumption) {
+      return countersLeft.get(
+          candidate.id().driver()
+              + "/"
+              + candidate.id().pool()
+              + "/"
+              + consumption.getCounterSet());
     }
 
     AllocationResult result() {

@@ -1,6 +1,5 @@
 package org.vnpu.sandbox;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.Binding;
 import io.fabric8.kubernetes.api.model.BindingBuilder;
 import io.fabric8.kubernetes.api.model.NodeSelectorBuilder;
@@ -46,9 +45,6 @@ import org.vnpu.kube.NodeBook;
  * the default binder binds.
  */
 final class DraSchedulerCycle implements SchedulingProtocol {
-
-  /** kube-scheduler {@code extenderv1.MaxExtenderPriority}: extenders score 0..10. */
-  private static final long MAX_EXTENDER_PRIORITY = 10;
 
   private static final Logger LOG = LoggerFactory.getLogger(DraSchedulerCycle.class);
 
@@ -188,24 +184,7 @@ final class DraSchedulerCycle implements SchedulingProtocol {
     }
     Map<String, Long> scores = new LinkedHashMap<>();
     fitting.stream().sorted().forEach(name -> scores.put(name, 0L));
-    JsonNode prioritized =
-        extender.post(
-            "/kube/prioritize", Map.of("Pod", ExtenderClient.pod(pod), "NodeNames", fitting));
-    for (JsonNode host : prioritized) {
-      scores.computeIfPresent(
-          host.path("Host").asText(),
-          (name, score) ->
-              score
-                  + host.path("Score").asLong()
-                      * extenderWeight
-                      * (HostScores.MAX_NODE_SCORE / MAX_EXTENDER_PRIORITY));
-    }
-    long top = scores.values().stream().mapToLong(Long::longValue).max().orElseThrow();
-    return scores.entrySet().stream()
-        .filter(e -> e.getValue() == top)
-        .map(Map.Entry::getKey)
-        .findFirst()
-        .orElseThrow();
+    return KubeSchedulerCycle.selectHost(extender, pod, scores, extenderWeight);
   }
 
   /** {@code Reserve} and {@code PreBind}: the allocation, for the node, reserved for the pod. */

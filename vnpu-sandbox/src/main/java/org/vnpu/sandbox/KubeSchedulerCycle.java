@@ -188,16 +188,28 @@ final class KubeSchedulerCycle implements SchedulingProtocol {
       }
       scores.put(name, score);
     }
+    return selectHost(extender, pod, scores, config.extenderWeight());
+  }
+
+  /**
+   * The extender's {@code prioritize} over the nodes of {@code scores} added to their plugin scores
+   * ({@code prioritizeNodes()}: times its weight times {@code MaxNodeScore / MaxExtenderPriority}),
+   * then {@code selectHost()}: the first of the highest in the map's order.
+   */
+  static String selectHost(
+      ExtenderClient extender, Pod pod, Map<String, Long> scores, long extenderWeight)
+      throws IOException, InterruptedException {
     JsonNode prioritized =
         extender.post(
-            "/kube/prioritize", Map.of("Pod", ExtenderClient.pod(pod), "NodeNames", fitting));
+            "/kube/prioritize",
+            Map.of("Pod", ExtenderClient.pod(pod), "NodeNames", List.copyOf(scores.keySet())));
     for (JsonNode host : prioritized) {
       scores.computeIfPresent(
           host.path("Host").asText(),
           (name, score) ->
               score
                   + host.path("Score").asLong()
-                      * config.extenderWeight()
+                      * extenderWeight
                       * (HostScores.MAX_NODE_SCORE / MAX_EXTENDER_PRIORITY));
     }
     long top = scores.values().stream().mapToLong(Long::longValue).max().orElseThrow();
