@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceSelector;
 import io.fabric8.kubernetes.api.model.resource.v1.ExactDeviceRequest;
@@ -22,6 +23,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.vnpu.api.payload.RegisteredChip;
+import org.vnpu.kube.DeviceSelectors;
 
 /**
  * The examples in deploy/examples/dra parse as resource.k8s.io/v1 objects, ask for this driver's
@@ -51,14 +53,7 @@ class DraExamplesTest {
       }
     }
 
-    List<HasMetadata> objects = new ArrayList<>();
-    try (Stream<Path> files = Files.list(EXAMPLES)) {
-      for (Path file : files.filter(f -> f.toString().endsWith(".yaml")).sorted().toList()) {
-        for (String document : Files.readString(file).split("(?m)^---\\s*$")) {
-          objects.add(serialization.unmarshal(document, HasMetadata.class));
-        }
-      }
-    }
+    List<HasMetadata> objects = examples();
     assertThat(objects).filteredOn(DeviceClass.class::isInstance).hasSize(1);
     assertThat(objects).filteredOn(ResourceClaimTemplate.class::isInstance).hasSize(4);
     assertThat(objects).filteredOn(Pod.class::isInstance).hasSize(4);
@@ -94,5 +89,76 @@ class DraExamplesTest {
       }
     }
     assertThat(checked).as("attribute references in the examples' CEL").isGreaterThanOrEqualTo(4);
+  }
+
+  /**
+   * Each template's selectors, evaluated as kube-scheduler's allocator evaluates them, match a
+   * device the driver publishes in some sharing mode on 910B3 or 310P3 chips, without a CEL error;
+   * the DeviceClass's selector matches every device.
+   */
+  @Test
+  void everyTemplatesSelectorsMatchAPublishedDevice() throws IOException {
+    DeviceSelectors selectors = new DeviceSelectors();
+    List<Device> devices = new ArrayList<>();
+    for (String type : List.of("910B3", "310P3")) {
+      List<RegisteredChip> chips =
+          List.of(new RegisteredChip(0, "DIE", type, 65536, 20, 7, true, 0, "0"));
+      for (Sharing sharing : Sharing.values()) {
+        for (int slices : NodeDevices.SLICES) {
+          for (ResourceSlice slice :
+              ResourceSlices.of(
+                  "vnpu.huawei.com",
+                  "n",
+                  1,
+                  NodeDevices.of(chips, sharing, slices, DeviceOrder.BINPACK))) {
+            if (slice.getSpec().getDevices() != null) {
+              devices.addAll(slice.getSpec().getDevices());
+            }
+          }
+        }
+      }
+    }
+    List<HasMetadata> objects = examples();
+    for (HasMetadata object : objects) {
+      if (object instanceof DeviceClass deviceClass) {
+        for (DeviceSelector selector : deviceClass.getSpec().getSelectors()) {
+          assertThat(devices)
+              .allMatch(
+                  d -> selectors.matches(selector.getCel().getExpression(), "vnpu.huawei.com", d));
+        }
+      }
+      if (object instanceof ResourceClaimTemplate template) {
+        List<DeviceSelector> wanted =
+            template
+                .getSpec()
+                .getSpec()
+                .getDevices()
+                .getRequests()
+                .get(0)
+                .getExactly()
+                .getSelectors();
+        assertThat(devices)
+            .as(template.getMetadata().getName())
+            .anyMatch(
+                d ->
+                    wanted.stream()
+                        .allMatch(
+                            selector ->
+                                selectors.matches(
+                                    selector.getCel().getExpression(), "vnpu.huawei.com", d)));
+      }
+    }
+  }
+
+  private List<HasMetadata> examples() throws IOException {
+    List<HasMetadata> objects = new ArrayList<>();
+    try (Stream<Path> files = Files.list(EXAMPLES)) {
+      for (Path file : files.filter(f -> f.toString().endsWith(".yaml")).sorted().toList()) {
+        for (String document : Files.readString(file).split("(?m)^---\\s*$")) {
+          objects.add(serialization.unmarshal(document, HasMetadata.class));
+        }
+      }
+    }
+    return objects;
   }
 }
