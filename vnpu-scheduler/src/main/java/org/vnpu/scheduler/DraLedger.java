@@ -124,14 +124,6 @@ final class DraLedger {
     return ledger.node(name);
   }
 
-  /** Whether the pod's claims ask this driver's DeviceClass for a device. */
-  synchronized boolean asksForVnpus(String namespace, List<String> claimNames) {
-    return claimNames.stream()
-        .map(name -> claims.get(namespace + "/" + name))
-        .filter(Objects::nonNull)
-        .anyMatch(claim -> !ours(claim).isEmpty());
-  }
-
   /**
    * Scores 0..100 of the nodes that could take the pod's unallocated vNPU claims (others are left
    * out), by the policy of {@code options} (its annotations' policy).

@@ -505,7 +505,7 @@ public final class Scheduler {
   public synchronized Map<String, Double> scores(
       PodManifest pod, List<String> claims, Collection<String> nodes) throws SchedulingException {
     PodRequest request = request(pod);
-    if (!request.requestsVnpus()) {
+    if (!request.requestsVnpus() && !claims.isEmpty()) {
       return dra.scores(request, claims, nodes, context());
     }
     Function<NodeState, NodeFit> scoring =
