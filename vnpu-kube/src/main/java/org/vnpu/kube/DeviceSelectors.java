@@ -107,6 +107,12 @@ public final class DeviceSelectors {
                   "quantity_asApproximateFloat", QuantityValue.class, q -> q.value().doubleValue()))
           .build();
 
+  /**
+   * Compiled expressions kept at most: claims are written by tenants, so their number of distinct
+   * expressions is not ours to bound; past it the cache starts again.
+   */
+  static final int MAX_PROGRAMS = 1024;
+
   private final Map<String, CelRuntime.Program> programs = new ConcurrentHashMap<>();
 
   /**
@@ -116,6 +122,9 @@ public final class DeviceSelectors {
    *     bool, or fails on this device (a missing attribute, say)
    */
   public boolean matches(String expression, String driver, Device device) {
+    if (programs.size() >= MAX_PROGRAMS && !programs.containsKey(expression)) {
+      programs.clear();
+    }
     CelRuntime.Program program = programs.computeIfAbsent(expression, DeviceSelectors::compile);
     try {
       Object result = program.eval(Map.of("device", variable(driver, device)));
@@ -140,6 +149,11 @@ public final class DeviceSelectors {
               + e.getMessage(),
           e);
     }
+  }
+
+  /** How many compiled expressions are kept now. */
+  int cached() {
+    return programs.size();
   }
 
   private static CelRuntime.Program compile(String expression) {

@@ -107,4 +107,15 @@ class DeviceSelectorsTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("not a bool");
   }
+
+  @Test
+  void theCacheOfCompiledExpressionsIsBounded() {
+    for (int i = 0; i < DeviceSelectors.MAX_PROGRAMS + 10; i++) {
+      assertThat(
+              selectors.matches(
+                  "device.attributes[\"vnpu.huawei.com\"].index == " + i, DRIVER, quarter()))
+          .isEqualTo(i == 3);
+    }
+    assertThat(selectors.cached()).isLessThanOrEqualTo(DeviceSelectors.MAX_PROGRAMS);
+  }
 }
