@@ -1,6 +1,7 @@
 package org.vnpu.sandbox;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -13,6 +14,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.vnpu.kube.NodeBook;
 import org.vnpu.kube.PodRequests;
 
@@ -25,6 +28,8 @@ import org.vnpu.kube.PodRequests;
  * {@code DefaultPreemption} post-filter ({@link KubePreemption}).
  */
 final class KubeSchedulerCycle implements SchedulingProtocol {
+
+  private static final Logger LOG = LoggerFactory.getLogger(KubeSchedulerCycle.class);
 
   /** kube-scheduler {@code extenderv1.MaxExtenderPriority}: extenders score 0..10. */
   private static final long MAX_EXTENDER_PRIORITY = 10;
@@ -193,16 +198,25 @@ final class KubeSchedulerCycle implements SchedulingProtocol {
 
   /**
    * The extender's {@code prioritize} over the nodes of {@code scores} added to their plugin scores
-   * ({@code prioritizeNodes()}: times its weight times {@code MaxNodeScore / MaxExtenderPriority}),
-   * then {@code selectHost()}: the first of the highest in the map's order.
+   * ({@code prioritizeNodes()}: times its weight times {@code MaxNodeScore / MaxExtenderPriority};
+   * an extender whose {@code prioritize} fails gives no score and the cycle goes on, ignorable or
+   * not: "Prioritization errors from extender can be ignored"), then {@code selectHost()}: the
+   * first of the highest in the map's order.
    */
   static String selectHost(
       ExtenderClient extender, Pod pod, Map<String, Long> scores, long extenderWeight)
-      throws IOException, InterruptedException {
-    JsonNode prioritized =
-        extender.post(
-            "/kube/prioritize",
-            Map.of("Pod", ExtenderClient.pod(pod), "NodeNames", List.copyOf(scores.keySet())));
+      throws InterruptedException {
+    JsonNode prioritized;
+    try {
+      prioritized =
+          extender.post(
+              "/kube/prioritize",
+              Map.of("Pod", ExtenderClient.pod(pod), "NodeNames", List.copyOf(scores.keySet())));
+    } catch (IOException e) {
+      LOG.info(
+          "no score from the extender for pod {}: {}", SchedulingProtocol.key(pod), e.getMessage());
+      prioritized = JsonNodeFactory.instance.arrayNode();
+    }
     for (JsonNode host : prioritized) {
       scores.computeIfPresent(
           host.path("Host").asText(),

@@ -5,7 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimStatus;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -93,5 +95,78 @@ class DraSandboxTest {
         .atMost(Duration.ofSeconds(20))
         .until(() -> Files.exists(log) && Files.readString(log).contains("device memory"));
     assertThat(Files.readString(log)).contains("of 16384 MiB");
+  }
+
+  @Test
+  void aPodWhoseExtenderIsAwayIsStillPlacedUnranked() throws Exception {
+    // kube-scheduler ignores a failed prioritize (schedule_one.go, prioritizeNodes)
+    sandbox.stopScheduler();
+    client.resource(DraScenario.pod("first", "spread")).create();
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> DraScenario.device(client, "first") != null);
+    assertThat(DraScenario.device(client, "first").node()).isEqualTo("dra-a");
+  }
+
+  @Test
+  void aNamedClaimIsWaitedForAndAnAllocatedOneKeepsThePodToItsNode() {
+    Pod pod = DraScenario.pod("bound-by-claim", "binpack");
+    pod.getSpec().getResourceClaims().get(0).setResourceClaimTemplateName(null);
+    pod.getSpec().getResourceClaims().get(0).setResourceClaimName("shared");
+    Pod created = client.resource(pod).create();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> {
+              SchedulingLoop.Outcome outcome =
+                  sandbox.outcomes().get(created.getMetadata().getUid());
+              return outcome != null
+                  && String.valueOf(outcome.attempt().reason())
+                      .contains("waiting for resource claim npu");
+            });
+
+    ResourceClaim shared =
+        client
+            .resource(
+                Serialization.unmarshal(
+                    """
+                    apiVersion: resource.k8s.io/v1
+                    kind: ResourceClaim
+                    metadata: {name: shared, namespace: default}
+                    spec:
+                      devices:
+                        requests:
+                        - name: npu
+                          exactly: {deviceClassName: vnpu.huawei.com}
+                    """,
+                    ResourceClaim.class))
+            .create();
+    shared.setStatus(
+        Serialization.unmarshal(
+            """
+            allocation:
+              devices:
+                results:
+                - {request: npu, driver: vnpu.huawei.com, pool: dra-b, device: npu-1-1of4}
+              nodeSelector:
+                nodeSelectorTerms:
+                - matchFields: [{key: metadata.name, operator: In, values: [dra-b]}]
+            """,
+            ResourceClaimStatus.class));
+    client.resource(shared).updateStatus();
+
+    // binpack alone would take dra-a, the first in name order of two empty nodes
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                "dra-b"
+                    .equals(
+                        client
+                            .pods()
+                            .inNamespace(Scenario.NAMESPACE)
+                            .withName("bound-by-claim")
+                            .get()
+                            .getSpec()
+                            .getNodeName()));
   }
 }

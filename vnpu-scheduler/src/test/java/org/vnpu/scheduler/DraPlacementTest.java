@@ -168,22 +168,25 @@ class DraPlacementTest {
   }
 
   private Map<String, Long> prioritize(Pod pod, List<String> nodes) throws Exception {
-    String body =
-        JSON.writeValueAsString(
-            Map.of("Pod", JSON.readTree(Serialization.asJson(pod)), "NodeNames", nodes));
     HttpResponse<String> response =
-        http.send(
-            HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + service.port() + "/kube/prioritize"))
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
+        post(
+            JSON.writeValueAsString(
+                Map.of("Pod", JSON.readTree(Serialization.asJson(pod)), "NodeNames", nodes)));
     Map<String, Long> scores = new HashMap<>();
     for (JsonNode host : JSON.readTree(response.body())) {
       scores.put(host.path("Host").asText(), host.path("Score").asLong());
     }
     return scores;
+  }
+
+  private HttpResponse<String> post(String body) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + service.port() + "/kube/prioritize"))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   @Test
@@ -256,5 +259,34 @@ class DraPlacementTest {
                 assertThat(
                         scheduler.dra().node("n1").orElseThrow().chips().get(0).freeCorePercent())
                     .isEqualTo(75));
+  }
+
+  @Test
+  void malformedClaimReferencesAndFailingSelectorsRankNothingAndBreakNothing() throws Exception {
+    publish("n1", "910B3");
+    claim("broken", "device.attributes[\"vnpu.huawei.com\"].model == \"x\"");
+    claim("mine", QUARTER);
+    await().until(() -> scheduler.dra().node("n1").isPresent());
+
+    // a selector that fails on every device: no node is ranked, the extender answers
+    assertThat(prioritize(pod("a", "binpack", "broken"), List.of("n1"))).containsEntry("n1", 0L);
+    // claim references of the wrong shape, unknown claims, a template claim not made yet
+    for (String claims :
+        List.of(
+            "\"resourceClaims\": \"npu\"",
+            "\"resourceClaims\": [42, {\"name\": {}}, {\"name\": \"x\", \"resourceClaimName\": 7}]",
+            "\"resourceClaims\": [{\"name\": \"npu\", \"resourceClaimName\": \"nowhere\"}]",
+            "\"resourceClaims\": [{\"name\": \"npu\", \"resourceClaimTemplateName\": \"t\"}]")) {
+      String body =
+          "{\"Pod\": {\"metadata\": {\"name\": \"h\", \"namespace\": \"default\","
+              + " \"uid\": \"uid-h\"}, \"spec\": {"
+              + claims
+              + ", \"containers\": [{\"name\": \"main\"}]}}, \"NodeNames\": [\"n1\"]}";
+      HttpResponse<String> response = post(body);
+      assertThat(response.statusCode()).as(claims).isEqualTo(200);
+      assertThat(JSON.readTree(response.body()).get(0).path("Score").asLong()).as(claims).isZero();
+    }
+    // and a well-formed pod is still ranked
+    assertThat(prioritize(pod("b", "binpack", "mine"), List.of("n1")).get("n1")).isPositive();
   }
 }
