@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.regex.Pattern;
+import org.vnpu.api.KubernetesNames;
 
 /**
  * What the API server checks and changes in a ResourceSlice before it stores one, for what a DRA
@@ -47,9 +48,6 @@ final class ResourceSliceRules {
   static final int MAX_ATTRIBUTE_VALUE_LENGTH = 64;
   static final int POOL_NAME_MAX_LENGTH = 253;
 
-  private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
-  private static final Pattern DNS_SUBDOMAIN =
-      Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
   private static final Pattern C_IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
   private ResourceSliceRules() {}
@@ -386,7 +384,7 @@ final class ResourceSliceRules {
   }
 
   private static void label(String value, String path, BiConsumer<String, String> error) {
-    if (value == null || value.length() > 63 || !DNS_LABEL.matcher(value).matches()) {
+    if (!KubernetesNames.isLabel(value)) {
       error.accept(
           path,
           "Invalid value: \""
@@ -397,7 +395,7 @@ final class ResourceSliceRules {
   }
 
   private static void subdomain(String value, String path, BiConsumer<String, String> error) {
-    if (value == null || value.length() > 253 || !DNS_SUBDOMAIN.matcher(value).matches()) {
+    if (!KubernetesNames.isSubdomain(value)) {
       error.accept(
           path, "Invalid value: \"" + value + "\": a lowercase RFC 1123 subdomain is required");
     }

@@ -125,17 +125,30 @@ final class DraLedger {
   }
 
   /**
+   * The names among {@code names} of claims in {@code namespace} that the informer has not given.
+   */
+  synchronized List<String> unseen(String namespace, List<String> names) {
+    return names.stream()
+        .distinct()
+        .filter(name -> !claims.containsKey(namespace + "/" + name))
+        .toList();
+  }
+
+  /**
    * Scores 0..100 of the nodes that could take the pod's unallocated vNPU claims (others are left
-   * out), by the policy of {@code options} (its annotations' policy).
+   * out), by the policy of {@code options} (its annotations' policy). A claim the informer has not
+   * given yet is taken from {@code read} (the API server's copy), without keeping it: the informer
+   * alone says when a claim is gone.
    */
   synchronized Map<String, Double> scores(
       PodRequest options,
       List<String> claimNames,
+      Map<String, ResourceClaim> read,
       Collection<String> names,
       PlacementContext context) {
     List<ResourceClaim> pending = new ArrayList<>();
     for (String name : claimNames) {
-      ResourceClaim claim = claims.get(options.namespace() + "/" + name);
+      ResourceClaim claim = claims.getOrDefault(options.namespace() + "/" + name, read.get(name));
       if (claim != null && allocation(claim).isEmpty() && !ours(claim).isEmpty()) {
         pending.add(claim);
       }

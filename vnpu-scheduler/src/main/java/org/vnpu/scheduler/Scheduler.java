@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Binding;
 import io.fabric8.kubernetes.api.model.BindingBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
 import java.time.Duration;
@@ -33,6 +34,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.BindPhase;
+import org.vnpu.api.KubernetesNames;
 import org.vnpu.api.Priority;
 import org.vnpu.api.codec.MalformedPayloadException;
 import org.vnpu.api.codec.PayloadCodec;
@@ -502,22 +504,67 @@ public final class Scheduler {
    * Scores 0..100 of the nodes the pod fits on (others are left out): by its vNPU resources, or,
    * asking for none, by its vNPU ResourceClaims {@code claims} (names in its namespace).
    */
-  public synchronized Map<String, Double> scores(
-      PodManifest pod, List<String> claims, Collection<String> nodes) throws SchedulingException {
+  public Map<String, Double> scores(PodManifest pod, List<String> claims, Collection<String> nodes)
+      throws SchedulingException {
     PodRequest request = request(pod);
     if (!request.requestsVnpus() && !claims.isEmpty()) {
-      return dra.scores(request, claims, nodes, context());
+      return claimScores(request, claims, nodes);
     }
-    Function<NodeState, NodeFit> scoring =
-        PlacementEngine.scoring(request, hostRequest(pod), context());
-    Map<String, Double> scores = new LinkedHashMap<>();
-    for (String name : nodes) {
-      nodeFor(pod, request, name)
-          .map(scoring)
-          .filter(NodeFit.Fits.class::isInstance)
-          .ifPresent(fit -> scores.put(name, ((NodeFit.Fits) fit).score()));
+    synchronized (this) {
+      Function<NodeState, NodeFit> scoring =
+          PlacementEngine.scoring(request, hostRequest(pod), context());
+      Map<String, Double> scores = new LinkedHashMap<>();
+      for (String name : nodes) {
+        nodeFor(pod, request, name)
+            .map(scoring)
+            .filter(NodeFit.Fits.class::isInstance)
+            .ifPresent(fit -> scores.put(name, ((NodeFit.Fits) fit).score()));
+      }
+      return scores;
     }
-    return scores;
+  }
+
+  /**
+   * The most claims of one request read from the API server: the request's names are a tenant's.
+   */
+  static final int MAX_CLAIMS_READ = 16;
+
+  /**
+   * Scores by the pod's claims. kube-scheduler asks once its own informer has the claims, which may
+   * be before the extender's has them: those not seen yet (at most {@value #MAX_CLAIMS_READ}, each
+   * a valid object name) are read from the API server, outside the scheduler's lock.
+   */
+  private Map<String, Double> claimScores(
+      PodRequest request, List<String> claims, Collection<String> nodes) {
+    List<String> unseen =
+        dra.unseen(request.namespace(), claims).stream()
+            .filter(KubernetesNames::isSubdomain)
+            .toList();
+    if (unseen.size() > MAX_CLAIMS_READ) {
+      LOG.warn(
+          "pod {}/{} names {} claims the extender has not seen; only {} are read",
+          request.namespace(),
+          request.name(),
+          unseen.size(),
+          MAX_CLAIMS_READ);
+    }
+    Map<String, ResourceClaim> read = new HashMap<>();
+    for (String name : unseen.subList(0, Math.min(unseen.size(), MAX_CLAIMS_READ))) {
+      ResourceClaim claim =
+          client
+              .resources(ResourceClaim.class)
+              .inNamespace(request.namespace())
+              .withName(name)
+              .get();
+      if (claim != null) {
+        read.put(name, claim);
+      }
+    }
+    PlacementContext context;
+    synchronized (this) {
+      context = context();
+    }
+    return dra.scores(request, claims, read, nodes, context);
   }
 
   /** How long a place is held for a preemptor: for its victims to go and for it to be placed. */

@@ -211,6 +211,46 @@ class DraPlacementTest {
     assertThat(spread.get("n2")).isGreaterThan(spread.get("n1"));
   }
 
+  /**
+   * kube-scheduler asks once its own cache has the claim; the extender's informer may not have it
+   * yet (the demo's second claim pod went unranked this way): the claim is read from the API
+   * server.
+   */
+  @Test
+  void aClaimTheExtendersInformerHasNotSeenYetIsReadFromTheApiServer() throws Exception {
+    Scheduler withoutInformers =
+        new Scheduler(
+            client,
+            ChipCatalog.builtIn(),
+            ClusterFixture.SIGNER,
+            ClusterFixture.VERIFIER,
+            SchedulerSettings.defaults().withDraDriver(DRIVER),
+            Clock.systemUTC());
+    publish("n1", "910B3");
+    publish("n2", "910B3");
+    ResourceClaim held = claim("held", QUARTER);
+    allocate(held, "n1", "npu-0-1of4");
+    client
+        .resources(ResourceSlice.class)
+        .list()
+        .getItems()
+        .forEach(withoutInformers.dra()::sliceChanged);
+    withoutInformers
+        .dra()
+        .claimChanged(
+            client.resources(ResourceClaim.class).inNamespace("default").withName("held").get());
+    claim("mine", QUARTER);
+
+    Map<String, Double> spread =
+        withoutInformers.scores(
+            Fabric8Views.manifest(pod("b", "spread", "mine")),
+            List.of("mine"),
+            List.of("n1", "n2"));
+
+    assertThat(spread).containsOnlyKeys("n1", "n2");
+    assertThat(spread.get("n2")).isGreaterThan(spread.get("n1"));
+  }
+
   @Test
   void aNodeWhoseDevicesTheClaimsSelectorsRefuseIsNotRanked() throws Exception {
     publish("n1", "910B3");
@@ -276,6 +316,14 @@ class DraPlacementTest {
             "\"resourceClaims\": \"npu\"",
             "\"resourceClaims\": [42, {\"name\": {}}, {\"name\": \"x\", \"resourceClaimName\": 7}]",
             "\"resourceClaims\": [{\"name\": \"npu\", \"resourceClaimName\": \"nowhere\"}]",
+            "\"resourceClaims\": [{\"name\": \"npu\", \"resourceClaimName\": \"../../nodes/n1\"}]",
+            // names the extender has not seen are read from the API server, a bounded number
+            "\"resourceClaims\": ["
+                + String.join(
+                    ", ",
+                    java.util.Collections.nCopies(
+                        1_000, "{\"name\": \"npu\", \"resourceClaimName\": \"absent\"}"))
+                + "]",
             "\"resourceClaims\": [{\"name\": \"npu\", \"resourceClaimTemplateName\": \"t\"}]")) {
       String body =
           "{\"Pod\": {\"metadata\": {\"name\": \"h\", \"namespace\": \"default\","
