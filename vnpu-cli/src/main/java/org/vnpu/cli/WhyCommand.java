@@ -17,6 +17,7 @@ import org.vnpu.core.engine.Remedy;
 import org.vnpu.core.ledger.AllocationPlan;
 import org.vnpu.core.request.PodManifest;
 import org.vnpu.kube.NodeBook;
+import org.vnpu.kube.PodPhases;
 import org.vnpu.kube.PodRequests;
 import org.vnpu.scheduler.Fabric8Views;
 import org.vnpu.scheduler.Scheduler;
@@ -123,7 +124,7 @@ final class WhyCommand implements Callable<Integer> {
   private Answer answer(Scheduler scheduler, KubernetesClient client, Pod pod) {
     PodManifest manifest = Fabric8Views.manifest(pod);
     String id = manifest.namespace() + "/" + manifest.name();
-    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    String phase = PodPhases.of(pod);
     if (!scheduler.requestsVnpus(manifest)) {
       try {
         scheduler.explain(manifest, List.of()); // what a request that does not parse breaks

@@ -7,7 +7,6 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,6 +17,7 @@ import org.vnpu.api.payload.PodAllocation;
 import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.api.signing.SignedAllocation;
 import org.vnpu.kube.Informers;
+import org.vnpu.kube.PodPhases;
 
 /**
  * The vNPU allocations of the pods on this node, kept by an informer: a pod appears when its
@@ -27,7 +27,6 @@ import org.vnpu.kube.Informers;
 public final class PodAllocations implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(PodAllocations.class);
-  private static final Set<String> FINISHED = Set.of("Succeeded", "Failed");
 
   /** One pod's allocation. */
   /**
@@ -79,8 +78,7 @@ public final class PodAllocations implements AutoCloseable {
     String uid = pod.getMetadata().getUid();
     Map<String, String> annotations = pod.getMetadata().getAnnotations();
     String value = annotations == null ? null : annotations.get(AnnotationKeys.ALLOCATION);
-    boolean finished = pod.getStatus() != null && FINISHED.contains(pod.getStatus().getPhase());
-    if (value == null || finished) {
+    if (value == null || PodPhases.finished(pod)) {
       pods.remove(uid);
       return;
     }

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodStatus;
+import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.io.IOException;
@@ -59,9 +61,18 @@ class ExporterTest {
       create("bert", node, KEY);
       create("elsewhere", "another-node", KEY);
       create("forged", node, SigningKey.generate());
+      // a status without a phase, as one written field by field (a claim controller's)
+      create(
+          "no-phase",
+          node,
+          KEY,
+          new PodStatusBuilder().addNewResourceClaimStatus("npu", "no-phase-npu").build());
       await()
           .atMost(Duration.ofSeconds(10))
-          .until(() -> get(exporter, "/metrics", "*/*").body().contains("pod=\"bert\""));
+          .until(
+              () ->
+                  get(exporter, "/metrics", "*/*").body().contains("pod=\"bert\"")
+                      && get(exporter, "/metrics", "*/*").body().contains("pod=\"no-phase\""));
       String metrics = get(exporter, "/metrics", "*/*").body();
       assertThat(metrics)
           .contains("vnpu_container_memory_used_bytes{")
@@ -82,6 +93,10 @@ class ExporterTest {
   }
 
   private void create(String name, String node, SigningKey key) {
+    create(name, node, key, null);
+  }
+
+  private void create(String name, String node, SigningKey key, PodStatus status) {
     var pod =
         client
             .pods()
@@ -98,6 +113,7 @@ class ExporterTest {
                     .withImage("model:1")
                     .endContainer()
                     .endSpec()
+                    .withStatus(status)
                     .build())
             .create();
     String uid = pod.getMetadata().getUid();

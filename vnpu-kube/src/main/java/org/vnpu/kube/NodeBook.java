@@ -52,7 +52,8 @@ public record NodeBook(
         if (nominatedTo(pod, node.getMetadata().getName())) {
           nominated.add(pod);
         }
-        if (!node.getMetadata().getName().equals(pod.getSpec().getNodeName()) || terminated(pod)) {
+        if (!node.getMetadata().getName().equals(pod.getSpec().getNodeName())
+            || PodPhases.finished(pod)) {
           continue;
         }
         assigned.add(pod);
@@ -167,10 +168,5 @@ public record NodeBook(
         && pod.getMetadata().getDeletionTimestamp() == null
         && pod.getStatus() != null
         && node.equals(pod.getStatus().getNominatedNodeName());
-  }
-
-  private static boolean terminated(Pod pod) {
-    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-    return "Succeeded".equals(phase) || "Failed".equals(phase);
   }
 }

@@ -17,23 +17,42 @@ final class ExtenderClient {
 
   static final ObjectMapper JSON = new ObjectMapper();
 
+  /**
+   * kube-scheduler's {@code DefaultExtenderTimeout} ({@code pkg/scheduler/extender.go}), which is
+   * also the chart's {@code scheduler.kubeScheduler.httpTimeout}.
+   */
+  static final Duration KUBE_SCHEDULER_TIMEOUT = Duration.ofSeconds(5);
+
   private final HttpClient http;
   private final String baseUrl;
+  private final Duration timeout;
 
-  /** A client of the extender's plain HTTP, as Volcano's. */
-  ExtenderClient(String baseUrl) {
-    this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  private ExtenderClient(HttpClient http, String baseUrl, Duration timeout) {
+    this.http = http;
     this.baseUrl = baseUrl;
+    this.timeout = timeout;
+  }
+
+  /** A client of the extender's plain HTTP, as Volcano's: 2 s to connect, 10 s to answer. */
+  static ExtenderClient volcano(String baseUrl) {
+    return new ExtenderClient(
+        HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build(),
+        baseUrl,
+        Duration.ofSeconds(10));
   }
 
   /**
-   * A client of the extender's TLS port, as kube-scheduler's with the chart's {@code tlsConfig}: it
-   * presents {@code tls}'s client certificate and trusts only servers of its CA.
+   * A client as kube-scheduler's {@code HTTPExtender} ({@code NewHTTPExtender}): one timeout, the
+   * profile's {@code httpTimeout}, for the whole exchange, the dial and the TLS handshake included
+   * (Go's {@code http.Client.Timeout}); over TLS with {@code tls}'s client certificate, trusting
+   * only servers of its CA, when the chart's {@code tlsConfig} is on ({@code tls} non-null).
    */
-  ExtenderClient(String baseUrl, SSLContext tls) {
-    this.http =
-        HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).sslContext(tls).build();
-    this.baseUrl = baseUrl;
+  static ExtenderClient kubeScheduler(String baseUrl, SSLContext tls) {
+    HttpClient.Builder http = HttpClient.newBuilder();
+    if (tls != null) {
+      http.sslContext(tls);
+    }
+    return new ExtenderClient(http.build(), baseUrl, KUBE_SCHEDULER_TIMEOUT);
   }
 
   /** The pod as the schedulers send it: the full v1.Pod. */
@@ -50,7 +69,7 @@ final class ExtenderClient {
     HttpResponse<String> response =
         http.send(
             HttpRequest.newBuilder(URI.create(baseUrl + verb))
-                .timeout(Duration.ofSeconds(10))
+                .timeout(timeout)
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)))
                 .build(),

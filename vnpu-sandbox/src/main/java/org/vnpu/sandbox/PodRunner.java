@@ -36,6 +36,7 @@ import org.vnpu.api.ResourceNames;
 import org.vnpu.kube.DaemonThreads;
 import org.vnpu.kube.Informers;
 import org.vnpu.kube.NodeBook;
+import org.vnpu.kube.PodPhases;
 import org.vnpu.kube.PodRequests;
 import org.vnpu.kubelet.KubeletEmulator;
 import org.vnpu.kubelet.PodResourcesEmulator;
@@ -176,7 +177,7 @@ final class PodRunner implements AutoCloseable {
   }
 
   private void changed(Pod pod) {
-    if (!node.equals(pod.getSpec().getNodeName()) || terminal(pod)) {
+    if (!node.equals(pod.getSpec().getNodeName()) || PodPhases.finished(pod)) {
       return;
     }
     pods.computeIfAbsent(
@@ -440,11 +441,6 @@ final class PodRunner implements AutoCloseable {
       LOG.warn(
           "pod {}: cannot report phase {}: {}", running.key(), status.getPhase(), e.getMessage());
     }
-  }
-
-  private static boolean terminal(Pod pod) {
-    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-    return "Succeeded".equals(phase) || "Failed".equals(phase);
   }
 
   private static void stop(RunningPod running) {

@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.kube.DaemonThreads;
+import org.vnpu.kube.PodPhases;
 
 /**
  * The part of kube-controller-manager the rebalancer relies on: a ReplicaSet whose pod was evicted
@@ -88,10 +89,7 @@ final class ReplicaSets implements AutoCloseable {
 
   /** {@code controller.IsPodActive}. */
   private static boolean active(Pod pod) {
-    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-    return !"Succeeded".equals(phase)
-        && !"Failed".equals(phase)
-        && pod.getMetadata().getDeletionTimestamp() == null;
+    return !PodPhases.finished(pod) && pod.getMetadata().getDeletionTimestamp() == null;
   }
 
   private static boolean ownedBy(Pod pod, ReplicaSet set) {

@@ -254,12 +254,12 @@ public final class Sandbox implements AutoCloseable {
     this.schedulerTlsPort = scheduler.tlsPort();
     ExtenderClient kubeExtender =
         options.kubeScheduler().mutualTls()
-            ? new ExtenderClient(kubeSchedulerUrl(), certificates.clientContext())
-            : new ExtenderClient(schedulerUrl());
+            ? ExtenderClient.kubeScheduler(kubeSchedulerUrl(), certificates.clientContext())
+            : ExtenderClient.kubeScheduler(schedulerUrl(), null);
     SchedulingProtocol vnpu =
         options.driver() == Driver.VOLCANO
             ? new VolcanoSession(
-                new ExtenderClient(schedulerUrl()), api.client(), options.volcano())
+                ExtenderClient.volcano(schedulerUrl()), api.client(), options.volcano())
             : new KubeSchedulerCycle(kubeExtender, api.client(), options.kubeScheduler());
     // Pods with ResourceClaims go to kube-scheduler's DRA profile (the chart's with dra.enabled),
     // whatever schedules the vNPU pods.

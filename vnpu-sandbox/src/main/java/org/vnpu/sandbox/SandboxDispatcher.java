@@ -35,6 +35,7 @@ import java.util.Set;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.vnpu.kube.PodPhases;
 import org.vnpu.kube.PodRequests;
 
 /**
@@ -399,11 +400,9 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher {
     }
     Pod pod =
         Serialization.unmarshal(current.getBody().readString(StandardCharsets.UTF_8), Pod.class);
-    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
     boolean ignoresBudgets =
-        "Succeeded".equals(phase)
-            || "Failed".equals(phase)
-            || "Pending".equals(phase)
+        PodPhases.finished(pod)
+            || "Pending".equals(PodPhases.of(pod))
             || pod.getMetadata().getDeletionTimestamp() != null;
     if (!ignoresBudgets) {
       List<PodDisruptionBudget> budgets = budgetsOf(pod);

@@ -40,6 +40,7 @@ import org.vnpu.api.payload.ContainerAllocation;
 import org.vnpu.api.payload.VnpuAssignment;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.core.chip.ChipModel;
+import org.vnpu.kube.PodPhases;
 
 /**
  * The demo's script, on a sandbox with {@link Sandbox#DEMO_NODES}: the example pods of
@@ -362,7 +363,7 @@ public final class Scenario {
       Instant deadline = Instant.now().plus(SETTLE);
       while (Instant.now().isBefore(deadline)
           && (DraScenario.device(client, pod.getKey()) == null
-              || "Pending".equals(phaseOf(get(pod.getKey()))))) {
+              || "Pending".equals(PodPhases.of(get(pod.getKey()))))) {
         Thread.sleep(200);
       }
       DraScenario.Placed device = DraScenario.device(client, pod.getKey());
@@ -375,7 +376,11 @@ public final class Scenario {
               + "): "
               + (device == null
                   ? "not allocated: " + reason(pod.getKey())
-                  : device.node() + " " + device.device() + ", " + phaseOf(get(pod.getKey()))));
+                  : device.node()
+                      + " "
+                      + device.device()
+                      + ", "
+                      + PodPhases.of(get(pod.getKey()))));
     }
     DraScenario.Placed first = placed.get("dra-first");
     DraScenario.Placed second = placed.get("dra-second");
@@ -463,7 +468,7 @@ public final class Scenario {
                 && whole != null
                 && whole.vnpus().size() == WHOLE_CARD_COUNT
                 && whole.vnpus().stream().allMatch(VnpuAssignment::wholeCard)
-                && "Running".equals(phaseOf(get(WHOLE_CARDS))),
+                && "Running".equals(PodPhases.of(get(WHOLE_CARDS))),
             moved.size() + " moved (" + String.join(", ", moved) + "); " + describe(WHOLE_CARDS)));
     checks.add(
         new Check(
@@ -585,7 +590,7 @@ public final class Scenario {
   }
 
   private static boolean running(Pod pod) {
-    return "Running".equals(phaseOf(pod));
+    return "Running".equals(PodPhases.of(pod));
   }
 
   private static String name(Pod pod) {
@@ -697,7 +702,7 @@ public final class Scenario {
   private boolean settled(String name) {
     Pod pod = get(name);
     if (pod.getSpec().getNodeName() != null) {
-      String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+      String phase = PodPhases.of(pod);
       return phase != null && !phase.equals("Pending");
     }
     SchedulingLoop.Outcome outcome = sandbox.outcomes().get(pod.getMetadata().getUid());
@@ -706,13 +711,9 @@ public final class Scenario {
 
   private void awaitPhase(String name, String phase, Duration timeout) throws InterruptedException {
     Instant deadline = Instant.now().plus(timeout);
-    while (Instant.now().isBefore(deadline) && !phase.equals(phaseOf(get(name)))) {
+    while (Instant.now().isBefore(deadline) && !phase.equals(PodPhases.of(get(name)))) {
       Thread.sleep(200);
     }
-  }
-
-  private static String phaseOf(Pod pod) {
-    return pod.getStatus() == null ? null : pod.getStatus().getPhase();
   }
 
   private Placed placed(String name) {
@@ -756,7 +757,7 @@ public final class Scenario {
         slices.size() > 2
             ? slices.size() + " chips, " + slices.get(0) + ", ..."
             : String.join(", ", slices);
-    return name + ": " + placed.node() + ", " + chips + " (" + phaseOf(get(name)) + ")";
+    return name + ": " + placed.node() + ", " + chips + " (" + PodPhases.of(get(name)) + ")";
   }
 
   private static Row row(String pod, String node, VnpuAssignment vnpu) {
@@ -908,7 +909,7 @@ public final class Scenario {
             "an online pod that fits no chip preempts the offline pod on its chip and starts",
             evicted
                 && urgent != null
-                && "Running".equals(phaseOf(get("urgent")))
+                && "Running".equals(PodPhases.of(get("urgent")))
                 && urgent.vnpus().get(0).dieId().equals(PREEMPTED_CHIP),
             detail));
     return Optional.of("urgent");
@@ -939,7 +940,7 @@ public final class Scenario {
                 + " hold it (its dry run needs no victim), and says so",
             reason != null
                 && reason.contains("expected at least one victim pod")
-                && "Running".equals(phaseOf(get("batch"))),
+                && "Running".equals(PodPhases.of(get("batch"))),
             detail));
     for (String name : List.of("urgent", "batch")) {
       client.pods().inNamespace(NAMESPACE).withName(name).delete();
@@ -1022,7 +1023,7 @@ public final class Scenario {
     checks.add(
         new Check(
             "a model larger than its 4 GiB quota is refused device memory",
-            "Failed".equals(phaseOf(pod)) && output.contains("6144 MiB refused"),
+            "Failed".equals(PodPhases.of(pod)) && output.contains("6144 MiB refused"),
             output));
   }
 
@@ -1047,7 +1048,7 @@ public final class Scenario {
       running = 0;
       for (String name : names) {
         Pod pod = get(name);
-        if (!"Running".equals(phaseOf(pod))) {
+        if (!"Running".equals(PodPhases.of(pod))) {
           continue;
         }
         running++;
@@ -1082,8 +1083,7 @@ public final class Scenario {
     Map<String, Long> capacity = new HashMap<>();
     for (String name : names) {
       Placed placed = placed(name);
-      String phase = phaseOf(get(name));
-      if (placed == null || "Succeeded".equals(phase) || "Failed".equals(phase)) {
+      if (placed == null || PodPhases.finished(get(name))) {
         continue; // a finished pod's share is free again
       }
       for (VnpuAssignment vnpu : placed.vnpus()) {

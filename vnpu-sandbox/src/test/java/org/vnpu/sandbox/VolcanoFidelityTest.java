@@ -354,7 +354,7 @@ class VolcanoFidelityTest {
   private String engineRanking(Pod pod) throws Exception {
     Pod probe = new PodBuilder(pod).editMetadata().withUid("probe").endMetadata().build();
     JsonNode scores =
-        new ExtenderClient(sandbox.schedulerUrl())
+        ExtenderClient.volcano(sandbox.schedulerUrl())
             .post(
                 "/volcano/prioritize",
                 Map.of(

@@ -30,6 +30,7 @@ import org.vnpu.core.ledger.Ledger;
 import org.vnpu.core.request.HostRequests;
 import org.vnpu.core.request.PodManifest;
 import org.vnpu.core.validation.Validated;
+import org.vnpu.kube.PodPhases;
 
 /**
  * The cluster as the API server tells it, fed by the informers: the ledger (nodes' registrations,
@@ -300,8 +301,7 @@ final class ClusterView {
    */
   void podChanged(Pod pod, Optional<SignedAllocation> verified) {
     String uid = pod.getMetadata().getUid();
-    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-    if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
+    if (PodPhases.finished(pod)) {
       forget(uid);
       return;
     }

@@ -36,6 +36,7 @@ import org.vnpu.handouts.Handouts;
 import org.vnpu.handouts.NodeFiles;
 import org.vnpu.kube.AnnotationPatches;
 import org.vnpu.kube.NodeLocks;
+import org.vnpu.kube.PodPhases;
 
 /**
  * Answers the kubelet's Allocate calls, one container at a time: finds the entry of the node's
@@ -144,8 +145,7 @@ public final class Allocator {
         pod != null
             && answer.pod().uid().equals(pod.getMetadata().getUid())
             && pod.getMetadata().getDeletionTimestamp() == null
-            && !Set.of("Succeeded", "Failed")
-                .contains(pod.getStatus() == null ? "" : pod.getStatus().getPhase());
+            && !PodPhases.finished(pod);
     if (!alive) {
       answers.remove(key);
       return Optional.empty();

@@ -28,6 +28,7 @@ import org.vnpu.api.payload.PodRef;
 import org.vnpu.handouts.NodeFiles;
 import org.vnpu.kube.NodeLocks;
 import org.vnpu.kube.NodePods;
+import org.vnpu.kube.PodPhases;
 import org.vnpu.kubelet.UnixSockets;
 import org.vnpu.kubelet.podresources.v1.ContainerDevices;
 import org.vnpu.kubelet.podresources.v1.ContainerResources;
@@ -213,11 +214,9 @@ public final class HandoutResolver {
   private static boolean waitsForAdmission(NodePods pods, PodRef ref) {
     return pods.get(ref.namespace(), ref.name())
         .filter(pod -> ref.uid().equals(pod.getMetadata().getUid()))
-        .filter(pod -> pod.getStatus() == null || !ENDED.contains(pod.getStatus().getPhase()))
+        .filter(pod -> !PodPhases.finished(pod))
         .isPresent();
   }
-
-  private static final Set<String> ENDED = Set.of("Succeeded", "Failed");
 
   /** The UIDs of the pods the kubelet admitted: those it lists with vNPU devices. */
   private Set<String> admitted(Map<Set<String>, Holding> holdings, NodePods pods) {

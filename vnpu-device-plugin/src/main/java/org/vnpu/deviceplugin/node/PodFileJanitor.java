@@ -14,6 +14,7 @@ import org.vnpu.api.payload.HandoutRecord;
 import org.vnpu.handouts.NodeFiles;
 import org.vnpu.kube.NodeLocks;
 import org.vnpu.kube.NodePods;
+import org.vnpu.kube.PodPhases;
 
 /**
  * Removes the files of hand-outs whose pods are gone: deleted, replaced by a pod of the same name,
@@ -26,7 +27,6 @@ import org.vnpu.kube.NodePods;
 public final class PodFileJanitor {
 
   private static final Logger LOG = LoggerFactory.getLogger(PodFileJanitor.class);
-  private static final Set<String> FINISHED = Set.of("Succeeded", "Failed");
 
   private final KubernetesClient client;
   private final String node;
@@ -73,7 +73,7 @@ public final class PodFileJanitor {
         Pod pod = pods.get(record.namespace(), record.name()).orElse(null);
         if (pod == null
             || !record.uid().equals(pod.getMetadata().getUid())
-            || (pod.getStatus() != null && FINISHED.contains(pod.getStatus().getPhase()))) {
+            || PodPhases.finished(pod)) {
           files.remove(handout.key());
           forget.accept(record.uid());
           LOG.info(
