@@ -1,5 +1,6 @@
 package org.vnpu.sandbox;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodResourceClaimStatus;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
@@ -7,7 +8,12 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.SplitMode;
 
@@ -24,8 +30,6 @@ final class DraScenario {
           NodeSpec.uniform("dra-a", "2x 910B3 through DRA", SplitMode.SOFT, "910B3", 2),
           NodeSpec.uniform("dra-b", "2x 910B3 through DRA", SplitMode.SOFT, "910B3", 2));
 
-  static final String TEMPLATE = "quarter-npu";
-
   /**
    * Where a pod's claim was allocated.
    *
@@ -35,56 +39,50 @@ final class DraScenario {
    */
   record Placed(String node, String device, int chip) {}
 
+  /** The example the demo runs: a template of a quarter chip, and a pod of its claim. */
+  private static final String EXAMPLE = "examples/dra/soft-share.yaml";
+
+  /** The chart's {@code scheduler.kubeScheduler.schedulerName}: its profiles place the pod. */
+  private static final String SCHEDULER = "vnpu-scheduler";
+
   private DraScenario() {}
 
-  /** deploy/examples/dra/soft-share.yaml's template: a quarter of a chip. */
+  /** The example's template, in the demo's namespace. */
   static ResourceClaimTemplate template() {
-    return Serialization.unmarshal(
-        """
-        apiVersion: resource.k8s.io/v1
-        kind: ResourceClaimTemplate
-        metadata: {name: %s, namespace: %s}
-        spec:
-          spec:
-            devices:
-              requests:
-                - name: npu
-                  exactly:
-                    deviceClassName: vnpu.huawei.com
-                    selectors:
-                      - cel:
-                          expression: >-
-                            !device.attributes["vnpu.huawei.com"].wholeCard &&
-                            device.capacity["vnpu.huawei.com"].aiCore == quantity("25")
-        """
-            .formatted(TEMPLATE, Scenario.NAMESPACE),
-        ResourceClaimTemplate.class);
+    ResourceClaimTemplate template = document(ResourceClaimTemplate.class);
+    template.getMetadata().setNamespace(Scenario.NAMESPACE);
+    return template;
   }
 
-  /** A pod of the template's claim, placed by {@code policy} (its node policy annotation). */
+  /**
+   * The example's pod as {@code name}, in the demo's namespace, placed by {@code policy} (its node
+   * policy annotation) through the sandbox's scheduler.
+   */
   static Pod pod(String name, String policy) {
-    return Serialization.unmarshal(
-        """
-        apiVersion: v1
-        kind: Pod
-        metadata:
-          name: %s
-          namespace: %s
-          annotations: {%s: %s}
-        spec:
-          schedulerName: vnpu-scheduler
-          resourceClaims:
-            - name: npu
-              resourceClaimTemplateName: %s
-          containers:
-            - name: main
-              image: inference:1
-              resources:
-                claims: [{name: npu}]
-        """
-            .formatted(
-                name, Scenario.NAMESPACE, AnnotationKeys.NODE_SCHEDULER_POLICY, policy, TEMPLATE),
-        Pod.class);
+    Pod pod = document(Pod.class);
+    pod.getMetadata().setName(name);
+    pod.getMetadata().setNamespace(Scenario.NAMESPACE);
+    pod.getMetadata().setAnnotations(Map.of(AnnotationKeys.NODE_SCHEDULER_POLICY, policy));
+    pod.getSpec().setSchedulerName(SCHEDULER);
+    return pod;
+  }
+
+  /** The example's document of {@code kind}. */
+  private static <T extends HasMetadata> T document(Class<T> kind) {
+    try (InputStream in = DraScenario.class.getResourceAsStream(EXAMPLE)) {
+      if (in == null) {
+        throw new IllegalStateException(EXAMPLE + " is not on the class path");
+      }
+      for (String document :
+          new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n---\n")) {
+        if (document.contains("\nkind: " + kind.getSimpleName() + "\n")) {
+          return Serialization.unmarshal(document, kind);
+        }
+      }
+      throw new IllegalStateException(EXAMPLE + " has no " + kind.getSimpleName());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /** The claim the pod's template made, or null. */

@@ -1,7 +1,5 @@
 package org.vnpu.sandbox;
 
-import io.fabric8.kubernetes.api.model.Binding;
-import io.fabric8.kubernetes.api.model.BindingBuilder;
 import io.fabric8.kubernetes.api.model.NodeSelectorBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -29,6 +27,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.kube.DeviceSelectors;
 import org.vnpu.kube.NodeBook;
+import org.vnpu.kube.PodBindings;
 
 /**
  * Places a pod with ResourceClaims as kube-scheduler does with the chart's DRA profile
@@ -114,20 +113,12 @@ final class DraSchedulerCycle implements SchedulingProtocol {
         reserve(claims.get(i), results.get(i), node, pod);
       }
     }
-    Binding binding =
-        new BindingBuilder()
-            .withNewMetadata()
-            .withName(pod.getMetadata().getName())
-            .withNamespace(pod.getMetadata().getNamespace())
-            .withUid(pod.getMetadata().getUid())
-            .endMetadata()
-            .withNewTarget()
-            .withKind("Node")
-            .withApiVersion("v1")
-            .withName(node)
-            .endTarget()
-            .build();
-    client.bindings().inNamespace(pod.getMetadata().getNamespace()).resource(binding).create();
+    PodBindings.bind(
+        client,
+        pod.getMetadata().getNamespace(),
+        pod.getMetadata().getName(),
+        pod.getMetadata().getUid(),
+        node);
     return Attempt.bound(node);
   }
 

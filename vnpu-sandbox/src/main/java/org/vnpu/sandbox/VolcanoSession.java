@@ -2,7 +2,6 @@ package org.vnpu.sandbox;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.fabric8.kubernetes.api.model.BindingBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -22,6 +21,7 @@ import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.kube.NodeBook;
+import org.vnpu.kube.PodBindings;
 import org.vnpu.kube.PodRequests;
 
 /**
@@ -125,21 +125,12 @@ final class VolcanoSession implements SchedulingProtocol {
       return Attempt.notBound(refused);
     }
     try {
-      client
-          .bindings()
-          .inNamespace(pod.getMetadata().getNamespace())
-          .resource(
-              new BindingBuilder()
-                  .withNewMetadata()
-                  .withName(pod.getMetadata().getName())
-                  .withUid(pod.getMetadata().getUid())
-                  .endMetadata()
-                  .withNewTarget()
-                  .withKind("Node")
-                  .withName(best.name())
-                  .endTarget()
-                  .build())
-          .create();
+      PodBindings.bind(
+          client,
+          pod.getMetadata().getNamespace(),
+          pod.getMetadata().getName(),
+          pod.getMetadata().getUid(),
+          best.name());
     } catch (KubernetesClientException e) {
       extender.post("/volcano/deallocateFunc", Map.of("task", task));
       return Attempt.notBound("binding to " + best.name() + " failed: " + e.getMessage());

@@ -19,11 +19,13 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -79,8 +81,15 @@ final class DraLedger {
   private final String driver;
   private final ChipCatalog catalog;
   private final DeviceSelectors selectors = new DeviceSelectors();
-  private final Map<String, ResourceSlice> slices = new HashMap<>();
+
+  /** This driver's slices by node, then by name (a slice's node never changes). */
+  private final Map<String, Map<String, ResourceSlice>> slices = new HashMap<>();
+
   private final Map<String, ResourceClaim> claims = new HashMap<>();
+
+  /** The claims (by key) allocated devices of each pool, so that a node's rebuild reads its own. */
+  private final Map<String, Set<String>> claimsByPool = new HashMap<>();
+
   private final Map<String, NodeDevices> nodes = new HashMap<>();
   private final Ledger ledger = new Ledger();
 
@@ -99,24 +108,52 @@ final class DraLedger {
     if (!driver.equals(slice.getSpec().getDriver()) || slice.getSpec().getNodeName() == null) {
       return;
     }
-    slices.put(slice.getMetadata().getName(), slice);
-    rebuild(slice.getSpec().getNodeName());
+    String node = slice.getSpec().getNodeName();
+    slices.computeIfAbsent(node, n -> new HashMap<>()).put(slice.getMetadata().getName(), slice);
+    rebuild(node);
   }
 
   synchronized void sliceRemoved(ResourceSlice slice) {
-    if (slices.remove(slice.getMetadata().getName()) != null) {
-      rebuild(slice.getSpec().getNodeName());
+    String node = slice.getSpec().getNodeName();
+    Map<String, ResourceSlice> ofNode = slices.get(node);
+    if (ofNode != null && ofNode.remove(slice.getMetadata().getName()) != null) {
+      if (ofNode.isEmpty()) {
+        slices.remove(node);
+      }
+      rebuild(node);
     }
   }
 
   synchronized void claimChanged(ResourceClaim claim) {
     ResourceClaim before = claims.put(key(claim), claim);
+    index(before, claim);
     charge(before, claim);
   }
 
   synchronized void claimRemoved(ResourceClaim claim) {
     ResourceClaim before = claims.remove(key(claim));
+    index(before, null);
     charge(before, null);
+  }
+
+  /**
+   * Moves the claim in {@link #claimsByPool} from the pools of {@code before} to those of {@code
+   * after}.
+   */
+  private void index(ResourceClaim before, ResourceClaim after) {
+    if (before != null) {
+      for (DeviceRequestAllocationResult result : allocation(before)) {
+        Set<String> keys = claimsByPool.get(result.getPool());
+        if (keys != null && keys.remove(key(before)) && keys.isEmpty()) {
+          claimsByPool.remove(result.getPool());
+        }
+      }
+    }
+    if (after != null) {
+      for (DeviceRequestAllocationResult result : allocation(after)) {
+        claimsByPool.computeIfAbsent(result.getPool(), pool -> new HashSet<>()).add(key(after));
+      }
+    }
   }
 
   /** The node's chips as the claims left them, if it offers this driver's devices. */
@@ -432,17 +469,14 @@ final class DraLedger {
     nodes.put(node, new NodeDevices(devices, chips));
     ledger.putNode(inventory.orElseThrow(), HostResources.UNTRACKED);
     ledger.heartbeat(node, Instant.EPOCH);
-    for (ResourceClaim claim : claims.values()) {
-      plan(claim).filter(plan -> plan.node().equals(node)).ifPresent(this::apply);
+    for (String key : claimsByPool.getOrDefault(node, Set.of())) {
+      plan(claims.get(key)).filter(plan -> plan.node().equals(node)).ifPresent(this::apply);
     }
   }
 
   private List<ResourceSlice> newestCompletePool(String node) {
     List<ResourceSlice> pool = new ArrayList<>();
-    for (ResourceSlice slice : slices.values()) {
-      if (!node.equals(slice.getSpec().getNodeName())) {
-        continue;
-      }
+    for (ResourceSlice slice : slices.getOrDefault(node, Map.of()).values()) {
       long generation = slice.getSpec().getPool().getGeneration();
       if (!pool.isEmpty() && generation < pool.get(0).getSpec().getPool().getGeneration()) {
         continue;

@@ -1,7 +1,5 @@
 package org.vnpu.scheduler;
 
-import io.fabric8.kubernetes.api.model.Binding;
-import io.fabric8.kubernetes.api.model.BindingBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
@@ -74,6 +72,7 @@ import org.vnpu.core.validation.Validated;
 import org.vnpu.kube.AnnotationPatches;
 import org.vnpu.kube.DaemonThreads;
 import org.vnpu.kube.NodeLocks;
+import org.vnpu.kube.PodBindings;
 
 /**
  * The scheduler's decisions over its {@link ClusterView} (the ledger the informers feed, which can
@@ -962,21 +961,8 @@ public final class Scheduler {
   /** Reserves and binds (kube-scheduler's bind verb). */
   public void bind(PodManifest pod, String node) throws SchedulingException {
     reserve(pod, node);
-    Binding binding =
-        new BindingBuilder()
-            .withNewMetadata()
-            .withName(pod.name())
-            .withNamespace(pod.namespace())
-            .withUid(pod.uid())
-            .endMetadata()
-            .withNewTarget()
-            .withKind("Node")
-            .withApiVersion("v1")
-            .withName(node)
-            .endTarget()
-            .build();
     try {
-      client.bindings().inNamespace(pod.namespace()).resource(binding).create();
+      PodBindings.bind(client, pod.namespace(), pod.name(), pod.uid(), node);
     } catch (RuntimeException e) {
       unreserve(pod.namespace(), pod.name(), pod.uid());
       throw new SchedulingException(

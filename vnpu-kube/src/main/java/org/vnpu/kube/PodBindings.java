@@ -1,0 +1,40 @@
+package org.vnpu.kube;
+
+import io.fabric8.kubernetes.api.model.BindingBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+
+/**
+ * Binds a pod to a node as a scheduler does: a {@code Binding} posted to the pod's {@code binding}
+ * subresource, carrying the pod's UID so that a pod deleted and made again under its name is not
+ * bound in its place.
+ */
+public final class PodBindings {
+
+  private PodBindings() {}
+
+  /**
+   * Binds the pod {@code namespace/name} of {@code uid} to {@code node}; a
+   * KubernetesClientException when the API server refuses (the pod is gone, has another UID or is
+   * bound already).
+   */
+  public static void bind(
+      KubernetesClient client, String namespace, String name, String uid, String node) {
+    client
+        .bindings()
+        .inNamespace(namespace)
+        .resource(
+            new BindingBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(namespace)
+                .withUid(uid)
+                .endMetadata()
+                .withNewTarget()
+                .withKind("Node")
+                .withApiVersion("v1")
+                .withName(node)
+                .endTarget()
+                .build())
+        .create();
+  }
+}
