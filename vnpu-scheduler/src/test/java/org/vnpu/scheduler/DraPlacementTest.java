@@ -45,20 +45,23 @@ class DraPlacementTest {
 
   @BeforeEach
   void start() throws IOException {
-    scheduler =
-        new Scheduler(
-            client,
-            ChipCatalog.builtIn(),
-            ClusterFixture.SIGNER,
-            ClusterFixture.VERIFIER,
-            SchedulerSettings.defaults().withDraDriver(DRIVER),
-            Clock.systemUTC());
+    scheduler = followingTheDriver();
     service =
         SchedulerService.start(
             Listeners.plain(new InetSocketAddress("127.0.0.1", 0)),
             scheduler,
             client,
             Leadership.alone());
+  }
+
+  private Scheduler followingTheDriver() {
+    return new Scheduler(
+        client,
+        ChipCatalog.builtIn(),
+        ClusterFixture.SIGNER,
+        ClusterFixture.VERIFIER,
+        SchedulerSettings.defaults().withDraDriver(DRIVER),
+        Clock.systemUTC());
   }
 
   @AfterEach
@@ -213,19 +216,11 @@ class DraPlacementTest {
 
   /**
    * kube-scheduler asks once its own cache has the claim; the extender's informer may not have it
-   * yet (the demo's second claim pod went unranked this way): the claim is read from the API
-   * server.
+   * yet: the claim is read from the API server.
    */
   @Test
   void aClaimTheExtendersInformerHasNotSeenYetIsReadFromTheApiServer() throws Exception {
-    Scheduler withoutInformers =
-        new Scheduler(
-            client,
-            ChipCatalog.builtIn(),
-            ClusterFixture.SIGNER,
-            ClusterFixture.VERIFIER,
-            SchedulerSettings.defaults().withDraDriver(DRIVER),
-            Clock.systemUTC());
+    Scheduler withoutInformers = followingTheDriver();
     publish("n1", "910B3");
     publish("n2", "910B3");
     ResourceClaim held = claim("held", QUARTER);
