@@ -85,13 +85,15 @@ public final class PodAllocations implements AutoCloseable {
     try {
       SignedAllocation signed = codec.decodeAllocation(value);
       PodAllocation allocation = signed.allocation();
-      if (!verifier.verifies(signed) || !allocation.podUid().equals(uid)) {
+      if (!allocation.node().equals(node)) {
+        pods.remove(uid); // another node's pod: its exporter checks it
+      } else if (!verifier.verifies(signed) || !allocation.podUid().equals(uid)) {
         LOG.warn(
             "pod {}/{}: its allocation's signature does not verify; not shown",
             pod.getMetadata().getNamespace(),
             pod.getMetadata().getName());
         pods.remove(uid);
-      } else if (allocation.node().equals(node)) {
+      } else {
         pods.put(
             uid,
             new PodVnpus(
@@ -100,8 +102,6 @@ public final class PodAllocations implements AutoCloseable {
                 pod.getMetadata().getName(),
                 allocation,
                 signed.nonce()));
-      } else {
-        pods.remove(uid);
       }
     } catch (MalformedPayloadException e) {
       LOG.warn(

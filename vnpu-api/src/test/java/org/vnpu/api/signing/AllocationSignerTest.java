@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.codec.Payloads;
@@ -32,6 +33,37 @@ class AllocationSignerTest {
   void verifiesWhatItSignedAndNamesTheKey() {
     assertThat(verifier.verifies(signed())).isTrue();
     assertThat(signed().keyId()).isEqualTo(KEY.verifying().id()).matches("ed25519-[0-9a-f]{16}");
+  }
+
+  @Test
+  void aSignatureSeenAgainIsNotCheckedAgainButOnlyForTheSameBytesAndAStillKnownKey() {
+    AtomicReference<List<VerifyingKey>> known = new AtomicReference<>(List.of(KEY.verifying()));
+    AllocationVerifier remembering =
+        new AllocationVerifier(id -> KeySet.of(known.get()).find(id), codec);
+    SignedAllocation signed = signed();
+
+    assertThat(remembering.verifies(signed)).isTrue();
+    assertThat(remembering.verifies(codec.decodeAllocation(codec.encodeAllocation(signed))))
+        .isTrue();
+    assertThat(remembering.signatureChecks()).isEqualTo(1);
+
+    // the remembered signature over other bytes: checked, and refused
+    PodAllocation otherPod =
+        new PodAllocation(
+            "other-uid", signed.allocation().node(), signed.allocation().containers());
+    assertThat(remembering.verifies(with(signed, otherPod, signed.nonce()))).isFalse();
+    assertThat(remembering.signatureChecks()).isEqualTo(2);
+    // the key left the set: the remembered signature no longer verifies
+    known.set(List.of());
+    assertThat(remembering.verifies(signed)).isFalse();
+  }
+
+  @Test
+  void theMemoryOfVerifiedSignaturesIsBounded() {
+    for (int i = 0; i <= AllocationVerifier.REMEMBERED; i++) {
+      assertThat(verifier.verifies(signer.sign(Payloads.allocation(), "n" + i))).isTrue();
+    }
+    assertThat(verifier.remembered()).isBetween(1, AllocationVerifier.REMEMBERED);
   }
 
   @Test
