@@ -261,9 +261,13 @@ public final class BurstScenario {
                 .filter(p -> names.contains(p.getMetadata().getName()))
                 .toList();
       } catch (KubernetesClientException e) {
-        // The API server is busy with the burst itself: read again at the next poll.
+        // The API server is busy with the burst itself: read again at the next poll, until the
+        // timeout, which reports what the last answer showed.
         progress.accept(
             "      the API server did not answer a list of the pods: " + e.getMessage());
+        if (System.nanoTime() > deadline) {
+          return new Run(bound, (System.nanoTime() - started) / 1e9);
+        }
         Thread.sleep(POLL.toMillis());
         continue;
       }
