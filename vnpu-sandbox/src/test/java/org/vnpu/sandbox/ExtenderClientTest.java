@@ -29,10 +29,17 @@ import org.vnpu.kube.ExtenderCertificates;
  */
 class ExtenderClientTest {
 
+  private final ExtenderCertificates certificates =
+      ExtenderCertificates.issue(List.of("127.0.0.1"), Instant.now());
+
+  /** kube-scheduler's client of the extender listening on {@code listener}, over TLS. */
+  private ExtenderClient client(ServerSocket listener) {
+    return ExtenderClient.kubeScheduler(
+        "https://127.0.0.1:" + listener.getLocalPort(), certificates.clientContext());
+  }
+
   @Test
   void kubeSchedulersClientWaitsOutASlowTlsHandshakeWithinItsTimeout() throws Exception {
-    ExtenderCertificates certificates =
-        ExtenderCertificates.issue(List.of("127.0.0.1"), Instant.now());
     try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       Thread server =
           new Thread(
@@ -40,10 +47,7 @@ class ExtenderClientTest {
       server.setDaemon(true);
       server.start();
 
-      JsonNode answer =
-          ExtenderClient.kubeScheduler(
-                  "https://127.0.0.1:" + listener.getLocalPort(), certificates.clientContext())
-              .post("/kube/prioritize", Map.of("NodeNames", List.of()));
+      JsonNode answer = client(listener).post("/kube/prioritize", Map.of("NodeNames", List.of()));
 
       assertThat(answer.isArray()).isTrue();
     }
@@ -51,13 +55,9 @@ class ExtenderClientTest {
 
   @Test
   void aHandshakeThatNeverComesFailsAtTheTimeoutNotLater() throws Exception {
-    ExtenderCertificates certificates =
-        ExtenderCertificates.issue(List.of("127.0.0.1"), Instant.now());
     try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       // the kernel completes the TCP handshake; nobody ever answers the TLS one
-      ExtenderClient client =
-          ExtenderClient.kubeScheduler(
-              "https://127.0.0.1:" + listener.getLocalPort(), certificates.clientContext());
+      ExtenderClient client = client(listener);
       long started = System.nanoTime();
 
       assertThatThrownBy(() -> client.post("/kube/prioritize", Map.of()))
