@@ -118,7 +118,8 @@ final class DraSchedulerCycle implements SchedulingProtocol {
         pod.getMetadata().getNamespace(),
         pod.getMetadata().getName(),
         pod.getMetadata().getUid(),
-        node);
+        node,
+        Map.of()); // defaultbinder.go: kube-scheduler's binding carries no annotations
     return Attempt.bound(node);
   }
 

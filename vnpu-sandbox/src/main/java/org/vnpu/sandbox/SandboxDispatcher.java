@@ -320,6 +320,32 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher {
     return new MockResponse().setResponseCode(HttpURLConnection.HTTP_OK).setBody(list.toString());
   }
 
+  /**
+   * {@code pkg/registry/core/pod/storage/storage.go}, {@code setPodHostAndAnnotations}: the node is
+   * set and the binding's annotations are merged onto the pod's (Volcano's binder sends the pod's
+   * annotations as its cache had them).
+   */
+  private static String bindingPatch(String node, Pod pod, Map<String, String> annotations) {
+    ArrayNode ops = JSON.createArrayNode();
+    ops.addObject().put("op", "add").put("path", "/spec/nodeName").put("value", node);
+    if (annotations != null && !annotations.isEmpty()) {
+      if (pod.getMetadata().getAnnotations() == null) {
+        ObjectNode all = ops.addObject().put("op", "add").put("path", "/metadata/annotations");
+        all.set("value", JSON.valueToTree(annotations));
+      } else {
+        annotations.forEach(
+            (key, value) ->
+                ops.addObject()
+                    .put("op", "add")
+                    .put(
+                        "path",
+                        "/metadata/annotations/" + key.replace("~", "~0").replace("/", "~1"))
+                    .put("value", value));
+      }
+    }
+    return ops.toString();
+  }
+
   private synchronized MockResponse bind(String namespace, String name, RecordedRequest request) {
     Binding binding;
     try {
@@ -349,7 +375,7 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher {
           "Conflict",
           "pod " + pod + " is already assigned to node \"" + boundTo + "\"");
     }
-    String patch = "[{\"op\":\"add\",\"path\":\"/spec/nodeName\",\"value\":\"" + node + "\"}]";
+    String patch = bindingPatch(node, existing, binding.getMetadata().getAnnotations());
     MockResponse patched =
         handlePatch(
             new RecordedRequest(

@@ -125,12 +125,15 @@ final class VolcanoSession implements SchedulingProtocol {
       return Attempt.notBound(refused);
     }
     try {
+      // pkg/scheduler/cache/cache.go DefaultBinder.Bind: the binding carries the pod's annotations
+      // as the session's cache had them, which the API server merges onto the pod.
       PodBindings.bind(
           client,
           pod.getMetadata().getNamespace(),
           pod.getMetadata().getName(),
           pod.getMetadata().getUid(),
-          best.name());
+          best.name(),
+          pod.getMetadata().getAnnotations());
     } catch (KubernetesClientException e) {
       extender.post("/volcano/deallocateFunc", Map.of("task", task));
       return Attempt.notBound("binding to " + best.name() + " failed: " + e.getMessage());

@@ -59,6 +59,26 @@ class SandboxDispatcherTest {
   }
 
   @Test
+  void aBindingsAnnotationsAreMergedOntoThePod() {
+    client
+        .pods()
+        .inNamespace("default")
+        .resource(
+            Scenario.inference("p", 30, 4, "elastic", Map.of("kept", "1", "a/b", "old"), Map.of()))
+        .create();
+    Binding binding = binding("p", "n1");
+    binding.getMetadata().setAnnotations(Map.of("a/b", "new", "x~y", "2"));
+
+    client.bindings().inNamespace("default").resource(binding).create();
+
+    assertThat(
+            client.pods().inNamespace("default").withName("p").get().getMetadata().getAnnotations())
+        .containsEntry("kept", "1")
+        .containsEntry("a/b", "new")
+        .containsEntry("x~y", "2");
+  }
+
+  @Test
   void podsAreSelectedByTheNodeTheyAreBoundTo() {
     for (String name : List.of("p", "q", "r")) {
       client

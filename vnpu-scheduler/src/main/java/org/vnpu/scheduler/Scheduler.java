@@ -962,7 +962,7 @@ public final class Scheduler {
   public void bind(PodManifest pod, String node) throws SchedulingException {
     reserve(pod, node);
     try {
-      PodBindings.bind(client, pod.namespace(), pod.name(), pod.uid(), node);
+      PodBindings.bind(client, pod.namespace(), pod.name(), pod.uid(), node, Map.of());
     } catch (RuntimeException e) {
       unreserve(pod.namespace(), pod.name(), pod.uid());
       throw new SchedulingException(
