@@ -124,23 +124,17 @@ public final class DraNode implements AutoCloseable {
     DraDriver driver = DraDriver.start(settings, npus, client);
     draKubelet.awaitPlugin(DRIVER, Duration.ofSeconds(10));
     KubeletEmulator kubelet = new KubeletEmulator(directory.resolve("device-plugins")).start();
-    ContainerRuntime runtime =
-        new ContainerRuntime(
-            natives.workload(),
-            directory.resolve("fake-chips"),
-            npus.chips()::get,
-            catalog,
-            options.workloadNiceness());
     PodRunner pods =
-        new PodRunner(
-                client,
-                spec.name(),
-                kubelet,
-                runtime,
-                directory.resolve("pods"),
-                options.workloads(),
-                new Preparation(client, draKubelet, settings.cdiDirectory()))
-            .start();
+        PodRunner.startOn(
+            client,
+            spec.name(),
+            directory,
+            kubelet,
+            npus.chips()::get,
+            natives,
+            catalog,
+            options,
+            new Preparation(client, draKubelet, settings.cdiDirectory()));
     DraNode node = new DraNode(spec, draKubelet, kubelet, driver, pods);
     node.awaitSlices(client, Duration.ofSeconds(10));
     return node;

@@ -30,9 +30,12 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.IntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.api.ResourceNames;
+import org.vnpu.api.payload.RegisteredChip;
+import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.kube.DaemonThreads;
 import org.vnpu.kube.Informers;
 import org.vnpu.kube.NodeBook;
@@ -124,6 +127,33 @@ final class PodRunner implements AutoCloseable {
     this.workloads = workloads;
     this.claims = claims;
     this.workers = Executors.newCachedThreadPool(DaemonThreads.named("vnpu-sandbox-pods-" + node));
+  }
+
+  /**
+   * Starts the pods of node {@code node} whose state lives under {@code directory}: containers run
+   * the workload under the shim on the node's fake chips, {@code chips} by index; {@code claims}
+   * prepares their ResourceClaims (null on a node without the DRA driver).
+   */
+  static PodRunner startOn(
+      KubernetesClient client,
+      String node,
+      Path directory,
+      KubeletEmulator kubelet,
+      IntFunction<RegisteredChip> chips,
+      NativeFiles natives,
+      ChipCatalog catalog,
+      Sandbox.Options options,
+      ClaimPreparation claims) {
+    ContainerRuntime runtime =
+        new ContainerRuntime(
+            natives.workload(),
+            directory.resolve("fake-chips"),
+            chips,
+            catalog,
+            options.workloadNiceness());
+    return new PodRunner(
+            client, node, kubelet, runtime, directory.resolve("pods"), options.workloads(), claims)
+        .start();
   }
 
   PodRunner start() {

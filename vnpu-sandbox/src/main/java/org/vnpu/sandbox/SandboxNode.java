@@ -176,23 +176,9 @@ public final class SandboxNode implements AutoCloseable {
             verifier,
             client);
     List<RegisteredChip> chips = driver.chips();
-    ContainerRuntime runtime =
-        new ContainerRuntime(
-            natives.workload(),
-            directory.resolve("fake-chips"),
-            chips::get,
-            catalog,
-            options.workloadNiceness());
     PodRunner pods =
-        new PodRunner(
-                client,
-                spec.name(),
-                kubelet,
-                runtime,
-                directory.resolve("pods"),
-                options.workloads(),
-                null)
-            .start();
+        PodRunner.startOn(
+            client, spec.name(), directory, kubelet, chips::get, natives, catalog, options, null);
     PodResourcesEmulator podResources =
         new PodResourcesEmulator(podResourcesSocket, pods::activePods).start();
     writeDoctorArguments(
