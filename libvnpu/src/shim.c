@@ -47,6 +47,16 @@
  * chip was lent for longer.
  */
 #define ONLINE_IDLE_NS 100000ull
+/*
+ * An offline process at its cap launches its next kernel up to this long (half a kernel at most)
+ * before the oldest in flight is expected to end, so that the chip goes from one kernel to the next
+ * without waiting for a host thread to wake up and launch. It covers the host's lateness: a sleeping
+ * thread wakes 50-110 us late on virtual machines, and a kernel's end is seen tens of microseconds
+ * after it comes. An online process's wait for offline work grows by as much at most.
+ */
+#define LAUNCH_AHEAD_NS 250000ull
+#define KERNEL_SAMPLES 8   /* the expected length is the median of the last eight kernels' */
+#define BLOCKED_NS 5000ull /* a wait this long was for a kernel still running */
 #define KEEPER_SPIN_NS 200000ull /* the keeper spins rather than sleeps for a wait this short */
 #define KEEPER_TICK_NS 500000ull
 #define RECLAIM_EVERY_NS 100000000ull
@@ -66,13 +76,19 @@ int vnpu_log_threshold = VNPU_LOG_WARN;
 
 /*
  * An offline container's kernels in flight on one stream, each marked by an event recorded after
- * its launch: the oldest is waited for before a launch beyond the cap.
+ * its launch and by when it was launched: the oldest is waited for before a launch beyond the cap,
+ * unless it is due to end within LAUNCH_AHEAD_NS, which the lengths of the last kernels tell.
  */
 struct in_flight {
     int used;
     rtStream_t stream; /* NULL is the default stream */
-    rtEvent_t events[VNPU_MAX_KERNELS_IN_FLIGHT];
+    rtEvent_t events[VNPU_MAX_KERNELS_IN_FLIGHT + 1]; /* one more: the kernel launched ahead */
+    uint64_t launched[VNPU_MAX_KERNELS_IN_FLIGHT + 1];
     int head, count;
+    uint64_t last_done; /* when the last kernel waited for was seen done, 0 before any */
+    int last_exact;     /* ... and whether that was when it ended (the wait for it blocked) */
+    uint64_t lengths[KERNEL_SAMPLES]; /* the last kernels' lengths, oldest overwritten; 0 unknown */
+    int next_length;
 };
 
 struct device_state {
@@ -659,6 +675,8 @@ static int lending(const struct device_state *d, uint64_t now) {
            notice_binds(&d->region->offline_notice, 1, now);
 }
 
+static void all_retired(struct device_state *d, const rtStream_t *stream, uint64_t now);
+
 /* Why a holder hands the token back. */
 enum release { SLICE_OVER, IDLE, DISPLACED };
 
@@ -675,6 +693,7 @@ static void hand_back(struct device_state *d, enum release why) {
     }
     d->stream_count = 0;
     uint64_t now = vnpu_now_ns();
+    all_retired(d, NULL, now);
     uint64_t taken = __atomic_load_n(&d->token, __ATOMIC_ACQUIRE);
     uint64_t since = __atomic_load_n(&d->token_since, __ATOMIC_ACQUIRE);
     if (offline() && why == DISPLACED && token_taken(d)) {
@@ -733,15 +752,91 @@ static struct in_flight *in_flight_of(struct device_state *d, rtStream_t stream)
     return unused; /* NULL: more streams than MAX_STREAMS, the rest go uncapped */
 }
 
-/* With the gate held: waits until f's stream has fewer kernels in flight than the cap. */
-static void within_cap(struct in_flight *f) {
-    if (f != NULL && f->count >= (int)config.max_kernels_in_flight) {
-        __typeof__(&rtEventSynchronize) wait = original_rtEventSynchronize();
-        if (wait != NULL) {
-            wait(f->events[f->head]);
+static int ring_size(void) { return (int)config.max_kernels_in_flight + 1; }
+
+/* With the gate held: waits for the oldest kernel in flight on f's stream and learns its length. */
+static void retire_oldest(struct in_flight *f) {
+    __typeof__(&rtEventSynchronize) wait = original_rtEventSynchronize();
+    uint64_t before = vnpu_now_ns();
+    if (wait != NULL) {
+        wait(f->events[f->head]);
+    }
+    uint64_t done = vnpu_now_ns();
+    int exact = done - before >= BLOCKED_NS;
+    uint64_t launched = f->launched[f->head];
+    if (exact && f->last_done != 0 && (launched >= f->last_done || f->last_exact)) {
+        /* It ran from its launch, or from when its predecessor was seen to end. */
+        f->lengths[f->next_length] = done - (launched >= f->last_done ? launched : f->last_done);
+        f->next_length = (f->next_length + 1) % KERNEL_SAMPLES;
+    }
+    f->last_done = done;
+    f->last_exact = exact;
+    f->head = (f->head + 1) % ring_size();
+    f->count--;
+}
+
+/* The median of the kernel lengths last seen, 0 until KERNEL_SAMPLES are known. */
+static uint64_t kernel_length(const struct in_flight *f) {
+    uint64_t sorted[KERNEL_SAMPLES];
+    for (int i = 0; i < KERNEL_SAMPLES; i++) {
+        if (f->lengths[i] == 0) {
+            return 0;
         }
-        f->head = (f->head + 1) % (int)config.max_kernels_in_flight;
-        f->count--;
+        int j = i;
+        for (; j > 0 && sorted[j - 1] > f->lengths[i]; j--) {
+            sorted[j] = sorted[j - 1];
+        }
+        sorted[j] = f->lengths[i];
+    }
+    return sorted[KERNEL_SAMPLES / 2];
+}
+
+/*
+ * With the gate held, f at its cap: whether the next kernel may be launched ahead, once the oldest
+ * in flight is due to end within LAUNCH_AHEAD_NS (sleeping until then). Its end is expected from
+ * its start (its launch, or when its predecessor was seen to end) and the last kernels' lengths.
+ */
+static int launch_ahead(struct device_state *d, struct in_flight *f) {
+    uint64_t length = kernel_length(f);
+    uint64_t launched = f->launched[f->head];
+    if (length == 0 || d->stream_count > 1 || f->count != (int)config.max_kernels_in_flight ||
+        (launched < f->last_done && !f->last_exact)) {
+        return 0;
+    }
+    uint64_t start = launched > f->last_done ? launched : f->last_done;
+    uint64_t due = start + length - (length / 2 < LAUNCH_AHEAD_NS ? length / 2 : LAUNCH_AHEAD_NS);
+    uint64_t now = vnpu_now_ns();
+    if (now < due) {
+        struct timespec pause = {(time_t)((due - now) / 1000000000ull),
+                                 (long)((due - now) % 1000000000ull)};
+        nanosleep(&pause, NULL);
+    }
+    return 1;
+}
+
+/*
+ * With the gate held: the kernels of *stream (of every stream when stream is NULL) have all ended,
+ * as a synchronisation saw at now.
+ */
+static void all_retired(struct device_state *d, const rtStream_t *stream, uint64_t now) {
+    for (int i = 0; d->in_flight != NULL && i < MAX_STREAMS; i++) {
+        struct in_flight *f = &d->in_flight[i];
+        if (f->used && (stream == NULL || f->stream == *stream) && f->count > 0) {
+            f->head = (f->head + f->count) % ring_size();
+            f->count = 0;
+            f->last_done = now;
+            f->last_exact = 0;
+        }
+    }
+}
+
+/* With the gate held: waits until f's stream has fewer kernels in flight than the cap. */
+static void within_cap(struct device_state *d, struct in_flight *f) {
+    while (f != NULL && f->count >= (int)config.max_kernels_in_flight) {
+        if (launch_ahead(d, f)) {
+            return;
+        }
+        retire_oldest(f);
     }
 }
 
@@ -751,7 +846,7 @@ static void forget_in_flight(struct device_state *d, rtStream_t stream) {
     for (int i = 0; d->in_flight != NULL && i < MAX_STREAMS; i++) {
         struct in_flight *f = &d->in_flight[i];
         if (f->used && f->stream == stream) {
-            for (int e = 0; e < VNPU_MAX_KERNELS_IN_FLIGHT && destroy != NULL; e++) {
+            for (int e = 0; e < VNPU_MAX_KERNELS_IN_FLIGHT + 1 && destroy != NULL; e++) {
                 if (f->events[e] != NULL) {
                     destroy(f->events[e]);
                 }
@@ -765,12 +860,13 @@ static void forget_in_flight(struct device_state *d, rtStream_t stream) {
 static void mark_launch(struct in_flight *f, rtStream_t stream) {
     __typeof__(&rtEventCreate) create = original_rtEventCreate();
     __typeof__(&rtEventRecord) record = original_rtEventRecord();
-    int slot = (f->head + f->count) % (int)config.max_kernels_in_flight;
+    int slot = (f->head + f->count) % ring_size();
     if (create == NULL || record == NULL ||
         (f->events[slot] == NULL && create(&f->events[slot]) != RT_ERROR_NONE) ||
         record(f->events[slot], stream) != RT_ERROR_NONE) {
         return; /* unmarked: this launch goes uncounted */
     }
+    f->launched[slot] = vnpu_now_ns(); /* just after the launch: its start, if the chip was idle */
     f->count++;
 }
 
@@ -781,7 +877,7 @@ static void mark_launch(struct in_flight *f, rtStream_t stream) {
 static struct in_flight *gate_enter(struct device_state *d, rtStream_t stream) {
     pthread_mutex_lock(&d->gate);
     struct in_flight *in_flight = in_flight_of(d, stream);
-    within_cap(in_flight);
+    within_cap(d, in_flight);
     uint64_t now = vnpu_now_ns();
     if (d->region == NULL) {
         return in_flight; /* unpaced */
@@ -991,6 +1087,11 @@ rtError_t rtStreamSynchronize(rtStream_t stm) {
     rtError_t rc = real(stm);
     uint64_t now = vnpu_now_ns();
     __atomic_store_n(&d->last_launch, now, __ATOMIC_RELEASE);
+    if (rc == RT_ERROR_NONE && d->in_flight != NULL) {
+        pthread_mutex_lock(&d->gate);
+        all_retired(d, &stm, now);
+        pthread_mutex_unlock(&d->gate);
+    }
     if (__atomic_sub_fetch(&d->synchronising, 1, __ATOMIC_ACQ_REL) == 0 && lending(d, now)) {
         ring_keeper(); /* it hands the token back after its allowance, unless we launch */
     }

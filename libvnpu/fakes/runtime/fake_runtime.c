@@ -15,7 +15,7 @@
  * is the launch's parameter its MICROS_ row below names (mostly numBlocks), or a constant there.
  * Each stream's worker thread reports its kernels' ends: rtStreamSynchronize waits for a stream's
  * queue to drain, an event recorded on a stream completes when the stream's queue reaches it, and
- * rtEventSynchronize waits for its latest recording.
+ * rtEventSynchronize waits for its latest recording (rtEventQuery tells whether it was reached).
  *
  * vnpuFakeBusyNanos() tells how long this process's kernels held chips, for share measurements.
  */
@@ -296,6 +296,17 @@ rtError_t rtEventSynchronize(rtEvent_t evt) {
     }
     pthread_mutex_unlock(&e->mutex);
     return RT_ERROR_NONE;
+}
+
+rtError_t rtEventQuery(rtEvent_t evt) {
+    struct event *e = evt;
+    if (e == NULL) {
+        return ACL_ERROR_RT_PARAM_INVALID;
+    }
+    pthread_mutex_lock(&e->mutex);
+    int complete = e->done >= e->recorded;
+    pthread_mutex_unlock(&e->mutex);
+    return complete ? RT_ERROR_NONE : ACL_ERROR_RT_EVENT_NOT_COMPLETE;
 }
 
 rtError_t rtEventDestroy(rtEvent_t evt) {
