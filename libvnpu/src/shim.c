@@ -49,12 +49,19 @@
 #define ONLINE_IDLE_NS 100000ull
 /*
  * An offline process at its cap launches its next kernel up to this long (half a kernel at most)
- * before the oldest in flight is expected to end, so that the chip goes from one kernel to the next
- * without waiting for a host thread to wake up and launch. It covers the host's lateness: a sleeping
- * thread wakes 50-110 us late on virtual machines, and a kernel's end is seen tens of microseconds
- * after it comes. An online process's wait for offline work grows by as much at most.
+ * before the oldest in flight is expected to end, so that the chip goes from one kernel to the
+ * next without waiting for a host thread to wake up and launch. It covers the host's lateness: a
+ * sleeping thread wakes 50-110 us late on virtual machines, and a kernel's end is seen tens of
+ * microseconds after it comes. An online process's wait for offline work grows by as much at most.
  */
 #define LAUNCH_AHEAD_NS 250000ull
+/*
+ * Only kernels up to this long go ahead: a hand-over gap of some 100 us costs them a tenth of the
+ * chip or more, and the second kernel queued in the lead's window adds at most this to an online
+ * wait. A longer kernel loses a few percent to the gap, and queued early it would make the online
+ * requests that arrive in the window wait a whole long kernel more.
+ */
+#define LAUNCH_AHEAD_LONGEST_NS 1500000ull
 #define KERNEL_SAMPLES 8   /* the expected length is the median of the last eight kernels' */
 #define BLOCKED_NS 5000ull /* a wait this long was for a kernel still running */
 #define KEEPER_SPIN_NS 200000ull /* the keeper spins rather than sleeps for a wait this short */
@@ -675,7 +682,8 @@ static int lending(const struct device_state *d, uint64_t now) {
            notice_binds(&d->region->offline_notice, 1, now);
 }
 
-static void all_retired(struct device_state *d, const rtStream_t *stream, uint64_t now);
+static void retired(struct device_state *d, const rtStream_t *stream, uint64_t before,
+                    uint64_t now);
 
 /* Why a holder hands the token back. */
 enum release { SLICE_OVER, IDLE, DISPLACED };
@@ -693,7 +701,7 @@ static void hand_back(struct device_state *d, enum release why) {
     }
     d->stream_count = 0;
     uint64_t now = vnpu_now_ns();
-    all_retired(d, NULL, now);
+    retired(d, NULL, now, now);
     uint64_t taken = __atomic_load_n(&d->token, __ATOMIC_ACQUIRE);
     uint64_t since = __atomic_load_n(&d->token_since, __ATOMIC_ACQUIRE);
     if (offline() && why == DISPLACED && token_taken(d)) {
@@ -799,31 +807,37 @@ static uint64_t kernel_length(const struct in_flight *f) {
 static int launch_ahead(struct device_state *d, struct in_flight *f) {
     uint64_t length = kernel_length(f);
     uint64_t launched = f->launched[f->head];
-    if (length == 0 || d->stream_count > 1 || f->count != (int)config.max_kernels_in_flight ||
+    if (length == 0 || length > LAUNCH_AHEAD_LONGEST_NS || d->stream_count > 1 ||
+        f->count != (int)config.max_kernels_in_flight ||
         (launched < f->last_done && !f->last_exact)) {
         return 0;
     }
     uint64_t start = launched > f->last_done ? launched : f->last_done;
     uint64_t due = start + length - (length / 2 < LAUNCH_AHEAD_NS ? length / 2 : LAUNCH_AHEAD_NS);
-    uint64_t now = vnpu_now_ns();
-    if (now < due) {
-        struct timespec pause = {(time_t)((due - now) / 1000000000ull),
-                                 (long)((due - now) % 1000000000ull)};
-        nanosleep(&pause, NULL);
+    struct timespec until = {(time_t)(due / 1000000000ull), (long)(due % 1000000000ull)};
+    while (vnpu_now_ns() < due &&
+           clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR) {
     }
     return 1;
 }
 
 /*
- * With the gate held: the kernels of *stream (of every stream when stream is NULL) have all ended,
- * as a synchronisation saw at now.
+ * With the gate held: the kernels of *stream (of every stream when stream is NULL) launched before
+ * `before` have ended, as a synchronisation saw at now.
  */
-static void all_retired(struct device_state *d, const rtStream_t *stream, uint64_t now) {
+static void retired(struct device_state *d, const rtStream_t *stream, uint64_t before,
+                    uint64_t now) {
     for (int i = 0; d->in_flight != NULL && i < MAX_STREAMS; i++) {
         struct in_flight *f = &d->in_flight[i];
-        if (f->used && (stream == NULL || f->stream == *stream) && f->count > 0) {
-            f->head = (f->head + f->count) % ring_size();
-            f->count = 0;
+        if (!f->used || (stream != NULL && f->stream != *stream)) {
+            continue;
+        }
+        int retiring = f->count > 0 && f->launched[f->head] <= before;
+        while (f->count > 0 && f->launched[f->head] <= before) {
+            f->head = (f->head + 1) % ring_size();
+            f->count--;
+        }
+        if (retiring) {
             f->last_done = now;
             f->last_exact = 0;
         }
@@ -1084,12 +1098,13 @@ rtError_t rtStreamSynchronize(rtStream_t stm) {
         return real(stm);
     }
     __atomic_add_fetch(&d->synchronising, 1, __ATOMIC_ACQ_REL);
+    uint64_t began = vnpu_now_ns();
     rtError_t rc = real(stm);
     uint64_t now = vnpu_now_ns();
     __atomic_store_n(&d->last_launch, now, __ATOMIC_RELEASE);
     if (rc == RT_ERROR_NONE && d->in_flight != NULL) {
         pthread_mutex_lock(&d->gate);
-        all_retired(d, &stm, now);
+        retired(d, &stm, began, now);
         pthread_mutex_unlock(&d->gate);
     }
     if (__atomic_sub_fetch(&d->synchronising, 1, __ATOMIC_ACQ_REL) == 0 && lending(d, now)) {

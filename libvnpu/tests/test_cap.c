@@ -5,7 +5,8 @@
  * behind a running one, so its launches return only as its kernels end, while the same container
  * without a cap queues them all at once. Once the capped container has seen eight kernels of one
  * length end, it launches the next one shortly before the oldest in flight is due to end (at most
- * 250 us before), never earlier. Run with the shim preloaded and WORK_DIR set.
+ * 250 us before), never earlier, if they are short (1.5 ms at most). Run with the shim preloaded
+ * and WORK_DIR set.
  */
 #include "harness.h" /* first: it sets _GNU_SOURCE */
 
@@ -18,8 +19,9 @@
 #define KERNEL_US 20000
 #define KERNELS 4
 /* 1 ms kernels: a borrowed turn (2 ms) ends every other one and its hand-back waits for them all,
- * so from the tenth on about every other launch goes ahead. */
+ * so from the tenth on about every other launch goes ahead. 2 ms kernels are too long to. */
 #define STEADY_US 1000
+#define LONG_US 2000
 #define STEADY_KERNELS 40
 #define AHEAD_LIMIT 250e-6
 #define AHEAD_SEEN 50e-6 /* less is the runtime telling events in turn after a kernel ended */
@@ -96,11 +98,11 @@ static double launching(const char *work, int cap, int events) {
 }
 
 /*
- * In a child with a cap of 1: STEADY_KERNELS kernels launched back to back, an event recorded
- * behind each. ahead[i] is how long before the end of kernel i - 1 launch i returned, 0 when that
- * kernel had ended already. Returns 0, or -1 on failure.
+ * In a child with a cap of 1: STEADY_KERNELS kernels of micros launched back to back, an event
+ * recorded behind each. ahead[i] is how long before the end of kernel i - 1 launch i returned, 0
+ * when that kernel had ended already. Returns 0, or -1 on failure.
  */
-static int launching_steadily(const char *work, double ahead[STEADY_KERNELS]) {
+static int launching_steadily(const char *work, int micros, double ahead[STEADY_KERNELS]) {
     char region[600], config[600], books[600];
     snprintf(region, sizeof(region), "%s/steady-region", work);
     snprintf(config, sizeof(config), "%s/steady.conf", work);
@@ -124,7 +126,7 @@ static int launching_steadily(const char *work, double ahead[STEADY_KERNELS]) {
         }
         double measured[STEADY_KERNELS] = {0};
         for (int i = 0; i < STEADY_KERNELS; i++) {
-            if (rtKernelLaunch(NULL, STEADY_US, NULL, 0, NULL, stream) != 0) {
+            if (rtKernelLaunch(NULL, (uint32_t)micros, NULL, 0, NULL, stream) != 0) {
                 _exit(3);
             }
             double returned = seconds_now();
@@ -179,7 +181,7 @@ int main(void) {
      * more than the limit (the end is seen a little late, hence the slack); the first ones, whose
      * lengths are not known yet, wait for it. */
     double ahead[STEADY_KERNELS];
-    EXPECT(launching_steadily(work, ahead) == 0, "%d kernels launched back to back",
+    EXPECT(launching_steadily(work, STEADY_US, ahead) == 0, "%d kernels launched back to back",
            STEADY_KERNELS);
     int launched_ahead = 0;
     double earliest = 0;
@@ -195,5 +197,13 @@ int main(void) {
     EXPECT(earliest <= AHEAD_LIMIT + 200e-6,
            "the earliest returned %.0f us before the kernel ahead ended (limit %.0f us)",
            earliest * 1e6, AHEAD_LIMIT * 1e6);
+    EXPECT(launching_steadily(work, LONG_US, ahead) == 0, "%d long kernels launched back to back",
+           STEADY_KERNELS);
+    int long_ahead = 0;
+    for (int i = 0; i < STEADY_KERNELS; i++) {
+        long_ahead += ahead[i] >= AHEAD_SEEN;
+    }
+    EXPECT(long_ahead == 0, "%d launches of %d us kernels returned before the kernel ahead ended",
+           long_ahead, LONG_US);
     return finish("test_cap");
 }
