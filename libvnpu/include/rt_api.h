@@ -50,7 +50,6 @@ typedef int32_t rtCmoOpCode_t;
 #define ACL_ERROR_RT_FEATURE_NOT_SUPPORT 207000
 #define ACL_ERROR_RT_MEMORY_ALLOCATION 207001
 #define ACL_ERROR_RT_INTERNAL_ERROR 507000
-#define ACL_ERROR_RT_EVENT_NOT_COMPLETE 507006
 
 #define VNPU_RUNTIME_HOOKS(X)                                                                      \
     X(ALLOC, rtMalloc, (void **devPtr, uint64_t size, rtMemType_t type, uint16_t moduleId),        \
@@ -211,9 +210,6 @@ typedef void *rtEvent_t;
 rtError_t rtEventCreate(rtEvent_t *evt);
 rtError_t rtEventRecord(rtEvent_t evt, rtStream_t stm);
 rtError_t rtEventSynchronize(rtEvent_t evt);
-/* RT_ERROR_NONE once its latest recording is reached, else ACL_ERROR_RT_EVENT_NOT_COMPLETE (the
- * tests use it; the shim does not). */
-rtError_t rtEventQuery(rtEvent_t evt);
 rtError_t rtEventDestroy(rtEvent_t evt);
 
 #define VNPU_DECLARE(KIND, name, params, args, ...) rtError_t name params;

@@ -15,9 +15,11 @@
  * is the launch's parameter its MICROS_ row below names (mostly numBlocks), or a constant there.
  * Each stream's worker thread reports its kernels' ends: rtStreamSynchronize waits for a stream's
  * queue to drain, an event recorded on a stream completes when the stream's queue reaches it, and
- * rtEventSynchronize waits for its latest recording (rtEventQuery tells whether it was reached).
+ * rtEventSynchronize waits for its latest recording.
  *
- * vnpuFakeBusyNanos() tells how long this process's kernels held chips, for share measurements.
+ * vnpuFakeBusyNanos() tells how long this process's kernels held chips, for share measurements;
+ * vnpuFakeChipBusyUntil() when the last kernel queued on the current device's chip ends
+ * (CLOCK_MONOTONIC), for measuring when launches return.
  */
 #define _GNU_SOURCE
 #include "rt_api.h"
@@ -76,6 +78,10 @@ static _Atomic uint64_t busy_nanos;
 static __thread int current_device;
 
 uint64_t vnpuFakeBusyNanos(void) { return atomic_load(&busy_nanos); }
+
+static struct chip *chip(int device);
+
+uint64_t vnpuFakeChipBusyUntil(void) { return atomic_load(&chip(current_device)->busy_until); }
 
 static uint64_t capacity(void) {
     const char *text = getenv("VNPU_FAKE_RT_MEMORY_MIB");
@@ -296,17 +302,6 @@ rtError_t rtEventSynchronize(rtEvent_t evt) {
     }
     pthread_mutex_unlock(&e->mutex);
     return RT_ERROR_NONE;
-}
-
-rtError_t rtEventQuery(rtEvent_t evt) {
-    struct event *e = evt;
-    if (e == NULL) {
-        return ACL_ERROR_RT_PARAM_INVALID;
-    }
-    pthread_mutex_lock(&e->mutex);
-    int complete = e->done >= e->recorded;
-    pthread_mutex_unlock(&e->mutex);
-    return complete ? RT_ERROR_NONE : ACL_ERROR_RT_EVENT_NOT_COMPLETE;
 }
 
 rtError_t rtEventDestroy(rtEvent_t evt) {
