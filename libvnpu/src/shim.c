@@ -832,8 +832,8 @@ static void retired(struct device_state *d, const rtStream_t *stream, uint64_t b
         if (!f->used || (stream != NULL && f->stream != *stream)) {
             continue;
         }
-        int retiring = f->count > 0 && f->launched[f->head] <= before;
-        while (f->count > 0 && f->launched[f->head] <= before) {
+        int retiring = 0;
+        for (; f->count > 0 && f->launched[f->head] <= before; retiring = 1) {
             f->head = (f->head + 1) % ring_size();
             f->count--;
         }
