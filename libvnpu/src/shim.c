@@ -44,9 +44,17 @@
  * its time. When the holder wants the chip back sooner than twice its allowance after lending it,
  * its next launch came late (a busy host schedules threads late) and it paid an offline kernel for
  * it: the allowance doubles, up to IDLE_RELEASE_NS, and shrinks again by a quarter each time the
- * chip was lent for longer.
+ * chip was lent for longer, down to ONLINE_IDLE_NS, or SHORT_LEND_NS while the offline work it
+ * waited behind was short (the median of its last SAMPLES waits for a displaced offline process
+ * at most SHORT_DISPLACED_WAIT_NS). Every request's idle allowance is chip time offline work does
+ * not get; a lend too early sends the next request behind the offline work launched meanwhile.
+ * Behind short kernels that wait is a fraction of a millisecond, and the shorter allowance gives
+ * offline work 3 points more of the idle time (docs/benchmarks.md); behind long ones it is a whole
+ * kernel, and the requests that arrive within 100 us of a synchronisation are then the p99.
  */
 #define ONLINE_IDLE_NS 100000ull
+#define SHORT_LEND_NS 50000ull
+#define SHORT_DISPLACED_WAIT_NS 1000000ull
 /*
  * An offline process at its cap launches its next kernel up to this long (half a kernel at most)
  * before the oldest in flight is expected to end, so that the chip goes from one kernel to the
@@ -62,7 +70,7 @@
  * requests that arrive in the window wait a whole long kernel more.
  */
 #define LAUNCH_AHEAD_LONGEST_NS 1500000ull
-#define KERNEL_SAMPLES 8   /* the expected length is the median of the last eight kernels' */
+#define SAMPLES 8          /* estimates are the median of the last eight measurements */
 #define BLOCKED_NS 5000ull /* a wait this long was for a kernel still running */
 #define KEEPER_SPIN_NS 200000ull /* the keeper spins rather than sleeps for a wait this short */
 #define KEEPER_TICK_NS 500000ull
@@ -81,6 +89,13 @@
 
 int vnpu_log_threshold = VNPU_LOG_WARN;
 
+/* The last SAMPLES measurements of something, the oldest overwritten. */
+struct samples {
+    uint64_t values[SAMPLES];
+    int next;
+    int known; /* how many of values were measured, up to SAMPLES */
+};
+
 /*
  * An offline container's kernels in flight on one stream, each marked by an event recorded after
  * its launch and by when it was launched: the oldest is waited for before a launch beyond the cap,
@@ -94,8 +109,7 @@ struct in_flight {
     int head, count;
     uint64_t last_done; /* when the last kernel waited for was seen done, 0 before any */
     int last_exact;     /* ... and whether that was when it ended (the wait for it blocked) */
-    uint64_t lengths[KERNEL_SAMPLES]; /* the last kernels' lengths, oldest overwritten; 0 unknown */
-    int next_length;
+    struct samples lengths; /* of the last kernels waited for while they ran */
 };
 
 struct device_state {
@@ -111,6 +125,7 @@ struct device_state {
     uint64_t lend_allowance; /* online: idleness before lending the chip to offline work */
     uint64_t lent_at;        /* online: when it last lent the chip, 0 when not since */
     uint32_t displaced;      /* online: the offline owner it took this turn's token from, or 0 */
+    struct samples displaced_waits; /* online: how long its turns waited for displaced work */
     uint64_t slice_end;
     uint64_t last_launch; /* or the end of the last synchronisation */
     int synchronising;    /* threads waiting in rtStreamSynchronize: its kernels still run */
@@ -462,6 +477,29 @@ static void accrue(const struct device_state *d, struct vnpu_books *books, uint6
     books->header.credit_updated_ns = now;
 }
 
+static void measured(struct samples *s, uint64_t value) {
+    s->values[s->next] = value;
+    s->next = (s->next + 1) % SAMPLES;
+    s->known += s->known < SAMPLES;
+}
+
+/* Whether all SAMPLES are known; then *out is their median. */
+static int median(const struct samples *s, uint64_t *out) {
+    if (s->known < SAMPLES) {
+        return 0;
+    }
+    uint64_t sorted[SAMPLES];
+    for (int i = 0; i < SAMPLES; i++) {
+        int j = i;
+        for (; j > 0 && sorted[j - 1] > s->values[i]; j--) {
+            sorted[j] = sorted[j - 1];
+        }
+        sorted[j] = s->values[i];
+    }
+    *out = sorted[SAMPLES / 2];
+    return 1;
+}
+
 static int offline_owner(uint32_t id) { return (id & VNPU_CLAIM_OFFLINE_OWNER) != 0; }
 
 /* Whether another process with credit says it waits: it goes first (a notice too far out is
@@ -540,12 +578,16 @@ static void adapt_allowance(struct device_state *d, uint64_t wanted, int waited)
     if (lent == 0 || wanted < lent) {
         return;
     }
+    uint64_t wait;
+    uint64_t least = median(&d->displaced_waits, &wait) && wait <= SHORT_DISPLACED_WAIT_NS
+                         ? SHORT_LEND_NS
+                         : ONLINE_IDLE_NS;
     if (wanted - lent < 2 * allowance) {
         if (waited) {
             allowance = 2 * allowance < IDLE_RELEASE_NS ? 2 * allowance : IDLE_RELEASE_NS;
         }
     } else {
-        allowance = allowance * 3 / 4 > ONLINE_IDLE_NS ? allowance * 3 / 4 : ONLINE_IDLE_NS;
+        allowance = allowance * 3 / 4 > least ? allowance * 3 / 4 : least;
     }
     __atomic_store_n(&d->lend_allowance, allowance, __ATOMIC_RELEASE);
 }
@@ -710,6 +752,9 @@ static void hand_back(struct device_state *d, enum release why) {
         __atomic_store_n(&d->region->displaced_done, vnpu_claim_pack(done), __ATOMIC_RELEASE);
     }
     uint64_t waited = waited_for_displaced(d, since, now);
+    if (d->displaced != 0) {
+        measured(&d->displaced_waits, waited);
+    }
     uint64_t used = now - since - waited;
     struct vnpu_books *books = d->account.books;
     if (vnpu_books_lock(books) == 0) {
@@ -774,29 +819,12 @@ static void retire_oldest(struct in_flight *f) {
     uint64_t launched = f->launched[f->head];
     if (exact && f->last_done != 0 && (launched >= f->last_done || f->last_exact)) {
         /* It ran from its launch, or from when its predecessor was seen to end. */
-        f->lengths[f->next_length] = done - (launched >= f->last_done ? launched : f->last_done);
-        f->next_length = (f->next_length + 1) % KERNEL_SAMPLES;
+        measured(&f->lengths, done - (launched >= f->last_done ? launched : f->last_done));
     }
     f->last_done = done;
     f->last_exact = exact;
     f->head = (f->head + 1) % ring_size();
     f->count--;
-}
-
-/* The median of the kernel lengths last seen, 0 until KERNEL_SAMPLES are known. */
-static uint64_t kernel_length(const struct in_flight *f) {
-    uint64_t sorted[KERNEL_SAMPLES];
-    for (int i = 0; i < KERNEL_SAMPLES; i++) {
-        if (f->lengths[i] == 0) {
-            return 0;
-        }
-        int j = i;
-        for (; j > 0 && sorted[j - 1] > f->lengths[i]; j--) {
-            sorted[j] = sorted[j - 1];
-        }
-        sorted[j] = f->lengths[i];
-    }
-    return sorted[KERNEL_SAMPLES / 2];
 }
 
 /*
@@ -805,9 +833,9 @@ static uint64_t kernel_length(const struct in_flight *f) {
  * its start (its launch, or when its predecessor was seen to end) and the last kernels' lengths.
  */
 static int launch_ahead(struct device_state *d, struct in_flight *f) {
-    uint64_t length = kernel_length(f);
+    uint64_t length;
     uint64_t launched = f->launched[f->head];
-    if (length == 0 || length > LAUNCH_AHEAD_LONGEST_NS || d->stream_count > 1 ||
+    if (!median(&f->lengths, &length) || length > LAUNCH_AHEAD_LONGEST_NS || d->stream_count > 1 ||
         f->count != (int)config.max_kernels_in_flight ||
         (launched < f->last_done && !f->last_exact)) {
         return 0;
