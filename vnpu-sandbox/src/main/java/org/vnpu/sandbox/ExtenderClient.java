@@ -33,12 +33,19 @@ final class ExtenderClient {
     this.timeout = timeout;
   }
 
-  /** A client of the extender's plain HTTP, as Volcano's: 2 s to connect, 10 s to answer. */
+  /**
+   * Volcano's extender plugin's {@code httpTimeout} ({@code pkg/scheduler/plugins/extender/
+   * extender.go}, {@code parseExtenderConfig}: 1 s unless {@code extender.httpTimeout} says
+   * otherwise), which is also what {@code vnpu volcano-config} writes by default.
+   */
+  static final Duration VOLCANO_TIMEOUT = Duration.ofSeconds(1);
+
+  /**
+   * A client of the extender's plain HTTP as Volcano's extender plugin ({@code New}: {@code
+   * http.Client{Timeout: httpTimeout}}): one timeout for the whole exchange, the dial included.
+   */
   static ExtenderClient volcano(String baseUrl) {
-    return new ExtenderClient(
-        HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build(),
-        baseUrl,
-        Duration.ofSeconds(10));
+    return new ExtenderClient(HttpClient.newHttpClient(), baseUrl, VOLCANO_TIMEOUT);
   }
 
   /**

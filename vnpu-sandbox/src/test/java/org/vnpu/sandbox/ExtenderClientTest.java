@@ -22,10 +22,11 @@ import org.junit.jupiter.api.Test;
 import org.vnpu.kube.ExtenderCertificates;
 
 /**
- * The sandbox's client of the extender times out as kube-scheduler's does ({@code
- * pkg/scheduler/extender.go}, {@code NewHTTPExtender}): one timeout of 5 s for the whole exchange,
- * the TLS handshake included. A client that gave up on a handshake after 2 s left the demo's DRA
- * pods unranked on a busy machine.
+ * The sandbox's clients of the extender time out as the schedulers' do: kube-scheduler's ({@code
+ * pkg/scheduler/extender.go}, {@code NewHTTPExtender}) after one timeout of 5 s for the whole
+ * exchange, the TLS handshake included (a client that gave up on a handshake after 2 s left the
+ * demo's DRA pods unranked on a busy machine); Volcano's after 1 s, where it used to wait 10 s and
+ * so accepted answers that Volcano would have given up on.
  */
 class ExtenderClientTest {
 
@@ -64,6 +65,20 @@ class ExtenderClientTest {
           .isInstanceOf(IOException.class);
       assertThat(Duration.ofNanos(System.nanoTime() - started))
           .isBetween(ExtenderClient.KUBE_SCHEDULER_TIMEOUT, Duration.ofSeconds(8));
+    }
+  }
+
+  @Test
+  void volcanosClientGivesUpAfterItsOneSecondAsVolcanosPluginDoes() throws Exception {
+    try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      // the kernel completes the TCP handshake; nobody ever answers the request
+      ExtenderClient client = ExtenderClient.volcano("http://127.0.0.1:" + listener.getLocalPort());
+      long started = System.nanoTime();
+
+      assertThatThrownBy(() -> client.post("/volcano/allocateFunc", Map.of()))
+          .isInstanceOf(IOException.class);
+      assertThat(Duration.ofNanos(System.nanoTime() - started))
+          .isBetween(ExtenderClient.VOLCANO_TIMEOUT, Duration.ofSeconds(3));
     }
   }
 
