@@ -477,6 +477,7 @@ static void accrue(const struct device_state *d, struct vnpu_books *books, uint6
     books->header.credit_updated_ns = now;
 }
 
+/* Adds a measurement, in place of the oldest once SAMPLES are known. */
 static void measured(struct samples *s, uint64_t value) {
     s->values[s->next] = value;
     s->next = (s->next + 1) % SAMPLES;
