@@ -125,7 +125,8 @@ struct device_state {
     uint64_t lend_allowance; /* online: idleness before lending the chip to offline work */
     uint64_t lent_at;        /* online: when it last lent the chip, 0 when not since */
     uint32_t displaced;      /* online: the offline owner it took this turn's token from, or 0 */
-    struct samples displaced_waits; /* online: how long its turns waited for displaced work */
+    struct samples displaced_waits; /* online, with the gate held: its turns' displaced waits */
+    uint64_t lend_floor; /* online: the least allowance, which those waits set (read unlocked) */
     uint64_t slice_end;
     uint64_t last_launch; /* or the end of the last synchronisation */
     int synchronising;    /* threads waiting in rtStreamSynchronize: its kernels still run */
@@ -242,6 +243,7 @@ static int set_up(void) {
         }
         pthread_mutex_init(&d->gate, NULL);
         d->lend_allowance = ONLINE_IDLE_NS;
+        d->lend_floor = ONLINE_IDLE_NS;
         if (offline() && config.max_kernels_in_flight > 0) {
             d->in_flight = calloc(MAX_STREAMS, sizeof(*d->in_flight));
             if (d->in_flight == NULL) {
@@ -579,10 +581,7 @@ static void adapt_allowance(struct device_state *d, uint64_t wanted, int waited)
     if (lent == 0 || wanted < lent) {
         return;
     }
-    uint64_t wait;
-    uint64_t least = median(&d->displaced_waits, &wait) && wait <= SHORT_DISPLACED_WAIT_NS
-                         ? SHORT_LEND_NS
-                         : ONLINE_IDLE_NS;
+    uint64_t least = __atomic_load_n(&d->lend_floor, __ATOMIC_ACQUIRE);
     if (wanted - lent < 2 * allowance) {
         if (waited) {
             allowance = 2 * allowance < IDLE_RELEASE_NS ? 2 * allowance : IDLE_RELEASE_NS;
@@ -755,6 +754,11 @@ static void hand_back(struct device_state *d, enum release why) {
     uint64_t waited = waited_for_displaced(d, since, now);
     if (d->displaced != 0) {
         measured(&d->displaced_waits, waited);
+        uint64_t wait;
+        uint64_t least = median(&d->displaced_waits, &wait) && wait <= SHORT_DISPLACED_WAIT_NS
+                             ? SHORT_LEND_NS
+                             : ONLINE_IDLE_NS;
+        __atomic_store_n(&d->lend_floor, least, __ATOMIC_RELEASE);
     }
     uint64_t used = now - since - waited;
     struct vnpu_books *books = d->account.books;
