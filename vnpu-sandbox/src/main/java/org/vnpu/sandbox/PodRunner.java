@@ -156,9 +156,18 @@ final class PodRunner implements AutoCloseable {
         .start();
   }
 
+  /**
+   * Watches the pods bound to this node, as the kubelet does ({@code
+   * pkg/kubelet/config/apiserver.go NewSourceApiserver}: every namespace, {@code spec.nodeName} =
+   * the node).
+   */
   PodRunner start() {
     informer =
-        client.pods().inAnyNamespace().inform(Informers.handler(this::changed, this::removed));
+        client
+            .pods()
+            .inAnyNamespace()
+            .withField("spec.nodeName", node)
+            .inform(Informers.handler(this::changed, this::removed));
     return this;
   }
 

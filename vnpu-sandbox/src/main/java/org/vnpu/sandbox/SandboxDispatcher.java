@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.Binding;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -19,6 +20,7 @@ import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetStatus;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.mockwebserver.crud.AttributeSet;
 import io.fabric8.mockwebserver.dsl.HttpMethod;
 import io.fabric8.mockwebserver.http.Buffer;
 import io.fabric8.mockwebserver.http.Headers;
@@ -73,6 +75,17 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Pattern PODS = Pattern.compile("/api/v1/namespaces/([^/]+)/pods");
   private static final Pattern POD_LISTS = Pattern.compile("/api/v1(/namespaces/[^/]+)?/pods");
+
+  /** Where pods are created, changed and deleted: the collection, one pod, its status. */
+  private static final Pattern POD_PATHS =
+      Pattern.compile("/api/v1/namespaces/[^/]+/pods(/[^/?]+(/status)?)?(\\?.*)?");
+
+  /**
+   * How many changes of pods a watch by node can be served from, as the watch cache keeps a window
+   * ({@code --default-watch-cache-size}); a burst's watches start before its pods and keep up.
+   */
+  private static final int WATCHED_CHANGES = 8192;
+
   private static final Pattern SLICES =
       Pattern.compile("/apis/resource\\.k8s\\.io/v1/resourceslices(/[^/]+)?");
 
@@ -133,6 +146,8 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher {
   private final Consumer<RecordedRequest> observer;
 
   private final Set<String> offGates;
+  private final NodePodWatches nodeWatches =
+      new NodePodWatches(WATCHED_CHANGES, this::requestResourceVersion);
 
   /**
    * @param observer sees every request before it is answered (an audit of who asked for what)
@@ -166,8 +181,13 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher {
     }
     if (POD_LISTS.matcher(path).matches()
         && request.method() == HttpMethod.GET
-        && request.getPath().contains("fieldSelector=spec.nodeName")
-        && !request.getPath().contains("watch=true")) {
+        && request.getPath().contains("watch=true")
+        && request.getPath().contains("fieldSelector=spec.nodeName")) {
+      return nodePodWatch(path, request);
+    }
+    if (POD_LISTS.matcher(path).matches()
+        && request.method() == HttpMethod.GET
+        && request.getPath().contains("fieldSelector=spec.nodeName")) {
       // kube-apiserver pkg/registry/core/pod/strategy.go ToSelectableFields: spec.nodeName among
       // others; the sandbox's clients select by spec.nodeName alone.
       return selected(path, request, Set.of("spec.nodeName"));
@@ -273,27 +293,10 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher {
    * ({@code fields}, e.g. {@code spec.nodeName}), each {@code name=value}, all of them to match.
    */
   private MockResponse selected(String path, RecordedRequest request, Set<String> fields) {
-    String query = request.getPath().split("\\?", 2)[1];
     Map<String, String> wanted = new HashMap<>();
-    for (String parameter : query.split("&")) {
-      if (!parameter.startsWith("fieldSelector=")) {
-        continue;
-      }
-      String selector =
-          URLDecoder.decode(parameter.substring("fieldSelector=".length()), StandardCharsets.UTF_8);
-      for (String term : selector.split(",")) {
-        String[] pair = term.split("=", 2);
-        if (pair.length != 2 || !fields.contains(pair[0])) {
-          return status(
-              HttpURLConnection.HTTP_BAD_REQUEST,
-              "BadRequest",
-              "\""
-                  + term
-                  + "\" is not a known field selector: only "
-                  + fields.stream().sorted().map(f -> "\"" + f + "\"").toList());
-        }
-        wanted.put(pair[0], pair[1]);
-      }
+    String unknown = fieldSelector(request.getPath(), fields, wanted);
+    if (unknown != null) {
+      return status(HttpURLConnection.HTTP_BAD_REQUEST, "BadRequest", unknown);
     }
     MockResponse all = handleGet(path);
     if (all.code() != HttpURLConnection.HTTP_OK) {
@@ -318,6 +321,77 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher {
     }
     ((ObjectNode) list).set("items", kept);
     return new MockResponse().setResponseCode(HttpURLConnection.HTTP_OK).setBody(list.toString());
+  }
+
+  /**
+   * Reads the field selector of {@code pathAndQuery} into {@code terms}, each {@code name=value};
+   * the reason it cannot be served when a term is not {@code name=value} or names a field the kind
+   * does not offer ({@code fields}), else null.
+   */
+  private static String fieldSelector(
+      String pathAndQuery, Set<String> fields, Map<String, String> terms) {
+    String selector = queryParameter(pathAndQuery, "fieldSelector");
+    for (String term : selector == null ? new String[0] : selector.split(",")) {
+      String[] pair = term.split("=", 2);
+      if (pair.length != 2 || !fields.contains(pair[0])) {
+        return "\""
+            + term
+            + "\" is not a known field selector: only "
+            + fields.stream().sorted().map(f -> "\"" + f + "\"").toList();
+      }
+      terms.put(pair[0], pair[1]);
+    }
+    return null;
+  }
+
+  /**
+   * A watch of every namespace's pods selected by {@code spec.nodeName}, as a kubelet opens it
+   * ({@link NodePodWatches}); the selector may name nothing else, and no labels.
+   */
+  private MockResponse nodePodWatch(String path, RecordedRequest request) {
+    Map<String, String> terms = new HashMap<>();
+    String unknown = fieldSelector(request.getPath(), Set.of("spec.nodeName"), terms);
+    if (unknown != null
+        || !path.equals("/api/v1/pods")
+        || request.getPath().contains("labelSelector=")) {
+      return status(
+          HttpURLConnection.HTTP_BAD_REQUEST,
+          "BadRequest",
+          "the sandbox's API server watches pods by node only as a kubelet does: every namespace,"
+              + " fieldSelector=spec.nodeName=NODE alone"
+              + (unknown == null ? "" : "; " + unknown));
+    }
+    return nodeWatches.open(
+        terms.get("spec.nodeName"), queryParameter(request.getPath(), "resourceVersion"));
+  }
+
+  /** The decoded value of the query parameter {@code name} of {@code pathAndQuery}, else null. */
+  private static String queryParameter(String pathAndQuery, String name) {
+    String[] parts = pathAndQuery.split("\\?", 2);
+    for (String parameter : parts.length < 2 ? new String[0] : parts[1].split("&")) {
+      if (parameter.startsWith(name + "=")) {
+        return URLDecoder.decode(parameter.substring(name.length() + 1), StandardCharsets.UTF_8);
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Every stored change, as the mock's watches see it; the changes of pods also go to the watches
+   * by node ({@link NodePodWatches}).
+   */
+  @Override
+  public void processEvent(
+      String path,
+      AttributeSet pathAttributes,
+      AttributeSet oldAttributes,
+      GenericKubernetesResource resource,
+      String newState) {
+    String before = oldAttributes == null ? null : map.get(oldAttributes);
+    super.processEvent(path, pathAttributes, oldAttributes, resource, newState);
+    if (POD_PATHS.matcher(path).matches()) {
+      nodeWatches.changed(before, newState);
+    }
   }
 
   /**

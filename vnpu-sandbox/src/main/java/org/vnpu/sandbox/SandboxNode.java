@@ -167,11 +167,12 @@ public final class SandboxNode implements AutoCloseable {
             Clock.systemUTC());
     SimulatedNpuDriver driver =
         new SimulatedNpuDriver(inventory, spec.name(), catalog, Clock.systemUTC());
-    // As the chart runs it: unprivileged, from the readings the device plugin publishes.
+    // As the chart runs it: unprivileged, from the readings the device plugin publishes, watching
+    // its node's pods only.
     Exporter exporter =
         Exporter.start(
             new ExporterSettings(
-                spec.name(), new InetSocketAddress("127.0.0.1", 0), state, POLL, false),
+                spec.name(), new InetSocketAddress("127.0.0.1", 0), state, POLL, true),
             new PublishedReadingsDriver(state, READINGS_MAX_AGE, Clock.systemUTC()),
             verifier,
             client);

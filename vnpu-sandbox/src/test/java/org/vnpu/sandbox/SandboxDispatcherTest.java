@@ -2,15 +2,21 @@ package org.vnpu.sandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Binding;
 import io.fabric8.kubernetes.api.model.BindingBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -18,16 +24,20 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Pod binding and eviction on the sandbox's API server, as the real one does them. */
+/**
+ * Pod binding, eviction and watches by node on the sandbox's API server, as the real one does them.
+ */
 class SandboxDispatcherTest {
 
   private final ApiServer api = ApiServer.start(0);
@@ -97,6 +107,82 @@ class SandboxDispatcherTest {
             client.pods().inNamespace("default").withField("spec.nodeName", "n2").list().getItems())
         .extracting(pod -> pod.getMetadata().getName())
         .containsExactly("q");
+  }
+
+  @Test
+  void aKubeletsWatchByNodeSeesAPodFromItsBindingOnAndOnlyThePodsOfItsNode() {
+    for (String name : List.of("p", "q")) {
+      client
+          .pods()
+          .inNamespace("default")
+          .resource(Scenario.inference(name, 30, 4, "elastic", Map.of(), Map.of()))
+          .create();
+    }
+    List<String> seen = new CopyOnWriteArrayList<>();
+    SharedIndexInformer<Pod> informer =
+        client
+            .pods()
+            .inAnyNamespace()
+            .withField("spec.nodeName", "n1")
+            .inform(
+                new ResourceEventHandler<>() {
+                  @Override
+                  public void onAdd(Pod pod) {
+                    seen.add("added " + pod.getMetadata().getName());
+                  }
+
+                  @Override
+                  public void onUpdate(Pod before, Pod after) {
+                    seen.add("updated " + after.getMetadata().getName());
+                  }
+
+                  @Override
+                  public void onDelete(Pod pod, boolean unknownFinalState) {
+                    seen.add("deleted " + pod.getMetadata().getName());
+                  }
+                });
+    try {
+      client.bindings().inNamespace("default").resource(binding("p", "n1")).create();
+      client.bindings().inNamespace("default").resource(binding("q", "n2")).create();
+      await().atMost(Duration.ofSeconds(10)).until(() -> seen.contains("added p"));
+      client
+          .pods()
+          .inNamespace("default")
+          .withName("p")
+          .edit(
+              pod ->
+                  new PodBuilder(pod).editMetadata().addToLabels("x", "1").endMetadata().build());
+      await().atMost(Duration.ofSeconds(10)).until(() -> seen.contains("updated p"));
+      client.pods().inNamespace("default").withName("p").delete();
+      await().atMost(Duration.ofSeconds(10)).until(() -> seen.contains("deleted p"));
+
+      assertThat(seen).containsExactly("added p", "updated p", "deleted p");
+      assertThat(informer.getStore().list()).isEmpty();
+    } finally {
+      informer.close();
+    }
+  }
+
+  @Test
+  void aWatchByNodeMaySelectNothingElse() {
+    assertThatThrownBy(
+            () ->
+                client
+                    .pods()
+                    .inAnyNamespace()
+                    .withField("spec.nodeName", "n1")
+                    .withLabel("app", "a")
+                    .watch(
+                        new Watcher<Pod>() {
+                          @Override
+                          public void eventReceived(Action action, Pod pod) {}
+
+                          @Override
+                          public void onClose(WatcherException cause) {}
+                        }))
+        .isInstanceOf(KubernetesClientException.class)
+        .extracting(e -> ((KubernetesClientException) e).getCode())
+        .isEqualTo(400);
   }
 
   @Test
