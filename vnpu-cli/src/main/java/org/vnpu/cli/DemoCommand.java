@@ -344,6 +344,7 @@ final class DemoCommand implements Callable<Integer> {
     table.row("mismatched hand-outs", report.mismatchedHandouts());
     table.row("seconds to settle hand-outs", String.format("%.1f", report.settleSeconds()));
     table.row("seconds placing (schedulers)", String.format("%.1f", report.time().placing()));
+    table.row("seconds binding (schedulers)", String.format("%.1f", report.time().binding()));
     report
         .time()
         .extender()

@@ -650,6 +650,46 @@ class DevicePluginTest {
     }
   }
 
+  @Test
+  void aReservedPodWhoseBindingHasNotLandedIsNotServedAndKeepsItsEntry() throws Exception {
+    String a =
+        pods.reserveAlongside(
+                "a",
+                null,
+                "same",
+                List.of(new ContainerAllocation("model", false, List.of(soft(0, die0, 8192, 30)))))
+            .getMetadata()
+            .getUid();
+    pods.bindAlongside(
+        "b",
+        "same",
+        List.of(new ContainerAllocation("model", false, List.of(soft(1, die1, 8192, 30)))));
+
+    // The kubelet admits b, the only pod bound here; a's binding is still on its way.
+    List<String> ids = kubelet.pickHealthy(RESOURCE, 1, Set.of());
+    assertThat(allocate(1, ids).getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "1");
+
+    assertThat(pods.locks().of(a)).isPresent();
+    assertThat(pods.podAnnotation("a", AnnotationKeys.BIND_PHASE)).isEqualTo("allocating");
+    assertThat(pods.podAnnotation("b", AnnotationKeys.BIND_PHASE)).isEqualTo("success");
+  }
+
+  @Test
+  void aCallNoBoundPodWaitsForIsRefusedAndLeavesTheReservationsAlone() throws Exception {
+    String a =
+        pods.reserveAlongside(
+                "a",
+                null,
+                "same",
+                List.of(new ContainerAllocation("model", false, List.of(soft(0, die0, 8192, 30)))))
+            .getMetadata()
+            .getUid();
+
+    assertRefused(1, "pod serving/a is not bound to a node, not to this node " + node);
+    assertThat(pods.locks().of(a)).isPresent();
+    assertThat(pods.podAnnotation("a", AnnotationKeys.BIND_PHASE)).isEqualTo("allocating");
+  }
+
   private static PodResourcesEmulator.ActivePod activePod(String name, List<String> ids) {
     return new PodResourcesEmulator.ActivePod(
         ScheduledPods.NAMESPACE, name, List.of("model"), Map.of("model", Map.of(RESOURCE, ids)));

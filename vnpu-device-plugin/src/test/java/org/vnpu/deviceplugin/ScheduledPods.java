@@ -132,9 +132,19 @@ public final class ScheduledPods {
   /** As {@link #bindAlongside(String, List)}, with the request digest {@code shape}. */
   public Pod bindAlongside(String name, String shape, List<ContainerAllocation> containers)
       throws NodeLocks.RefusedException {
+    return reserveAlongside(name, node, shape, containers);
+  }
+
+  /**
+   * As {@link #bindAlongside(String, String, List)}, but the pod is bound to {@code boundTo}; null
+   * leaves it unbound, as it is between the scheduler's reservation and its binding.
+   */
+  public Pod reserveAlongside(
+      String name, String boundTo, String shape, List<ContainerAllocation> containers)
+      throws NodeLocks.RefusedException {
     shapes.put(name, shape);
     NodeLockSet before = locks();
-    Pod pod = bind(name, containers);
+    Pod pod = bind(name, boundTo, containers, signer);
     NodeLock mine = locks().of(pod.getMetadata().getUid()).orElseThrow();
     writeLocks(before);
     new NodeLocks(client, codec).take(node, mine, Instant.now());

@@ -99,12 +99,14 @@ public final class BurstScenario {
   /**
    * Seconds spent during a burst, summed over the calls (they overlap across threads).
    *
-   * @param placing the schedulers placing pods one after the other: their calls to the extender and
-   *     the API server's bindings
+   * @param placing the schedulers placing pods one after the other: their cycles, calls to the
+   *     extender included
+   * @param binding the schedulers' bindings, which run apart from their cycles
    * @param extender the extender answering, by verb (its own {@code /metrics})
    * @param allocate the device plugins answering the kubelets' Allocate calls, API writes included
    */
-  public record TimeSpent(double placing, Map<String, Double> extender, double allocate) {}
+  public record TimeSpent(
+      double placing, double binding, Map<String, Double> extender, double allocate) {}
 
   /** One measured run: pods bound and admitted, and the wall time it took. */
   private record Run(int bound, double seconds) {}
@@ -201,6 +203,7 @@ public final class BurstScenario {
         settleSeconds,
         new TimeSpent(
             sandbox.placingSeconds(),
+            sandbox.bindingSeconds(),
             verbs,
             sandbox.nodes().stream().mapToDouble(SandboxNode::allocateSeconds).sum()));
   }

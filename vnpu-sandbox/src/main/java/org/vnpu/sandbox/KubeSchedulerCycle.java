@@ -156,18 +156,26 @@ final class KubeSchedulerCycle implements SchedulingProtocol {
     return booked.kubeShortfall(PodRequests.of(pod), config.ignoredResources());
   }
 
-  /** The extender's {@code bind} verb. */
-  private Attempt bind(Pod pod, String node) throws IOException, InterruptedException {
-    JsonNode bind =
-        extender.post(
-            "/kube/bind",
-            Map.of(
-                "PodName", pod.getMetadata().getName(),
-                "PodNamespace", pod.getMetadata().getNamespace(),
-                "PodUID", pod.getMetadata().getUid(),
-                "Node", node));
-    String error = bind.path("Error").asText();
-    return error.isEmpty() ? Attempt.bound(node) : Attempt.notBound(error);
+  /**
+   * The extender's {@code bind} verb, which kube-scheduler calls in the binding cycle it runs apart
+   * from the scheduling cycle ({@code schedule_one.go ScheduleOne} → {@code bindingCycle} → {@code
+   * bind} → {@code extendersBinding}).
+   */
+  private Attempt bind(Pod pod, String node) {
+    return Attempt.binding(
+        node,
+        () -> {
+          JsonNode bind =
+              extender.post(
+                  "/kube/bind",
+                  Map.of(
+                      "PodName", pod.getMetadata().getName(),
+                      "PodNamespace", pod.getMetadata().getNamespace(),
+                      "PodUID", pod.getMetadata().getUid(),
+                      "Node", node));
+          String error = bind.path("Error").asText();
+          return error.isEmpty() ? null : error;
+        });
   }
 
   /**

@@ -418,9 +418,16 @@ public final class Sandbox implements AutoCloseable {
     return "https://" + LOOPBACK + ":" + schedulerTlsPort;
   }
 
-  /** Seconds the schedulers spent placing pods so far (the extender's verbs and the bindings). */
+  /**
+   * Seconds the schedulers spent placing pods so far (their cycles, the extender's verbs included).
+   */
   public double placingSeconds() {
     return loop.placingSeconds();
+  }
+
+  /** Seconds the schedulers' bindings took so far, summed over those that ran at once. */
+  public double bindingSeconds() {
+    return loop.bindingSeconds();
   }
 
   public List<SandboxNode> nodes() {

@@ -17,6 +17,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -28,7 +29,8 @@ import org.vnpu.kube.NodeBook;
 
 /**
  * The schedulers' part the sandbox plays: takes unbound pods in the order they were created and
- * places each through a {@link SchedulingProtocol}. A pod that did not fit gets the condition
+ * places each through a {@link SchedulingProtocol}, whose bindings run on threads of their own
+ * while the loop goes on, as both schedulers run them. A pod that did not fit gets the condition
  * {@code PodScheduled=False} with the reason, as the schedulers write it, and is tried again after
  * a back-off (in the next round when only another pod's node lock was in the way); when the
  * extender cannot be reached (a restart), the round ends and the next one retries.
@@ -48,7 +50,13 @@ final class SchedulingLoop implements AutoCloseable {
   private final Map<String, Outcome> outcomes = new ConcurrentHashMap<>();
   private final Map<String, Long> firstSeen = new ConcurrentHashMap<>();
   private final ScheduledExecutorService thread;
+  private final ExecutorService binder;
+
+  /** The node of each pod whose binding runs, by pod UID. */
+  private final Map<String, String> binding = new ConcurrentHashMap<>();
+
   private final LongAdder placingNanos = new LongAdder();
+  private final LongAdder bindingNanos = new LongAdder();
 
   SchedulingLoop(KubernetesClient client, SchedulingProtocol protocol, Clock clock) {
     this.client = client;
@@ -56,6 +64,7 @@ final class SchedulingLoop implements AutoCloseable {
     this.clock = clock;
     this.thread =
         Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("vnpu-sandbox-scheduling"));
+    this.binder = Executors.newCachedThreadPool(DaemonThreads.named("vnpu-sandbox-binding"));
   }
 
   SchedulingLoop start() {
@@ -64,11 +73,16 @@ final class SchedulingLoop implements AutoCloseable {
   }
 
   /**
-   * Seconds spent placing pods so far: the schedulers' calls to the extender and the bindings,
-   * without the loop's own listing.
+   * Seconds spent placing pods so far: the schedulers' cycles, their calls to the extender
+   * included, without the loop's own listing and the bindings that run apart.
    */
   double placingSeconds() {
     return placingNanos.sum() / 1e9;
+  }
+
+  /** Seconds the bindings that run apart took so far, summed over those that ran at once. */
+  double bindingSeconds() {
+    return bindingNanos.sum() / 1e9;
   }
 
   /** Outcomes by pod UID. */
@@ -87,7 +101,18 @@ final class SchedulingLoop implements AutoCloseable {
    */
   private void round() {
     try {
-      List<Pod> all = new ArrayList<>(client.pods().inAnyNamespace().list().getItems());
+      // Taken before the list: a binding that ends in between shows in the list as bound.
+      Map<String, String> bindingNow = Map.copyOf(binding);
+      List<Pod> all = new ArrayList<>();
+      for (Pod pod : client.pods().inAnyNamespace().list().getItems()) {
+        String node = bindingNow.get(pod.getMetadata().getUid());
+        // A pod being bound is on its node in the schedulers' caches (Volcano's task Binding,
+        // kube-scheduler's assumed pod), not pending.
+        all.add(
+            node == null || pod.getSpec().getNodeName() != null
+                ? pod
+                : new PodBuilder(pod).editSpec().withNodeName(node).endSpec().build());
+      }
       List<Node> nodes =
           client.nodes().list().getItems().stream()
               .sorted(Comparator.comparing(n -> n.getMetadata().getName()))
@@ -110,7 +135,12 @@ final class SchedulingLoop implements AutoCloseable {
         placingNanos.add(System.nanoTime() - started);
         outcomes.put(pod.getMetadata().getUid(), new Outcome(attempt, clock.instant()));
         if (attempt.isBound()) {
-          LOG.info("pod {} bound to {}", SchedulingProtocol.key(pod), attempt.node());
+          if (attempt.binding() != null) {
+            binding.put(pod.getMetadata().getUid(), attempt.node());
+            binder.execute(() -> bind(pod, attempt));
+          } else {
+            LOG.info("pod {} bound to {}", SchedulingProtocol.key(pod), attempt.node());
+          }
           all.add(new PodBuilder(pod).editSpec().withNodeName(attempt.node()).endSpec().build());
           nodes.stream()
               .filter(node -> node.getMetadata().getName().equals(attempt.node()))
@@ -127,6 +157,37 @@ final class SchedulingLoop implements AutoCloseable {
     } catch (RuntimeException e) {
       LOG.error("scheduling round failed", e);
     }
+  }
+
+  /**
+   * Runs the binding of {@code attempt}; a pod it could not bind is not scheduled and is tried
+   * again after the back-off, as both schedulers give a failed binding back to their queues.
+   */
+  private void bind(Pod pod, SchedulingProtocol.Attempt attempt) {
+    String uid = pod.getMetadata().getUid();
+    long started = System.nanoTime();
+    String failure;
+    try {
+      failure = attempt.binding().bind();
+    } catch (IOException | KubernetesClientException e) {
+      failure = e.getMessage();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return;
+    } finally {
+      bindingNanos.add(System.nanoTime() - started);
+    }
+    if (failure == null) {
+      LOG.info("pod {} bound to {}", SchedulingProtocol.key(pod), attempt.node());
+    } else {
+      SchedulingProtocol.Attempt failed =
+          SchedulingProtocol.Attempt.notBound(
+              "failed to bind to node " + attempt.node() + ": " + failure);
+      outcomes.put(uid, new Outcome(failed, clock.instant()));
+      LOG.info("pod {} not scheduled: {}", SchedulingProtocol.key(pod), failed.reason());
+      markUnschedulable(pod, failed);
+    }
+    binding.remove(uid);
   }
 
   /**
@@ -206,5 +267,6 @@ final class SchedulingLoop implements AutoCloseable {
   @Override
   public void close() {
     thread.shutdownNow();
+    binder.shutdownNow();
   }
 }

@@ -14,25 +14,41 @@ import org.vnpu.kube.NodeBook;
 interface SchedulingProtocol {
 
   /**
+   * A binding the scheduler runs apart from its cycle, as both do: Volcano's cache binds in a
+   * goroutine of its own ({@code pkg/scheduler/cache/cache.go BindTask}), kube-scheduler runs the
+   * binding cycle in one ({@code pkg/scheduler/schedule_one.go ScheduleOne}).
+   */
+  interface Binding {
+    /** Binds the pod; why it could not be bound, null when it was. */
+    String bind() throws IOException, InterruptedException;
+  }
+
+  /**
    * What came of one attempt.
    *
-   * @param node the node the pod is bound to; null when it was not bound
-   * @param reason why not; null when bound
+   * @param node the node the pod is bound to, or is being bound to; null when it was not placed
+   * @param reason why not; null when placed
    * @param nominating what becomes of the pod's {@code status.nominatedNodeName}, as
    *     kube-scheduler's {@code NominatingInfo} says: null leaves it, "" clears it, a node's name
    *     sets it (a preemption made room there)
+   * @param binding the binding still to run, after which the pod is bound to {@code node}; null
+   *     when the attempt bound it already or did not place it
    */
-  record Attempt(String node, String reason, String nominating) {
+  record Attempt(String node, String reason, String nominating, Binding binding) {
     static Attempt bound(String node) {
-      return new Attempt(node, null, null);
+      return new Attempt(node, null, null, null);
+    }
+
+    static Attempt binding(String node, Binding binding) {
+      return new Attempt(node, null, null, binding);
     }
 
     static Attempt notBound(String reason) {
-      return new Attempt(null, reason, null);
+      return new Attempt(null, reason, null, null);
     }
 
     static Attempt notBound(String reason, String nominating) {
-      return new Attempt(null, reason, nominating);
+      return new Attempt(null, reason, nominating, null);
     }
 
     boolean isBound() {

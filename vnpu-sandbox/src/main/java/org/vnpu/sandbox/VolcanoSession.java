@@ -29,8 +29,8 @@ import org.vnpu.kube.PodRequests;
  * step by step after {@code pkg/scheduler/actions/allocate/allocate.go}: the resource check and the
  * extender's {@code predicate} per node, node scores (the configured {@code nodeorder} and {@code
  * binpack} scores plus the extender's {@code prioritize}), {@code allocateFunc} on the best, then
- * the binding; if the binding fails, {@code deallocateFunc} rolls the reservation back. A pod that
- * fits no node is then taken up by the session's {@code preempt} action ({@link #preempt}).
+ * the binding, which the cache runs apart while the session goes on. A pod that fits no node is
+ * then taken up by the session's {@code preempt} action ({@link #preempt}).
  */
 final class VolcanoSession implements SchedulingProtocol {
 
@@ -124,21 +124,30 @@ final class VolcanoSession implements SchedulingProtocol {
     if (!refused.isEmpty()) {
       return Attempt.notBound(refused);
     }
+    // framework/session.go dispatch → cache.go AddBindTask: the task is Binding on its node in the
+    // cache, and BindTask binds it in a goroutine while the session goes on. A binding that fails
+    // leaves the pod to a later session (cache.go Bind: taskUnschedulable, resyncTask); the
+    // extender plugin has no PreBind to roll back, so deallocateFunc is not called.
+    return Attempt.binding(best.name(), () -> bind(pod, best.name()));
+  }
+
+  /**
+   * {@code pkg/scheduler/cache/cache.go DefaultBinder.Bind}: the binding carries the pod's
+   * annotations as the session's cache had them, which the API server merges onto the pod.
+   */
+  private String bind(Pod pod, String node) {
     try {
-      // pkg/scheduler/cache/cache.go DefaultBinder.Bind: the binding carries the pod's annotations
-      // as the session's cache had them, which the API server merges onto the pod.
       PodBindings.bind(
           client,
           pod.getMetadata().getNamespace(),
           pod.getMetadata().getName(),
           pod.getMetadata().getUid(),
-          best.name(),
+          node,
           pod.getMetadata().getAnnotations());
+      return null;
     } catch (KubernetesClientException e) {
-      extender.post("/volcano/deallocateFunc", Map.of("task", task));
-      return Attempt.notBound("binding to " + best.name() + " failed: " + e.getMessage());
+      return e.getMessage();
     }
-    return Attempt.bound(best.name());
   }
 
   /**

@@ -152,17 +152,16 @@ public record NodeLockSet(List<NodeLock> holders, List<HandoutRecord> handouts) 
   }
 
   /**
-   * The entry an Allocate call for {@code count} vNPUs serves now: the pod the kubelet is admitting
-   * ({@linkplain NodeLock#started started}), else the earliest reserved pod that asks for that
-   * many. The kubelet admits one pod at a time and makes all of its Allocate calls inside that
-   * admission, so a started pod's calls come before any other pod's.
+   * The entries an Allocate call for {@code count} vNPUs may serve now, in the order to try them:
+   * the pod the kubelet is admitting ({@linkplain NodeLock#started started}) first, then the
+   * reserved pods that ask for that many, earliest first. The kubelet admits one pod at a time and
+   * makes all of its Allocate calls inside that admission, so a started pod's calls come before any
+   * other pod's.
    */
-  public Optional<NodeLock> serving(int count, Instant now) {
-    List<NodeLock> candidates =
-        live(now).stream().filter(holder -> holder.serves(count)).sorted(ARRIVAL).toList();
-    return candidates.stream()
-        .filter(NodeLock::started)
-        .findFirst()
-        .or(() -> candidates.stream().findFirst());
+  public List<NodeLock> serving(int count, Instant now) {
+    return live(now).stream()
+        .filter(holder -> holder.serves(count))
+        .sorted(Comparator.comparing((NodeLock holder) -> !holder.started()).thenComparing(ARRIVAL))
+        .toList();
   }
 }

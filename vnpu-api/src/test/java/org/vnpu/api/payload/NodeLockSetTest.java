@@ -115,9 +115,11 @@ class NodeLockSetTest {
     NodeLock second = lock("b", 5, "s1", 1);
     NodeLockSet set = new NodeLockSet(List.of(second, first), List.of());
 
-    assertThat(set.serving(1, T0.plusSeconds(6))).contains(first);
+    assertThat(set.serving(1, T0.plusSeconds(6))).containsExactly(first, second);
     NodeLockSet started = set.without("b").with(second.afterHandout(), T0.plusSeconds(6));
-    assertThat(started.serving(1, T0.plusSeconds(6))).map(NodeLock::podUid).contains("b");
+    assertThat(started.serving(1, T0.plusSeconds(6)))
+        .extracting(NodeLock::podUid)
+        .containsExactly("b", "a");
     assertThat(set.serving(2, T0)).isEmpty();
   }
 

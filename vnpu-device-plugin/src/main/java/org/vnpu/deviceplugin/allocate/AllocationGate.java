@@ -51,10 +51,10 @@ public final class AllocationGate {
   }
 
   /**
-   * The node's lock entry that an Allocate call for {@code count} vNPUs serves at {@code now}
-   * ({@link NodeLockSet#serving}).
+   * The node's lock entries that an Allocate call for {@code count} vNPUs may serve at {@code now},
+   * in the order to try them ({@link NodeLockSet#serving}); never empty.
    */
-  public NodeLock holder(Map<String, String> nodeAnnotations, int count, Instant now)
+  public List<NodeLock> holders(Map<String, String> nodeAnnotations, int count, Instant now)
       throws AllocationRefusedException {
     String value = nodeAnnotations == null ? null : nodeAnnotations.get(AnnotationKeys.NODE_LOCK);
     if (value == null) {
@@ -73,9 +73,9 @@ public final class AllocationGate {
       throw new AllocationRefusedException(
           "node " + node + " has a malformed lock: " + e.getMessage());
     }
-    Optional<NodeLock> serving = locks.serving(count, now);
-    if (serving.isPresent()) {
-      return serving.get();
+    List<NodeLock> serving = locks.serving(count, now);
+    if (!serving.isEmpty()) {
+      return serving;
     }
     String holders =
         locks.holders().stream()

@@ -44,8 +44,9 @@ import org.vnpu.kube.PodPhases;
  * writes the container's shim config, and records progress: the pending list shrinks by one and the
  * entry counts the hand-out; after the last container the pod's bind phase becomes {@code success}
  * and its entry is released. A refusal sets the bind phase to {@code failed} (when an entry
- * identified the pod) and releases the entry. A repeated call with the same device IDs, while the
- * pod that got them is alive, returns the same answer.
+ * identified the pod) and releases the entry, unless the entry's pod is not bound yet (the call is
+ * not for it). A repeated call with the same device IDs, while the pod that got them is alive,
+ * returns the same answer.
  */
 public final class Allocator {
 
@@ -107,10 +108,24 @@ public final class Allocator {
     if (self == null) {
       throw new AllocationRefusedException("node " + node + " does not exist in the API server");
     }
-    NodeLock lock =
-        gate.holder(self.getMetadata().getAnnotations(), deviceIds.size(), clock.instant());
+    // The kubelet admits only pods bound to its node: the call serves the first entry whose pod
+    // is bound here. An entry's pod whose binding has not landed yet (the scheduler reserves,
+    // then binds) is not the one being admitted and keeps its entry.
+    NodeLock lock = null;
+    Pod pod = null;
+    for (NodeLock candidate :
+        gate.holders(self.getMetadata().getAnnotations(), deviceIds.size(), clock.instant())) {
+      Pod read =
+          client.pods().inNamespace(candidate.podNamespace()).withName(candidate.podName()).get();
+      if (lock == null || boundHere(read)) {
+        lock = candidate;
+        pod = read;
+      }
+      if (boundHere(read)) {
+        break;
+      }
+    }
     try {
-      Pod pod = client.pods().inNamespace(lock.podNamespace()).withName(lock.podName()).get();
       AllocationGate.Admission admission = gate.admit(lock, pod, deviceIds.size(), chips);
       Handout handout = handOut(admission, lock.nonce());
       claim(admission, lock, pod, key);
@@ -118,10 +133,17 @@ public final class Allocator {
       answers.put(key, new Answer(admission.pod(), handout));
       return handout;
     } catch (AllocationRefusedException e) {
+      if (pod != null && pod.getSpec().getNodeName() == null) {
+        throw e; // not this call's pod: its binding is on its way
+      }
       e.pod().ifPresent(this::markFailed);
       locks.release(node, lock.podUid());
       throw e;
     }
+  }
+
+  private boolean boundHere(Pod pod) {
+    return pod != null && node.equals(pod.getSpec().getNodeName());
   }
 
   /** The node's chips as the driver reports them now; Allocate checks allocations against them. */
