@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetList;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetStatus;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.client.server.mock.KubernetesAttributesExtractor;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.crud.AttributeSet;
@@ -30,10 +31,14 @@ import java.net.HttpURLConnection;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.AbstractMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -148,6 +153,17 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher {
   private final Set<String> offGates;
   private final NodePodWatches nodeWatches =
       new NodePodWatches(WATCHED_CHANGES, this::requestResourceVersion);
+
+  /**
+   * Where each object asked for by name was last found in the mock's store: the query's attributes
+   * (kind, namespace, name) to the key it is stored under. The mock otherwise scans every stored
+   * object for each read, update and patch by name; a key is checked against the store each time
+   * and looked for again when it no longer matches.
+   */
+  private final Map<AttributeSet, AttributeSet> keys = new ConcurrentHashMap<>();
+
+  /** The mock's read lock, once it was taken (its {@link #locked} hook tells). */
+  private volatile Lock readLock;
 
   /**
    * @param observer sees every request before it is answered (an audit of who asked for what)
@@ -374,6 +390,49 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher {
       }
     }
     return null;
+  }
+
+  /** The object {@code query} names, found by its last known key; else as the mock finds it. */
+  @Override
+  public Map.Entry<AttributeSet, String> findResource(AttributeSet query) {
+    AttributeSet key = keys.get(query);
+    String stored = key == null ? null : map.get(key);
+    if (stored != null && key.matches(query)) {
+      return new AbstractMap.SimpleImmutableEntry<>(key, stored);
+    }
+    Map.Entry<AttributeSet, String> found = super.findResource(query);
+    if (found != null && query.containsKey(KubernetesAttributesExtractor.NAME)) {
+      keys.put(query, found.getKey());
+    } else {
+      keys.remove(query);
+    }
+    return found;
+  }
+
+  /** A read of one object by name finds it by key ({@link #findResource}), under the read lock. */
+  @Override
+  public MockResponse handleGet(String path) {
+    Lock lock = readLock;
+    AttributeSet query = path.contains("?") || lock == null ? null : getKey(path);
+    if (query == null || !query.containsKey(KubernetesAttributesExtractor.NAME)) {
+      return super.handleGet(path);
+    }
+    lock.lock();
+    try {
+      Map.Entry<AttributeSet, String> found = findResource(query);
+      return found == null
+          ? new MockResponse().setResponseCode(HttpURLConnection.HTTP_NOT_FOUND)
+          : new MockResponse().setResponseCode(HttpURLConnection.HTTP_OK).setBody(found.getValue());
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  protected void locked(Lock lock) {
+    if (readLock == null && lock instanceof ReentrantReadWriteLock.ReadLock) {
+      readLock = lock;
+    }
   }
 
   /**

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Binding;
 import io.fabric8.kubernetes.api.model.BindingBuilder;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
@@ -183,6 +184,54 @@ class SandboxDispatcherTest {
         .isInstanceOf(KubernetesClientException.class)
         .extracting(e -> ((KubernetesClientException) e).getCode())
         .isEqualTo(400);
+  }
+
+  @Test
+  void anObjectReadByNameIsTheOneStoredNowThroughRelabelsDeletionsAndRecreation() {
+    Pod created =
+        client
+            .pods()
+            .inNamespace("default")
+            .resource(Scenario.inference("x", 30, 4, "elastic", Map.of(), Map.of()))
+            .create();
+    client
+        .nodes()
+        .resource(new NodeBuilder().withNewMetadata().withName("x").endMetadata().build())
+        .create();
+    assertThat(client.pods().inNamespace("default").withName("x").get().getKind()).isEqualTo("Pod");
+    assertThat(client.nodes().withName("x").get().getKind()).isEqualTo("Node");
+
+    client
+        .pods()
+        .inNamespace("default")
+        .withName("x")
+        .edit(
+            pod -> new PodBuilder(pod).editMetadata().addToLabels("a", "2").endMetadata().build());
+    assertThat(client.pods().inNamespace("default").withName("x").get().getMetadata().getLabels())
+        .containsEntry("a", "2");
+    client
+        .pods()
+        .inNamespace("default")
+        .withName("x")
+        .edit(
+            pod -> new PodBuilder(pod).editMetadata().addToLabels("b", "3").endMetadata().build());
+    assertThat(client.pods().inNamespace("default").withName("x").get().getMetadata().getLabels())
+        .containsEntry("a", "2")
+        .containsEntry("b", "3");
+
+    client.pods().inNamespace("default").withName("x").delete();
+    assertThat(client.pods().inNamespace("default").withName("x").get()).isNull();
+    assertThat(client.pods().inNamespace("other").withName("x").get()).isNull();
+    Pod again =
+        client
+            .pods()
+            .inNamespace("default")
+            .resource(Scenario.inference("x", 30, 4, "elastic", Map.of(), Map.of()))
+            .create();
+    assertThat(client.pods().inNamespace("default").withName("x").get().getMetadata().getUid())
+        .isEqualTo(again.getMetadata().getUid())
+        .isNotEqualTo(created.getMetadata().getUid());
+    assertThat(client.nodes().withName("x").get()).isNotNull();
   }
 
   @Test
