@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
@@ -52,6 +53,13 @@ public final class NodeLocks {
   private final PayloadCodec codec;
   private final AnnotationPatches patches;
 
+  /**
+   * One monitor per node: this component's own writes of a node's locks go one after the other
+   * (kube-scheduler binds pods at once, each binding reserves), so that they do not fail each
+   * other's compare-and-set; other components' writes may still conflict and are retried.
+   */
+  private final Map<String, Object> writers = new ConcurrentHashMap<>();
+
   public NodeLocks(KubernetesClient client, PayloadCodec codec) {
     this.client = client;
     this.codec = codec;
@@ -83,6 +91,12 @@ public final class NodeLocks {
    * NodeLock#mayShareNodeWith may not share} the node with it at {@code now}.
    */
   public void take(String name, NodeLock lock, Instant now) throws RefusedException {
+    synchronized (writer(name)) {
+      takeInTurn(name, lock, now);
+    }
+  }
+
+  private void takeInTurn(String name, NodeLock lock, Instant now) throws RefusedException {
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
       backOff(attempt);
       Node node = client.nodes().withName(name).get();
@@ -225,6 +239,17 @@ public final class NodeLocks {
 
   /** Applies {@code change} to the locks of {@code name} while they are as {@code applies} asks. */
   private boolean change(
+      String name, Predicate<NodeLockSet> applies, UnaryOperator<NodeLockSet> change) {
+    synchronized (writer(name)) {
+      return changeInTurn(name, applies, change);
+    }
+  }
+
+  private Object writer(String name) {
+    return writers.computeIfAbsent(name, node -> new Object());
+  }
+
+  private boolean changeInTurn(
       String name, Predicate<NodeLockSet> applies, UnaryOperator<NodeLockSet> change) {
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
       backOff(attempt);

@@ -6,10 +6,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.vnpu.api.AnnotationKeys;
@@ -25,6 +32,7 @@ class NodeLocksTest {
   private static final Instant NOW = Instant.parse("2026-12-01T10:00:00Z");
 
   KubernetesClient client;
+  KubernetesMockServer server;
   private final PayloadCodec codec = new PayloadCodec();
   private NodeLocks locks;
 
@@ -76,6 +84,36 @@ class NodeLocksTest {
     NodeLock second = lock("uid-b", "b", NOW.plusSeconds(900));
     locks.take("n1", second, NOW.plusSeconds(301));
     assertThat(current()).isEqualTo(second);
+  }
+
+  @Test
+  void oneComponentsWritesOfANodesLocksGoOneAfterTheOtherWithoutConflicts() throws Exception {
+    int pods = 16;
+    CountDownLatch start = new CountDownLatch(1);
+    ExecutorService threads = Executors.newFixedThreadPool(pods);
+    List<Future<?>> takes = new ArrayList<>();
+    int before = server.getRequestCount();
+    for (int i = 0; i < pods; i++) {
+      NodeLock same =
+          new NodeLock(
+              "uid-" + i, "ns", "p" + i, NOW, NOW.plusSeconds(300), "n-" + i, "s", List.of(1), 0);
+      takes.add(
+          threads.submit(
+              () -> {
+                start.await();
+                locks.take("n1", same, NOW);
+                return null;
+              }));
+    }
+    start.countDown();
+    for (Future<?> take : takes) {
+      take.get(30, TimeUnit.SECONDS);
+    }
+    threads.shutdown();
+
+    // one read and one write each: no compare-and-set failed and was tried again
+    assertThat(server.getRequestCount() - before).isEqualTo(2 * pods);
+    assertThat(held()).hasSize(pods);
   }
 
   @Test
