@@ -20,6 +20,8 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -688,6 +690,68 @@ class DevicePluginTest {
     assertRefused(1, "pod serving/a is not bound to a node, not to this node " + node);
     assertThat(pods.locks().of(a)).isPresent();
     assertThat(pods.podAnnotation("a", AnnotationKeys.BIND_PHASE)).isEqualTo("allocating");
+  }
+
+  @Test
+  void aHandoutIsNotResolvedWhileThePodItWasSignedForStillWaitsForItsAdmission() throws Exception {
+    List<PodResourcesEmulator.ActivePod> active = new CopyOnWriteArrayList<>();
+    PodResourcesEmulator podResources =
+        new PodResourcesEmulator(PluginHarness.podResourcesSocket(directory), () -> active).start();
+    try {
+      Map<String, String> uids = new HashMap<>();
+      List<String> dies = List.of(die0, die1, die0);
+      for (int i = 0; i < 3; i++) {
+        String name = List.of("a", "b", "c").get(i);
+        uids.put(
+            name,
+            pods.bindAlongside(
+                    name,
+                    "same",
+                    List.of(
+                        new ContainerAllocation(
+                            "model", false, List.of(soft(i % 2, dies.get(i), 4096, 20)))))
+                .getMetadata()
+                .getUid());
+      }
+      // The kubelet admits c on a's reservation, then a on b's: b still waits, and c's entry is
+      // the one left for it.
+      List<String> first = kubelet.pickHealthy(RESOURCE, 1, Set.of());
+      allocate(1, first);
+      active.add(activePod("c", first));
+      List<String> second = kubelet.pickHealthy(RESOURCE, 1, Set.copyOf(first));
+      allocate(1, second);
+      active.add(activePod("a", second));
+      Thread.sleep(3 * DevicePluginSettings.HANDOUT_CHECK_INTERVAL.toMillis());
+
+      // a holds b's hand-out, but b waits: settling it now would leave b's annotations naming a
+      // reservation no entry serves, and c's entry without a record that keeps it.
+      assertThat(pods.locks().handouts())
+          .filteredOn(h -> h.signedFor().uid().equals(uids.get("b")))
+          .singleElement()
+          .satisfies(h -> assertThat(h.heldBy()).isNull());
+      assertThat(pods.locks().of(uids.get("c"))).isPresent();
+
+      Set<String> taken = new HashSet<>(first);
+      taken.addAll(second);
+      List<String> third = kubelet.pickHealthy(RESOURCE, 1, taken);
+      allocate(1, third);
+      active.add(activePod("b", third));
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .untilAsserted(
+              () ->
+                  assertThat(pods.locks().handouts())
+                      .extracting(
+                          h -> h.signedFor().uid(),
+                          h -> h.heldBy() == null ? null : h.heldBy().uid())
+                      .containsExactlyInAnyOrder(
+                          tuple(uids.get("a"), uids.get("c")),
+                          tuple(uids.get("b"), uids.get("a")),
+                          tuple(uids.get("c"), uids.get("b"))));
+      assertThat(pods.locks().holders()).isEmpty();
+    } finally {
+      podResources.close();
+    }
   }
 
   private static PodResourcesEmulator.ActivePod activePod(String name, List<String> ids) {

@@ -80,6 +80,16 @@ final class PodRunner implements AutoCloseable {
   private final Map<String, RunningPod> pods = new ConcurrentHashMap<>();
   private final ExecutorService workers;
   private final LongAdder allocateNanos = new LongAdder();
+
+  /**
+   * Held through one pod's admission. The pods' recorded devices are guarded by this runner's own
+   * monitor, taken only to read or record them, so that the pod-resources API answers while a pod
+   * is admitted, as the kubelet's does: the device manager calls a plugin's Allocate outside its
+   * mutex ({@code pkg/kubelet/cm/devicemanager/manager.go allocateContainerResources}) and {@code
+   * GetDevices} reads what it recorded.
+   */
+  private final Object admissions = new Object();
+
   private SharedIndexInformer<Pod> informer;
 
   /** Why the kubelet did not admit a pod: its status reason and message. */
@@ -305,15 +315,16 @@ final class PodRunner implements AutoCloseable {
    * ({@code pkg/kubelet/kubelet.go NewMainKubelet}): the device manager first, then the resource
    * fit.
    */
-  private synchronized Map<Container, ContainerAllocateResponse> admit(RunningPod running)
-      throws NotAdmitted {
-    Map<Container, ContainerAllocateResponse> handouts = allocateDevices(running);
-    fit(running.pod);
-    Map<String, ContainerAllocateResponse> byName = new HashMap<>();
-    handouts.forEach((container, handout) -> byName.put(container.getName(), handout));
-    running.handouts = Map.copyOf(byName);
-    running.admitted = true;
-    return handouts;
+  private Map<Container, ContainerAllocateResponse> admit(RunningPod running) throws NotAdmitted {
+    synchronized (admissions) {
+      Map<Container, ContainerAllocateResponse> handouts = allocateDevices(running);
+      fit(running.pod);
+      Map<String, ContainerAllocateResponse> byName = new HashMap<>();
+      handouts.forEach((container, handout) -> byName.put(container.getName(), handout));
+      running.handouts = Map.copyOf(byName);
+      running.admitted = true;
+      return handouts;
+    }
   }
 
   /**
@@ -355,11 +366,13 @@ final class PodRunner implements AutoCloseable {
           long started = System.nanoTime();
           ContainerAllocateResponse answer = kubelet.allocate(resource, ids);
           allocateNanos.add(System.nanoTime() - started);
-          running.devices.computeIfAbsent(resource, r -> new ArrayList<>()).addAll(ids);
-          running
-              .containerDevices
-              .computeIfAbsent(container.getName(), c -> new HashMap<>())
-              .put(resource, List.copyOf(ids));
+          synchronized (this) {
+            running.devices.computeIfAbsent(resource, r -> new ArrayList<>()).addAll(ids);
+            running
+                .containerDevices
+                .computeIfAbsent(container.getName(), c -> new HashMap<>())
+                .put(resource, List.copyOf(ids));
+          }
           if (init) {
             reuse.addAll(ids);
           } else {

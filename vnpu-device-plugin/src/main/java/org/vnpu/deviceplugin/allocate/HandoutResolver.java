@@ -109,7 +109,8 @@ public final class HandoutResolver {
       }
       Map<Set<String>, Holding> holdings = holdings();
       NodePods pods = NodePods.of(client, node);
-      Set<String> surplus = surplus(held, admitted(holdings, pods), pods);
+      Set<String> admitted = admitted(holdings, pods);
+      Set<String> surplus = surplus(held, admitted, pods);
       NodeLockSet waiting = held;
       for (String uid : surplus) {
         waiting = waiting.without(uid);
@@ -134,9 +135,14 @@ public final class HandoutResolver {
         } else if (holder.uid().equals(handout.signedFor().uid())) {
           settled.add(handout.nonce());
         } else if (waiting.live(clock.instant()).stream()
-            .noneMatch(lock -> lock.podUid().equals(holder.uid()))) {
-          // (A holder whose own reservation is still to be handed out waits: its annotations
-          // must not move while an Allocate may read them.)
+                .noneMatch(lock -> lock.podUid().equals(holder.uid()))
+            && (admitted.contains(handout.signedFor().uid())
+                || !waitsForAdmission(pods, handout.signedFor()))) {
+          // A holder whose own reservation is still to be handed out waits: its annotations
+          // must not move while an Allocate may read them. So does a record whose pod still
+          // waits for its admission: the open record is what keeps a spare entry for it (see
+          // surplus), and once settled its pod's annotations would name a reservation no entry
+          // serves (when its holder's own entry went to a third pod).
           heldBy.put(handout.nonce(), holder);
         }
       }
