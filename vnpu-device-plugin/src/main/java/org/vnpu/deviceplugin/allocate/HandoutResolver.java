@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -54,6 +55,13 @@ public final class HandoutResolver {
   private static final Logger LOG = LoggerFactory.getLogger(HandoutResolver.class);
   private static final long LIST_DEADLINE_SECONDS = 5;
 
+  /**
+   * How long a pass that found nothing to record stands for the next ones while no hand-out was
+   * recorded and the kubelet's answer is the same: nothing they read could tell them otherwise but
+   * a pod deleted, an entry released or a record settled meanwhile, which this bounds.
+   */
+  static final Duration QUIET = Duration.ofSeconds(5);
+
   private final KubernetesClient client;
   private final String node;
   private final NodeLocks locks;
@@ -65,6 +73,11 @@ public final class HandoutResolver {
   // left from before a restart.
   private final AtomicLong recorded = new AtomicLong(1);
   private volatile long resolvedUpTo;
+
+  /** The last pass that found nothing to record: the hand-outs it had seen, its answer, when. */
+  private record Quiet(long seen, Map<Set<String>, Holding> holdings, Instant at) {}
+
+  private Quiet quiet;
 
   /** Who holds which devices of a container, as the kubelet reports it. */
   private record Holding(String namespace, String name, String container, Set<String> deviceIds) {}
@@ -96,6 +109,15 @@ public final class HandoutResolver {
       return;
     }
     try {
+      Map<Set<String>, Holding> holdings = holdings();
+      Instant now = clock.instant();
+      if (quiet != null
+          && quiet.seen() == seen
+          && quiet.holdings().equals(holdings)
+          && now.isBefore(quiet.at().plus(QUIET))) {
+        return;
+      }
+      quiet = null;
       Node self = client.nodes().withName(node).get();
       if (self == null) {
         return;
@@ -107,7 +129,6 @@ public final class HandoutResolver {
         resolvedUpTo = seen;
         return;
       }
-      Map<Set<String>, Holding> holdings = holdings();
       NodePods pods = NodePods.of(client, node);
       Set<String> admitted = admitted(holdings, pods);
       Set<String> surplus = surplus(held, admitted, pods);
@@ -121,7 +142,7 @@ public final class HandoutResolver {
         Holding holding = holdings.get(new TreeSet<>(handout.deviceIds()));
         PodRef holder = holding == null ? null : holder(holding, handout, pods);
         if (holder == null) {
-          if (clock.instant().isAfter(handout.at().plus(UNCLAIMED))) {
+          if (now.isAfter(handout.at().plus(UNCLAIMED))) {
             LOG.warn(
                 "no pod holds the hand-out of pod {}'s reservation {} (devices {}) {} after it"
                     + " was handed out: the kubelet refused the pod it was for; dropping the"
@@ -134,8 +155,7 @@ public final class HandoutResolver {
           }
         } else if (holder.uid().equals(handout.signedFor().uid())) {
           settled.add(handout.nonce());
-        } else if (waiting.live(clock.instant()).stream()
-                .noneMatch(lock -> lock.podUid().equals(holder.uid()))
+        } else if (waiting.live(now).stream().noneMatch(lock -> lock.podUid().equals(holder.uid()))
             && (admitted.contains(handout.signedFor().uid())
                 || !waitsForAdmission(pods, handout.signedFor()))) {
           // A holder whose own reservation is still to be handed out waits: its annotations
@@ -146,8 +166,9 @@ public final class HandoutResolver {
           heldBy.put(handout.nonce(), holder);
         }
       }
-      if ((!settled.isEmpty() || !heldBy.isEmpty() || !surplus.isEmpty())
-          && locks.resolved(node, held, settled, heldBy, surplus)) {
+      if (settled.isEmpty() && heldBy.isEmpty() && surplus.isEmpty()) {
+        quiet = new Quiet(seen, holdings, now);
+      } else if (locks.resolved(node, held, settled, heldBy, surplus)) {
         surplus.forEach(
             uid ->
                 LOG.info(
