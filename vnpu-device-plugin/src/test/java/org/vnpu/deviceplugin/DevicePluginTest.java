@@ -28,6 +28,7 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -637,15 +638,7 @@ class DevicePluginTest {
       assertThat(allocate(1, second).getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "1");
       active.add(activePod("a", second));
 
-      await()
-          .atMost(Duration.ofSeconds(5))
-          .untilAsserted(
-              () ->
-                  assertThat(pods.locks().handouts())
-                      .extracting(
-                          h -> h.signedFor().uid(),
-                          h -> h.heldBy() == null ? null : h.heldBy().uid())
-                      .containsExactlyInAnyOrder(tuple(a, b), tuple(b, a)));
+      awaitHolders(tuple(a, b), tuple(b, a));
       assertThat(pods.locks().holders()).isEmpty();
     } finally {
       podResources.close();
@@ -736,22 +729,26 @@ class DevicePluginTest {
       List<String> third = kubelet.pickHealthy(RESOURCE, 1, taken);
       allocate(1, third);
       active.add(activePod("b", third));
-      await()
-          .atMost(Duration.ofSeconds(5))
-          .untilAsserted(
-              () ->
-                  assertThat(pods.locks().handouts())
-                      .extracting(
-                          h -> h.signedFor().uid(),
-                          h -> h.heldBy() == null ? null : h.heldBy().uid())
-                      .containsExactlyInAnyOrder(
-                          tuple(uids.get("a"), uids.get("c")),
-                          tuple(uids.get("b"), uids.get("a")),
-                          tuple(uids.get("c"), uids.get("b"))));
+      awaitHolders(
+          tuple(uids.get("a"), uids.get("c")),
+          tuple(uids.get("b"), uids.get("a")),
+          tuple(uids.get("c"), uids.get("b")));
       assertThat(pods.locks().holders()).isEmpty();
     } finally {
       podResources.close();
     }
+  }
+
+  /** Waits until the node's hand-out records are these, each (signed for, held by) pod UID. */
+  private void awaitHolders(Tuple... records) {
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(
+            () ->
+                assertThat(pods.locks().handouts())
+                    .extracting(
+                        h -> h.signedFor().uid(), h -> h.heldBy() == null ? null : h.heldBy().uid())
+                    .containsExactlyInAnyOrder(records));
   }
 
   private static PodResourcesEmulator.ActivePod activePod(String name, List<String> ids) {
