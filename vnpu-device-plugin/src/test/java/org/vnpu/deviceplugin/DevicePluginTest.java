@@ -45,6 +45,7 @@ import org.vnpu.api.payload.NodeRegistration;
 import org.vnpu.api.payload.RegisteredChip;
 import org.vnpu.api.payload.ShimConfig;
 import org.vnpu.api.payload.ShimDevice;
+import org.vnpu.api.payload.VnpuAssignment;
 import org.vnpu.api.region.ChipRegion;
 import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.api.signing.SigningKey;
@@ -647,14 +648,7 @@ class DevicePluginTest {
 
   @Test
   void aReservedPodWhoseBindingHasNotLandedIsNotServedAndKeepsItsEntry() throws Exception {
-    String a =
-        pods.reserveAlongside(
-                "a",
-                null,
-                "same",
-                List.of(new ContainerAllocation("model", false, List.of(soft(0, die0, 8192, 30)))))
-            .getMetadata()
-            .getUid();
+    String a = reservedUnbound("a");
     pods.bindAlongside(
         "b",
         "same",
@@ -671,18 +665,60 @@ class DevicePluginTest {
 
   @Test
   void aCallNoBoundPodWaitsForIsRefusedAndLeavesTheReservationsAlone() throws Exception {
-    String a =
-        pods.reserveAlongside(
-                "a",
-                null,
-                "same",
-                List.of(new ContainerAllocation("model", false, List.of(soft(0, die0, 8192, 30)))))
-            .getMetadata()
-            .getUid();
+    String a = reservedUnbound("a");
 
     assertRefused(1, "pod serving/a is not bound to a node, not to this node " + node);
     assertThat(pods.locks().of(a)).isPresent();
     assertThat(pods.podAnnotation("a", AnnotationKeys.BIND_PHASE)).isEqualTo("allocating");
+  }
+
+  @Test
+  void devicesAgainAfterTheirSwappedHolderIsGoneAreNoRepeatForThePodTheyWereSignedFor()
+      throws Exception {
+    List<PodResourcesEmulator.ActivePod> active = new CopyOnWriteArrayList<>();
+    PodResourcesEmulator podResources =
+        new PodResourcesEmulator(PluginHarness.podResourcesSocket(directory), () -> active).start();
+    try {
+      String a = sameShape("a", soft(0, die0, 8192, 30));
+      String b = sameShape("b", soft(1, die1, 8192, 30));
+      // b is admitted on a's reservation, a on b's; the kubelet tells who holds what.
+      List<String> first = kubelet.pickHealthy(RESOURCE, 1, Set.of());
+      assertThat(allocate(1, first).getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "0");
+      active.add(activePod("b", first));
+      List<String> second = kubelet.pickHealthy(RESOURCE, 1, Set.copyOf(first));
+      allocate(1, second);
+      active.add(activePod("a", second));
+      awaitHolders(tuple(a, b), tuple(b, a));
+
+      // b goes; the kubelet gives its devices to c, reserved on chip 1.
+      client.pods().inNamespace(ScheduledPods.NAMESPACE).withName("b").delete();
+      active.removeIf(pod -> pod.name().equals("b"));
+      sameShape("c", soft(1, die1, 8192, 30));
+
+      assertThat(allocate(1, first).getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "1");
+      assertThat(pods.podAnnotation("c", AnnotationKeys.BIND_PHASE)).isEqualTo("success");
+    } finally {
+      podResources.close();
+    }
+  }
+
+  /** Reserves and binds {@code name} beside pods of shape "same", with one vNPU; its UID. */
+  private String sameShape(String name, VnpuAssignment vnpu) throws Exception {
+    return pods.bindAlongside(
+            name, "same", List.of(new ContainerAllocation("model", false, List.of(vnpu))))
+        .getMetadata()
+        .getUid();
+  }
+
+  /** Reserves {@code name} beside pods of shape "same", its binding still on its way; its UID. */
+  private String reservedUnbound(String name) throws Exception {
+    return pods.reserveAlongside(
+            name,
+            null,
+            "same",
+            List.of(new ContainerAllocation("model", false, List.of(soft(0, die0, 8192, 30)))))
+        .getMetadata()
+        .getUid();
   }
 
   @Test

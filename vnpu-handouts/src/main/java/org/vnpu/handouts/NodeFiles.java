@@ -11,6 +11,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.vnpu.api.ShimContract;
@@ -130,19 +131,31 @@ public final class NodeFiles {
     List<KeyedFiles> pods = new ArrayList<>();
     try (Stream<Path> directories = Files.list(state.resolve("pods"))) {
       for (Path directory : directories.toList()) {
-        Path record = directory.resolve("pod");
-        if (Files.isRegularFile(record)) {
-          List<String> lines = Files.readAllLines(record, StandardCharsets.UTF_8);
-          if (lines.size() >= 3) {
-            pods.add(
-                new KeyedFiles(
-                    directory.getFileName().toString(),
-                    new PodRecord(lines.get(2), lines.get(0), lines.get(1))));
-          }
-        }
+        user(directory)
+            .ifPresent(pod -> pods.add(new KeyedFiles(directory.getFileName().toString(), pod)));
       }
     }
     return pods;
+  }
+
+  /** The pod that uses the files of hand-out {@code key}; none when they or its record are gone. */
+  public Optional<PodRecord> user(String key) {
+    try {
+      return user(state.resolve("pods").resolve(key));
+    } catch (IOException | IllegalArgumentException e) {
+      return Optional.empty();
+    }
+  }
+
+  private static Optional<PodRecord> user(Path directory) throws IOException {
+    Path record = directory.resolve("pod");
+    if (!Files.isRegularFile(record, LinkOption.NOFOLLOW_LINKS)) {
+      return Optional.empty();
+    }
+    List<String> lines = Files.readAllLines(record, StandardCharsets.UTF_8);
+    return lines.size() >= 3
+        ? Optional.of(new PodRecord(lines.get(2), lines.get(0), lines.get(1)))
+        : Optional.empty();
   }
 
   /** Deletes every file of hand-out {@code key}. */

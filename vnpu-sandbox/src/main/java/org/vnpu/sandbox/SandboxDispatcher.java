@@ -67,7 +67,11 @@ import org.vnpu.kube.PodRequests;
  *       ({@code resourceslice/strategy.go}, {@code toSelectableFields}), which the mock ignores;
  *   <li>discovery ({@code /api}, {@code /api/v1}, {@code /apis}, {@code
  *       /apis/coordination.k8s.io/v1}) of the resources the sandbox uses, so that kubectl can look
- *       inside.
+ *       inside;
+ *   <li>pod watches selected by {@code spec.nodeName}, as kubelets open them ({@link
+ *       NodePodWatches});
+ *   <li>objects asked for by name found by their last known key ({@link #findResource}), not by a
+ *       scan of every stored object.
  * </ul>
  */
 final class SandboxDispatcher extends KubernetesCrudDispatcher {

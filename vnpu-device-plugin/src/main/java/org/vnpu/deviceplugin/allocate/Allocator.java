@@ -25,6 +25,7 @@ import org.vnpu.api.codec.ShimConfigFormat;
 import org.vnpu.api.payload.ContainerAllocation;
 import org.vnpu.api.payload.HandoutRecord;
 import org.vnpu.api.payload.NodeLock;
+import org.vnpu.api.payload.NodeLockSet;
 import org.vnpu.api.payload.PendingContainers;
 import org.vnpu.api.payload.PodRef;
 import org.vnpu.api.payload.RegisteredChip;
@@ -67,7 +68,8 @@ public final class Allocator {
   private final Map<Set<String>, Answer> answers = new ConcurrentHashMap<>();
   private volatile List<RegisteredChip> chips = List.of();
 
-  private record Answer(NodeFiles.PodRecord pod, Handout handout) {}
+  /** An answer given: the hand-out's files are under {@code nonce}. */
+  private record Answer(String nonce, Handout handout) {}
 
   public Allocator(
       KubernetesClient client,
@@ -100,13 +102,13 @@ public final class Allocator {
    */
   public synchronized Handout allocate(List<String> deviceIds) throws AllocationRefusedException {
     Set<String> key = new TreeSet<>(deviceIds);
-    Optional<Handout> repeated = repeated(key);
-    if (repeated.isPresent()) {
-      return repeated.get();
-    }
     Node self = client.nodes().withName(node).get();
     if (self == null) {
       throw new AllocationRefusedException("node " + node + " does not exist in the API server");
+    }
+    Optional<Handout> repeated = repeated(key, locks.held(self));
+    if (repeated.isPresent()) {
+      return repeated.get();
     }
     // The kubelet admits only pods bound to its node: the call serves the first entry whose pod
     // is bound here. An entry's pod whose binding has not landed yet (the scheduler reserves,
@@ -130,7 +132,7 @@ public final class Allocator {
       Handout handout = handOut(admission, lock.nonce());
       claim(admission, lock, pod, key);
       record(admission);
-      answers.put(key, new Answer(admission.pod(), handout));
+      answers.put(key, new Answer(lock.nonce(), handout));
       return handout;
     } catch (AllocationRefusedException e) {
       if (pod != null && pod.getSpec().getNodeName() == null) {
@@ -151,21 +153,32 @@ public final class Allocator {
     this.chips = List.copyOf(chips);
   }
 
-  /** Forgets the answers given to the pod {@code uid}; its files are gone. */
-  public void forget(String uid) {
-    answers.values().removeIf(answer -> answer.pod().uid().equals(uid));
+  /** Forgets the answers given from the files of hand-out {@code nonce}; they are gone. */
+  public void forget(String nonce) {
+    answers.values().removeIf(answer -> answer.nonce().equals(nonce));
   }
 
-  private Optional<Handout> repeated(Set<String> key) {
+  /**
+   * The earlier answer when the kubelet asks again for the same devices of the same container. The
+   * pod that got them is the one the hand-out's files name: the resolver names the real holder
+   * there when it was an interchangeable pod; while that is not known yet (the node's locks hold
+   * the hand-out's record without a holder) the call is verified anew, as the devices may since
+   * have gone to another pod.
+   */
+  private Optional<Handout> repeated(Set<String> key, NodeLockSet held) {
     Answer answer = answers.get(key);
-    if (answer == null) {
+    if (answer == null
+        || held.handout(answer.nonce()).filter(r -> r.heldBy() == null).isPresent()) {
       return Optional.empty();
     }
+    NodeFiles.PodRecord user = files.user(answer.nonce()).orElse(null);
     Pod pod =
-        client.pods().inNamespace(answer.pod().namespace()).withName(answer.pod().name()).get();
+        user == null
+            ? null
+            : client.pods().inNamespace(user.namespace()).withName(user.name()).get();
     boolean alive =
         pod != null
-            && answer.pod().uid().equals(pod.getMetadata().getUid())
+            && user.uid().equals(pod.getMetadata().getUid())
             && pod.getMetadata().getDeletionTimestamp() == null
             && !PodPhases.finished(pod);
     if (!alive) {
@@ -180,8 +193,7 @@ public final class Allocator {
         .equals(pod.getMetadata().getAnnotations().get(AnnotationKeys.BIND_PHASE))) {
       return Optional.empty();
     }
-    LOG.info(
-        "repeated Allocate for {}/{}: same answer", answer.pod().namespace(), answer.pod().name());
+    LOG.info("repeated Allocate for {}/{}: same answer", user.namespace(), user.name());
     return Optional.of(answer.handout());
   }
 

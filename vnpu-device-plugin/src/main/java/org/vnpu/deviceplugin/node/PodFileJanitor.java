@@ -35,7 +35,7 @@ public final class PodFileJanitor {
   private final Consumer<String> forget;
 
   /**
-   * @param forget told the UID of every pod whose files were removed
+   * @param forget told the key (the reservation's nonce) of every hand-out whose files were removed
    */
   public PodFileJanitor(
       KubernetesClient client,
@@ -75,7 +75,7 @@ public final class PodFileJanitor {
             || !record.uid().equals(pod.getMetadata().getUid())
             || PodPhases.finished(pod)) {
           files.remove(handout.key());
-          forget.accept(record.uid());
+          forget.accept(handout.key());
           LOG.info(
               "removed the files of pod {}/{} ({})",
               record.namespace(),
