@@ -475,20 +475,18 @@ final class PodRunner implements AutoCloseable {
 
   private void report(RunningPod running, PodStatus status) {
     try {
-      client
-          .pods()
-          .inNamespace(running.pod.getMetadata().getNamespace())
-          .withName(running.pod.getMetadata().getName())
-          .editStatus(
-              pod -> {
-                // The kubelet reports the phase and its conditions; what the resource claim
-                // controller recorded stays.
-                if (pod.getStatus() != null) {
-                  status.setResourceClaimStatuses(pod.getStatus().getResourceClaimStatuses());
-                }
-                pod.setStatus(status);
-                return pod;
-              });
+      PodWrites.editStatus(
+          client,
+          running.pod,
+          pod -> {
+            // The kubelet reports the phase and its conditions; what the resource claim
+            // controller recorded stays.
+            if (pod.getStatus() != null) {
+              status.setResourceClaimStatuses(pod.getStatus().getResourceClaimStatuses());
+            }
+            pod.setStatus(status);
+            return pod;
+          });
     } catch (KubernetesClientException e) {
       LOG.warn(
           "pod {}: cannot report phase {}: {}", running.key(), status.getPhase(), e.getMessage());

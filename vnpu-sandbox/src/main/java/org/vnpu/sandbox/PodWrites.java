@@ -8,17 +8,22 @@ import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.net.HttpURLConnection;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.UnaryOperator;
 
 /**
- * What the emulated schedulers write about a pod: its status (conditions, nomination), events about
- * it, and its deletion when they preempt it, each scheduler in its own order. Each throws the
- * client's exception.
+ * What the emulated schedulers and kubelets write about a pod: its status (conditions, nomination,
+ * phase), events about it, and its deletion when they preempt it, each in its own order. Each
+ * throws the client's exception.
  */
 final class PodWrites {
+
+  /** How many times a status write is tried when another write came between its read and it. */
+  private static final int STATUS_ATTEMPTS = 5;
 
   private PodWrites() {}
 
@@ -33,13 +38,27 @@ final class PodWrites {
         .build();
   }
 
-  /** Writes the pod's status as {@code edit} makes it from the current pod. */
+  /**
+   * Writes the pod's status as {@code edit} makes it from the current pod, read again when another
+   * write came in between (409), as the kubelet's status manager and the schedulers retry theirs
+   * ({@code pkg/kubelet/status/status_manager.go syncPod} reads the pod and writes again on its
+   * next sync); at most {@link #STATUS_ATTEMPTS} times.
+   */
   static void editStatus(KubernetesClient client, Pod pod, UnaryOperator<Pod> edit) {
-    client
-        .pods()
-        .inNamespace(pod.getMetadata().getNamespace())
-        .withName(pod.getMetadata().getName())
-        .editStatus(edit);
+    for (int attempt = 1; ; attempt++) {
+      try {
+        client
+            .pods()
+            .inNamespace(pod.getMetadata().getNamespace())
+            .withName(pod.getMetadata().getName())
+            .editStatus(edit);
+        return;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != HttpURLConnection.HTTP_CONFLICT || attempt == STATUS_ATTEMPTS) {
+          throw e;
+        }
+      }
+    }
   }
 
   /** Sets {@code conditions} on the pod's status, in place of any of the same types. */
