@@ -43,9 +43,11 @@ import org.vnpu.kubelet.podresources.v1.PodResourcesListerGrpc;
  * node's locks ({@link NodeLocks#heldBy}) and on the hand-out's files ({@link NodeFiles#user}); the
  * scheduler then re-signs the swapped pods' allocations and removes the record. A record held by
  * the pod it was signed for is removed here at once. A holder whose own reservation still stands
- * waits until it is handed out, so that no pod's annotations change while Allocate may read them. A
- * record no pod claims within {@link #UNCLAIMED} (the kubelet refused that pod after the hand-out)
- * is dropped.
+ * waits until it is handed out, so that no pod's annotations change while Allocate may read them;
+ * so does a record whose pod still waits for its admission, as the open record keeps an entry for
+ * it. A pass with nothing to record stands for the next ones for up to {@link #QUIET}. A record no
+ * pod claims within {@link #UNCLAIMED} (the kubelet refused that pod after the hand-out) is
+ * dropped.
  */
 public final class HandoutResolver {
 
