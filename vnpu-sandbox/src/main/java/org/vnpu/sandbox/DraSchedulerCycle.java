@@ -176,7 +176,9 @@ final class DraSchedulerCycle implements SchedulingProtocol {
     }
     Map<String, Long> scores = new LinkedHashMap<>();
     fitting.stream().sorted().forEach(name -> scores.put(name, 0L));
-    return KubeSchedulerCycle.selectHost(extender, pod, scores, extenderWeight);
+    String node = KubeSchedulerCycle.selectHost(extender, pod, scores, extenderWeight);
+    LOG.info("pod {}: node scores {}, took {}", SchedulingProtocol.key(pod), scores, node);
+    return node;
   }
 
   /** {@code Reserve} and {@code PreBind}: the allocation, for the node, reserved for the pod. */
