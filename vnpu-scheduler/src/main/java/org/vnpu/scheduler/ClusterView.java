@@ -21,6 +21,7 @@ import org.vnpu.api.payload.HandoutRecord;
 import org.vnpu.api.payload.NodeLockSet;
 import org.vnpu.api.payload.NodeRegistration;
 import org.vnpu.api.payload.PodAllocation;
+import org.vnpu.api.payload.PodRef;
 import org.vnpu.api.signing.SignedAllocation;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.core.inventory.NodeInventory;
@@ -49,7 +50,10 @@ final class ClusterView {
   private final Ledger ledger = new Ledger();
   private final HostUsage hosts = new HostUsage();
   private final Map<String, AllocationPlan> allocations = new HashMap<>();
-  private final Map<String, String> nonces = new HashMap<>();
+
+  /** The pod and the nonce of each charged allocation, by pod UID. */
+  private final Map<String, Carrier> carriers = new HashMap<>();
+
   private final Map<String, Map<String, VerifiedHandout>> handouts = new HashMap<>();
   private final Map<String, PodFacts> facts = new HashMap<>();
   private final PreemptionHolds holds = new PreemptionHolds(ledger, this::forget);
@@ -69,7 +73,10 @@ final class ClusterView {
   record VerifiedHandout(HandoutRecord record, SignedAllocation signed) {}
 
   /** A pod whose charge {@link #recharged} replaces: now charged with {@code signed}. */
-  record Recharge(String uid, SignedAllocation signed) {}
+  record Recharge(PodRef pod, SignedAllocation signed) {}
+
+  /** The pod whose annotation carries an allocation signed with {@code nonce}. */
+  private record Carrier(PodRef pod, String nonce) {}
 
   /** Ledger keys of hand-outs charged on their record alone, not on any pod's annotation. */
   private static final String HANDOUT_KEY = "handout:";
@@ -109,7 +116,7 @@ final class ClusterView {
    */
   HostResources reserved(PodManifest pod, AllocationPlan plan, String nonce, Instant now) {
     allocations.put(pod.uid(), plan);
-    nonces.put(pod.uid(), nonce);
+    carriers.put(pod.uid(), new Carrier(new PodRef(pod.uid(), pod.namespace(), pod.name()), nonce));
     reservations.reserved(pod.uid(), pod.namespace(), pod.name(), plan.node(), now);
     return chargeHost(pod, plan.node());
   }
@@ -211,26 +218,42 @@ final class ClusterView {
 
   /**
    * Re-charges pods after interchangeable pods' allocations were re-signed: each pod of {@code
-   * recharges} is charged with its new allocation instead of its old one. All old charges go before
-   * any new one is made, so two pods trading chips never over-fill them.
+   * recharges} is charged with its new allocation instead of its old one. All old charges go, and
+   * so do the charges of hand-out records a pod's new allocation now names, before any new one is
+   * made, so that pods trading chips never over-fill them and none is left uncharged.
    */
   void recharged(List<Recharge> recharges) {
     Set<String> nodes = new HashSet<>();
+    List<AllocationPlan> plans = new ArrayList<>();
     for (Recharge recharge : recharges) {
-      AllocationPlan old = allocations.remove(recharge.uid());
+      AllocationPlan old = allocations.remove(recharge.pod().uid());
       if (old != null) {
-        ledger.release(recharge.uid());
+        ledger.release(recharge.pod().uid());
         nodes.add(old.node());
       }
     }
     for (Recharge recharge : recharges) {
       AllocationPlan plan = new AllocationPlan(recharge.signed().allocation(), HostResources.NONE);
-      allocations.put(recharge.uid(), plan);
-      nonces.put(recharge.uid(), recharge.signed().nonce());
-      charge(plan);
+      allocations.put(recharge.pod().uid(), plan);
+      carriers.put(recharge.pod().uid(), new Carrier(recharge.pod(), recharge.signed().nonce()));
+      plans.add(plan);
       nodes.add(plan.node());
     }
-    nodes.forEach(this::chargeHandouts);
+    nodes.forEach(this::releaseNamedHandouts);
+    plans.forEach(this::charge);
+    nodes.forEach(this::chargeUnnamedHandouts);
+  }
+
+  /**
+   * The pod on {@code node} whose charged allocation was signed with {@code nonce}: after a chain
+   * of trades, not always the pod a hand-out record was signed for.
+   */
+  Optional<PodRef> carrier(String node, String nonce) {
+    return carriers.values().stream()
+        .filter(carrier -> carrier.nonce().equals(nonce))
+        .filter(carrier -> allocations.get(carrier.pod().uid()).node().equals(node))
+        .map(Carrier::pod)
+        .findFirst();
   }
 
   /**
@@ -240,13 +263,13 @@ final class ClusterView {
    * is settled. So a chip in use is never under-counted while its pod is unknown.
    */
   private void chargeHandouts(String node) {
-    Set<String> named = new HashSet<>();
-    allocations.forEach(
-        (uid, plan) -> {
-          if (plan.node().equals(node) && nonces.containsKey(uid)) {
-            named.add(nonces.get(uid));
-          }
-        });
+    releaseNamedHandouts(node);
+    chargeUnnamedHandouts(node);
+  }
+
+  /** Releases the charges of {@code node}'s hand-outs a pod's annotation names or no record has. */
+  private void releaseNamedHandouts(String node) {
+    Set<String> named = named(node);
     Map<String, VerifiedHandout> records = handouts.getOrDefault(node, Map.of());
     for (String key : List.copyOf(ledger.placements().keySet())) {
       if (key.startsWith(HANDOUT_KEY) && ledger.placements().get(key).node().equals(node)) {
@@ -256,14 +279,33 @@ final class ClusterView {
         }
       }
     }
-    records.forEach(
-        (nonce, handout) -> {
-          String key = HANDOUT_KEY + nonce;
-          if (!named.contains(nonce) && !ledger.placements().containsKey(key)) {
-            PodAllocation allocation = handout.signed().allocation();
-            charge(new AllocationPlan(allocation.forPod(key), HostResources.NONE));
+  }
+
+  /** Charges {@code node}'s hand-out records that no pod's annotation names, on the record. */
+  private void chargeUnnamedHandouts(String node) {
+    Set<String> named = named(node);
+    handouts
+        .getOrDefault(node, Map.of())
+        .forEach(
+            (nonce, handout) -> {
+              String key = HANDOUT_KEY + nonce;
+              if (!named.contains(nonce) && !ledger.placements().containsKey(key)) {
+                PodAllocation allocation = handout.signed().allocation();
+                charge(new AllocationPlan(allocation.forPod(key), HostResources.NONE));
+              }
+            });
+  }
+
+  /** The nonces of the allocations charged to pods on {@code node}. */
+  private Set<String> named(String node) {
+    Set<String> named = new HashSet<>();
+    allocations.forEach(
+        (uid, plan) -> {
+          if (plan.node().equals(node) && carriers.containsKey(uid)) {
+            named.add(carriers.get(uid).nonce());
           }
         });
+    return named;
   }
 
   void nodeRemoved(String name) {
@@ -318,7 +360,11 @@ final class ClusterView {
     }
     AllocationPlan plan = new AllocationPlan(verified.get().allocation(), HostResources.NONE);
     allocations.put(uid, plan);
-    nonces.put(uid, verified.get().nonce());
+    carriers.put(
+        uid,
+        new Carrier(
+            new PodRef(uid, pod.getMetadata().getNamespace(), pod.getMetadata().getName()),
+            verified.get().nonce()));
     charge(plan);
     chargeHandouts(plan.node());
     if (!bound) {
@@ -396,7 +442,7 @@ final class ClusterView {
   /** Drops the pod: its allocation, reservation, ledger charge and host requests. */
   void forget(String uid) {
     AllocationPlan plan = allocations.remove(uid);
-    nonces.remove(uid);
+    carriers.remove(uid);
     facts.remove(uid);
     reservations.ended(uid);
     ledger.release(uid);

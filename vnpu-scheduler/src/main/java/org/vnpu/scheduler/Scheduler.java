@@ -292,26 +292,27 @@ public final class Scheduler {
     // this node is re-signed for another pod, or charged.
     Optional<SignedAllocation> former = allocationOf(held, record.heldBy().uid(), node);
     List<ClusterView.Recharge> recharges = new ArrayList<>();
-    Optional<Pod> signedFor = current(record.signedFor());
-    if (signedFor.isPresent()) {
+    boolean traded = former.isEmpty() || former.get().nonce().equals(record.nonce());
+    for (PodRef candidate : carriers(record, node)) {
+      Optional<Pod> pod = current(candidate);
       Optional<SignedAllocation> owned =
-          allocationOf(annotations(signedFor.get()), record.signedFor().uid(), node);
-      if (owned.isPresent()
-          && owned.get().nonce().equals(record.nonce())
-          && former.isPresent()
-          && !former.get().nonce().equals(record.nonce())) {
-        // The pod the hand-out was signed for takes what its holder was reserved with.
-        owned = Optional.of(resign(former.get(), record.signedFor().uid()));
+          pod.flatMap(p -> allocationOf(annotations(p), candidate.uid(), node));
+      if (owned.isEmpty()) {
+        continue;
+      }
+      if (!traded && owned.get().nonce().equals(record.nonce())) {
+        // The pod that carries the hand-out's reservation takes what its holder carries: a trade,
+        // so that no two pods ever name one reservation.
+        owned = Optional.of(resign(former.get(), candidate.uid()));
         Map<String, String> values = new HashMap<>();
         values.put(AnnotationKeys.ALLOCATION, codec.encodeAllocation(owned.get()));
         values.put(
             AnnotationKeys.DEVICES_TO_ALLOCATE, held.get(AnnotationKeys.DEVICES_TO_ALLOCATE));
         values.put(AnnotationKeys.BIND_PHASE, held.get(AnnotationKeys.BIND_PHASE));
-        patches.pod(record.signedFor().namespace(), record.signedFor().name(), values);
+        patches.pod(candidate.namespace(), candidate.name(), values);
+        traded = true;
       }
-      owned.ifPresent(
-          allocation ->
-              recharges.add(new ClusterView.Recharge(record.signedFor().uid(), allocation)));
+      recharges.add(new ClusterView.Recharge(candidate, owned.get()));
     }
     SignedAllocation mine = former.orElse(null);
     if (mine == null || !mine.nonce().equals(record.nonce())) {
@@ -331,12 +332,27 @@ public final class Scheduler {
           record.heldBy(),
           record.signedFor());
     }
-    recharges.add(new ClusterView.Recharge(record.heldBy().uid(), mine));
+    recharges.add(new ClusterView.Recharge(record.heldBy(), mine));
     // The ledger follows the annotations as they are now, whatever an earlier attempt left.
     synchronized (this) {
       cluster.recharged(recharges);
     }
     locks.settled(node, record.nonce());
+  }
+
+  /**
+   * The pods other than its holder that may carry a hand-out's reservation in their annotation: the
+   * pod it was signed for, and the pod the ledger charged with it, which differs after earlier
+   * trades of a chain (c admitted on a's reservation, a on b's, b on c's, settled in any order).
+   */
+  private List<PodRef> carriers(HandoutRecord record, String node) {
+    Set<PodRef> candidates = new LinkedHashSet<>();
+    candidates.add(record.signedFor());
+    synchronized (this) {
+      cluster.carrier(node, record.nonce()).ifPresent(candidates::add);
+    }
+    candidates.removeIf(pod -> pod.uid().equals(record.heldBy().uid()));
+    return List.copyOf(candidates);
   }
 
   /** The pod {@code ref} names, if it still exists with that UID. */

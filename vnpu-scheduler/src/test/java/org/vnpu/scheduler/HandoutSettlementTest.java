@@ -231,6 +231,91 @@ class HandoutSettlementTest {
         .doesNotContain(wanted.containers().get(0));
   }
 
+  @Test
+  void aChainOfSwapsSettledInAnyOrderNeverLeavesAChipInUseUncharged() throws Exception {
+    PodManifest a = wholeCardPod("a");
+    PodManifest b = wholeCardPod("b");
+    PodManifest c = wholeCardPod("c");
+    for (PodManifest pod : List.of(a, b, c)) {
+      scheduler.reserve(pod, "c");
+    }
+    SignedAllocation reservedForA = allocation("a");
+    SignedAllocation reservedForB = allocation("b");
+    SignedAllocation reservedForC = allocation("c");
+    // The kubelet admitted c on a's reservation, a on b's and b on c's.
+    handedOut("a", "d-1");
+    handedOut("b", "d-2");
+    handedOut("c", "d-3");
+
+    // The device plugin learns the holders one at a time; each is settled as it is learnt.
+    heldBy(reservedForB, "a");
+    nodeChanged();
+    scheduler.settleHandouts();
+    assertEveryChipInUseChargedOnce();
+    heldBy(reservedForA, "c");
+    nodeChanged();
+    scheduler.settleHandouts();
+    assertEveryChipInUseChargedOnce();
+    heldBy(reservedForC, "b");
+    nodeChanged();
+    scheduler.settleHandouts();
+    assertEveryChipInUseChargedOnce();
+
+    assertThat(allocation("a").nonce()).isEqualTo(reservedForB.nonce());
+    assertThat(allocation("b").nonce()).isEqualTo(reservedForC.nonce());
+    assertThat(allocation("c").nonce()).isEqualTo(reservedForA.nonce());
+    assertThat(placements().get(c.uid()).containers())
+        .isEqualTo(reservedForA.allocation().containers());
+  }
+
+  @Test
+  void aHandoutChargedOnItsRecordPassesToItsHolderWithoutAMomentUncharged() throws Exception {
+    PodManifest a = wholeCardPod("a");
+    PodManifest b = wholeCardPod("b");
+    scheduler.reserve(a, "c");
+    scheduler.reserve(b, "c");
+    SignedAllocation reservedForA = allocation("a");
+    handedOut("a", "d-1"); // the kubelet was admitting b
+    nodeChanged();
+    client.pods().inNamespace("default").withName("a").delete();
+    scheduler.podRemoved(a.uid());
+    locks.release("c", b.uid());
+    heldBy(reservedForA, "b");
+    nodeChanged();
+
+    scheduler.settleHandouts();
+
+    assertThat(scheduler.placements())
+        .as("b is charged with a's whole chip as soon as it is re-signed")
+        .containsOnlyKeys(b.uid());
+    assertThat(placements().get(b.uid()).containers())
+        .isEqualTo(reservedForA.allocation().containers());
+  }
+
+  private PodManifest wholeCardPod(String name) {
+    return Fabric8Views.manifest(
+        ClusterFixture.create(client, ClusterFixture.wholeCardPod(name, "1"), null));
+  }
+
+  /**
+   * Every whole chip a pod's annotation names is charged to the ledger, by that pod, and no two
+   * pods' annotations name the same one.
+   */
+  private void assertEveryChipInUseChargedOnce() {
+    Map<String, Integer> named = new java.util.HashMap<>();
+    Map<String, Integer> charged = new java.util.HashMap<>();
+    for (String pod : List.of("a", "b", "c")) {
+      SignedAllocation signed = allocation(pod);
+      named.put(pod, signed.allocation().containers().get(0).vnpus().get(0).chipIndex());
+      PodAllocation plan = placements().get(signed.allocation().podUid());
+      if (plan != null) {
+        charged.put(pod, plan.containers().get(0).vnpus().get(0).chipIndex());
+      }
+    }
+    assertThat(Set.copyOf(named.values())).as("chips the annotations name: %s", named).hasSize(3);
+    assertThat(charged).as("chips charged by pod").isEqualTo(named);
+  }
+
   private Map<String, PodAllocation> placements() {
     Map<String, PodAllocation> byUid = new java.util.HashMap<>();
     scheduler.placements().forEach((uid, plan) -> byUid.put(uid, plan.allocation()));
