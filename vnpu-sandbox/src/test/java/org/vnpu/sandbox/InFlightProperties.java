@@ -72,6 +72,9 @@ class InFlightProperties {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int[] SHAPES = {10, 10, 20}; // cores of 1-vNPU shares: two shapes
 
+  /** Each pod's memory: four fill a chip, so that charges meet full chips. */
+  private static final int MEMORY_GIB = 16;
+
   /** One step: what happens (0 reserve, 1 admit, 2 resolve, 3 settle, 4 delete) and to whom. */
   record Step(int kind, int choice) {}
 
@@ -270,7 +273,9 @@ class InFlightProperties {
           client
               .pods()
               .inNamespace(Scenario.NAMESPACE)
-              .resource(Scenario.inference(name, SHAPES[shape], 4, "elastic", Map.of(), Map.of()))
+              .resource(
+                  Scenario.inference(
+                      name, SHAPES[shape], MEMORY_GIB, "elastic", Map.of(), Map.of()))
               .create();
       try {
         scheduler.reserve(PodManifests.fromJson(JSON.readTree(Serialization.asJson(pod))), NODE);
@@ -320,9 +325,11 @@ class InFlightProperties {
       nodeChanged();
     }
 
+    /** A settlement, checked before the node's next change could re-charge what it left out. */
     void settle() {
       nodeChanged();
       scheduler.settleHandouts();
+      assertNoChipUnderCounted();
       nodeChanged();
     }
 
