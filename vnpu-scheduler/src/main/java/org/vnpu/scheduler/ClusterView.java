@@ -51,7 +51,7 @@ final class ClusterView {
   private final HostUsage hosts = new HostUsage();
   private final Map<String, AllocationPlan> allocations = new HashMap<>();
 
-  /** The pod and the nonce of each charged allocation, by pod UID. */
+  /** The pod and the nonce of each allocation of {@link #allocations}, by pod UID. */
   private final Map<String, Carrier> carriers = new HashMap<>();
 
   private final Map<String, Map<String, VerifiedHandout>> handouts = new HashMap<>();
@@ -301,7 +301,7 @@ final class ClusterView {
     Set<String> named = new HashSet<>();
     allocations.forEach(
         (uid, plan) -> {
-          if (plan.node().equals(node) && carriers.containsKey(uid)) {
+          if (plan.node().equals(node)) {
             named.add(carriers.get(uid).nonce());
           }
         });
