@@ -158,23 +158,13 @@ class HandoutSettlementTest {
       throws Exception {
     PodManifest a = pod("a");
     PodManifest b = pod("b");
-    scheduler.reserve(a, "c");
-    scheduler.reserve(b, "c");
-    SignedAllocation reservedForA = allocation("a");
-    handedOut("a", "d-1"); // the kubelet was admitting b
-    nodeChanged();
-
-    client.pods().inNamespace("default").withName("a").delete();
-    scheduler.podRemoved(a.uid());
+    SignedAllocation reservedForA = handedOutToBThenDeleted(a, b);
 
     assertThat(scheduler.placements())
         .as("a's allocation runs in b; it stays charged on its record")
         .containsKey("handout:" + reservedForA.nonce());
 
-    // b's own reservation expires unused; the device plugin finds b holds a's hand-out.
-    locks.release("c", b.uid());
-    heldBy(reservedForA, "b");
-    nodeChanged();
+    heldByBOnceItsOwnReservationWent(reservedForA, b);
     scheduler.settleHandouts();
     nodeChanged();
 
@@ -272,16 +262,8 @@ class HandoutSettlementTest {
   void aHandoutChargedOnItsRecordPassesToItsHolderWithoutAMomentUncharged() throws Exception {
     PodManifest a = wholeCardPod("a");
     PodManifest b = wholeCardPod("b");
-    scheduler.reserve(a, "c");
-    scheduler.reserve(b, "c");
-    SignedAllocation reservedForA = allocation("a");
-    handedOut("a", "d-1"); // the kubelet was admitting b
-    nodeChanged();
-    client.pods().inNamespace("default").withName("a").delete();
-    scheduler.podRemoved(a.uid());
-    locks.release("c", b.uid());
-    heldBy(reservedForA, "b");
-    nodeChanged();
+    SignedAllocation reservedForA = handedOutToBThenDeleted(a, b);
+    heldByBOnceItsOwnReservationWent(reservedForA, b);
 
     scheduler.settleHandouts();
 
@@ -290,6 +272,29 @@ class HandoutSettlementTest {
         .containsOnlyKeys(b.uid());
     assertThat(placements().get(b.uid()).containers())
         .isEqualTo(reservedForA.allocation().containers());
+  }
+
+  /**
+   * a and b are reserved; the kubelet admits b on a's reservation, and a is deleted before the
+   * holder is known. Returns a's reservation.
+   */
+  private SignedAllocation handedOutToBThenDeleted(PodManifest a, PodManifest b)
+      throws SchedulingException {
+    scheduler.reserve(a, "c");
+    scheduler.reserve(b, "c");
+    SignedAllocation reservedForA = allocation("a");
+    handedOut("a", "d-1");
+    nodeChanged();
+    client.pods().inNamespace("default").withName("a").delete();
+    scheduler.podRemoved(a.uid());
+    return reservedForA;
+  }
+
+  /** b's own reservation expires unused; the device plugin finds b holds a's hand-out. */
+  private void heldByBOnceItsOwnReservationWent(SignedAllocation reservedForA, PodManifest b) {
+    locks.release("c", b.uid());
+    heldBy(reservedForA, "b");
+    nodeChanged();
   }
 
   private PodManifest wholeCardPod(String name) {
