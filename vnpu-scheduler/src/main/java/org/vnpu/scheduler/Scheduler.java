@@ -310,6 +310,10 @@ public final class Scheduler {
             AnnotationKeys.DEVICES_TO_ALLOCATE, held.get(AnnotationKeys.DEVICES_TO_ALLOCATE));
         values.put(AnnotationKeys.BIND_PHASE, held.get(AnnotationKeys.BIND_PHASE));
         patches.pod(candidate.namespace(), candidate.name(), values);
+        LOG.info(
+            "pod {} takes the reservation of pod {}, which runs on the vNPUs reserved for it",
+            candidate,
+            record.heldBy());
         traded = true;
       }
       recharges.add(new ClusterView.Recharge(candidate, owned.get()));
@@ -328,7 +332,7 @@ public final class Scheduler {
               AnnotationKeys.BIND_PHASE,
               BindPhase.SUCCESS.wireName()));
       LOG.info(
-          "pod {} runs on the vNPUs reserved for pod {} (interchangeable): re-signed both",
+          "pod {} runs on the vNPUs reserved for pod {} (interchangeable): re-signed for it",
           record.heldBy(),
           record.signedFor());
     }
