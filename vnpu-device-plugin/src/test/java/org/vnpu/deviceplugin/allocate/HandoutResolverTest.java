@@ -1,0 +1,153 @@
+package org.vnpu.deviceplugin.allocate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.vnpu.api.ResourceNames;
+import org.vnpu.api.codec.PayloadCodec;
+import org.vnpu.api.payload.HandoutRecord;
+import org.vnpu.api.payload.NodeLock;
+import org.vnpu.api.payload.PodRef;
+import org.vnpu.handouts.NodeFiles;
+import org.vnpu.kube.NodeLocks;
+import org.vnpu.kubelet.PodResourcesEmulator;
+import org.vnpu.testkit.MutableClock;
+
+/**
+ * The resolver's passes while a hand-out's holder cannot be known yet: a pass that found nothing to
+ * record stands for the next ones, without a request to the API server, while nothing it read could
+ * have changed and for at most {@link HandoutResolver#QUIET}.
+ */
+@EnableKubernetesMockClient(crud = true)
+class HandoutResolverTest {
+
+  private static final String NODE = "n";
+
+  KubernetesMockServer server;
+  KubernetesClient client;
+
+  @TempDir Path directory;
+
+  private final MutableClock clock = new MutableClock(Instant.now());
+  private final List<PodResourcesEmulator.ActivePod> active = new CopyOnWriteArrayList<>();
+  private PodResourcesEmulator podResources;
+  private HandoutResolver resolver;
+
+  @BeforeEach
+  void node() throws Exception {
+    client
+        .nodes()
+        .resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build())
+        .create();
+    // Pods a and c of one shape are reserved; the kubelet handed a's reservation to a container
+    // it has not reported yet, and c waits.
+    NodeLocks locks = new NodeLocks(client, new PayloadCodec());
+    Instant now = clock.instant();
+    Map<String, String> uids = new HashMap<>();
+    for (String pod : List.of("a", "c")) {
+      String uid =
+          client
+              .pods()
+              .inNamespace("default")
+              .resource(
+                  new PodBuilder()
+                      .withNewMetadata()
+                      .withName(pod)
+                      .withNamespace("default")
+                      .endMetadata()
+                      .withNewSpec()
+                      .withNodeName(NODE)
+                      .endSpec()
+                      .build())
+              .create()
+              .getMetadata()
+              .getUid();
+      uids.put(pod, uid);
+      locks.take(
+          NODE,
+          new NodeLock(
+              uid,
+              "default",
+              pod,
+              now,
+              now.plusSeconds(60),
+              "nonce-" + pod,
+              "shape",
+              List.of(1),
+              0),
+          now);
+    }
+    HandoutRecord record =
+        new HandoutRecord(
+            "nonce-a",
+            "shape",
+            new PodRef(uids.get("a"), "default", "a"),
+            "allocation",
+            "main",
+            List.of("d-1"),
+            now,
+            null);
+    assertThat(locks.lastHandedOut(NODE, uids.get("a"), record, now)).isTrue();
+    Path socket = directory.resolve("pod-resources/kubelet.sock");
+    podResources = new PodResourcesEmulator(socket, () -> active).start();
+    resolver =
+        new HandoutResolver(
+            client,
+            NODE,
+            locks,
+            new NodeFiles(directory.resolve("state")).prepare(),
+            socket,
+            clock);
+    resolver.expect();
+  }
+
+  @AfterEach
+  void stop() {
+    resolver.close();
+    podResources.close();
+  }
+
+  /** The requests the API server answered during {@code pass}. */
+  private int requests(Runnable pass) {
+    int before = server.getRequestCount();
+    pass.run();
+    return server.getRequestCount() - before;
+  }
+
+  @Test
+  void aQuietPassStandsForTheNextOnesUntilTheKubeletAnswersOtherwiseOrItIsOld() {
+    assertThat(requests(resolver::resolve))
+        .as("the first pass reads the node and its pods")
+        .isPositive();
+
+    assertThat(requests(resolver::resolve)).as("nothing it read could have changed").isZero();
+    clock.advance(HandoutResolver.QUIET.minus(Duration.ofMillis(1)));
+    assertThat(requests(resolver::resolve)).isZero();
+
+    active.add(
+        new PodResourcesEmulator.ActivePod(
+            "default",
+            "b",
+            List.of("main"),
+            Map.of("main", Map.of(ResourceNames.VNPU_NUMBER, List.of("d-2")))));
+    assertThat(requests(resolver::resolve)).as("the kubelet answers otherwise").isPositive();
+
+    clock.advance(HandoutResolver.QUIET);
+    assertThat(requests(resolver::resolve)).as("the quiet pass is too old").isPositive();
+  }
+}
