@@ -293,14 +293,23 @@ public final class Scheduler {
     Optional<SignedAllocation> former = allocationOf(held, record.heldBy().uid(), node);
     List<ClusterView.Recharge> recharges = new ArrayList<>();
     boolean traded = former.isEmpty() || former.get().nonce().equals(record.nonce());
-    for (PodRef candidate : carriers(record, node)) {
+    Optional<PodRef> charged;
+    synchronized (this) {
+      charged = cluster.carrier(node, record.nonce());
+    }
+    for (PodRef candidate : carriers(record, charged)) {
       Optional<Pod> pod = current(candidate);
-      Optional<SignedAllocation> owned =
-          pod.flatMap(p -> allocationOf(annotations(p), candidate.uid(), node));
-      if (owned.isEmpty()) {
+      if (pod.isEmpty()) {
         continue;
       }
-      if (!traded && owned.get().nonce().equals(record.nonce())) {
+      Optional<SignedAllocation> owned =
+          allocationOf(annotations(pod.get()), candidate.uid(), node);
+      // The ledger's carrier carries the reservation whatever its owner wrote over it since.
+      boolean carries =
+          owned
+              .map(allocation -> allocation.nonce().equals(record.nonce()))
+              .orElse(charged.filter(ref -> ref.uid().equals(candidate.uid())).isPresent());
+      if (!traded && carries) {
         // The pod that carries the hand-out's reservation takes what its holder carries: a trade,
         // so that no two pods ever name one reservation.
         owned = Optional.of(resign(former.get(), candidate.uid()));
@@ -316,7 +325,7 @@ public final class Scheduler {
             record.heldBy());
         traded = true;
       }
-      recharges.add(new ClusterView.Recharge(candidate, owned.get()));
+      owned.ifPresent(allocation -> recharges.add(new ClusterView.Recharge(candidate, allocation)));
     }
     SignedAllocation mine = former.orElse(null);
     if (mine == null || !mine.nonce().equals(record.nonce())) {
@@ -345,16 +354,14 @@ public final class Scheduler {
   }
 
   /**
-   * The pods other than its holder that may carry a hand-out's reservation in their annotation: the
-   * pod it was signed for, and the pod the ledger charged with it, which differs after earlier
+   * The pods other than its holder that may carry a hand-out's reservation: the pod it was signed
+   * for, and {@code charged}, the pod the ledger charges with it, which differs after earlier
    * trades of a chain (c admitted on a's reservation, a on b's, b on c's, settled in any order).
    */
-  private List<PodRef> carriers(HandoutRecord record, String node) {
+  private static List<PodRef> carriers(HandoutRecord record, Optional<PodRef> charged) {
     Set<PodRef> candidates = new LinkedHashSet<>();
     candidates.add(record.signedFor());
-    synchronized (this) {
-      cluster.carrier(node, record.nonce()).ifPresent(candidates::add);
-    }
+    charged.ifPresent(candidates::add);
     candidates.removeIf(pod -> pod.uid().equals(record.heldBy().uid()));
     return List.copyOf(candidates);
   }

@@ -259,6 +259,46 @@ class HandoutSettlementTest {
   }
 
   @Test
+  void aPodThatForgesItsAnnotationMidChainStillTradesAndLeavesNoChipUncharged() throws Exception {
+    PodManifest a = wholeCardPod("a");
+    PodManifest b = wholeCardPod("b");
+    PodManifest c = wholeCardPod("c");
+    for (PodManifest pod : List.of(a, b, c)) {
+      scheduler.reserve(pod, "c");
+    }
+    SignedAllocation reservedForA = allocation("a");
+    SignedAllocation reservedForB = allocation("b");
+    SignedAllocation reservedForC = allocation("c");
+    handedOut("a", "d-1");
+    handedOut("b", "d-2");
+    handedOut("c", "d-3");
+    heldBy(reservedForB, "a");
+    nodeChanged();
+    scheduler.settleHandouts(); // b now carries a's reservation
+    // b's owner replaces it with a whole chip of their choosing, signed with a key of their own.
+    SignedAllocation forged =
+        new AllocationSigner(SigningKey.generate(), CODEC)
+            .sign(reservedForA.allocation().forPod(b.uid()), reservedForA.nonce());
+    new AnnotationPatches(client)
+        .pod("default", "b", Map.of(AnnotationKeys.ALLOCATION, CODEC.encodeAllocation(forged)));
+
+    heldBy(reservedForA, "c");
+    nodeChanged();
+    scheduler.settleHandouts();
+
+    assertThat(ClusterFixture.VERIFIER.verifies(allocation("b")))
+        .as("the scheduler signs b's side of the trade over the forgery")
+        .isTrue();
+    assertEveryChipInUseChargedOnce();
+    heldBy(reservedForC, "b");
+    nodeChanged();
+    scheduler.settleHandouts();
+    assertEveryChipInUseChargedOnce();
+    assertThat(allocation("b").nonce()).isEqualTo(reservedForC.nonce());
+    assertThat(allocation("c").nonce()).isEqualTo(reservedForA.nonce());
+  }
+
+  @Test
   void aHandoutChargedOnItsRecordPassesToItsHolderWithoutAMomentUncharged() throws Exception {
     PodManifest a = wholeCardPod("a");
     PodManifest b = wholeCardPod("b");
