@@ -223,76 +223,48 @@ class HandoutSettlementTest {
 
   @Test
   void aChainOfSwapsSettledInAnyOrderNeverLeavesAChipInUseUncharged() throws Exception {
-    PodManifest a = wholeCardPod("a");
-    PodManifest b = wholeCardPod("b");
-    PodManifest c = wholeCardPod("c");
-    for (PodManifest pod : List.of(a, b, c)) {
-      scheduler.reserve(pod, "c");
-    }
-    SignedAllocation reservedForA = allocation("a");
-    SignedAllocation reservedForB = allocation("b");
-    SignedAllocation reservedForC = allocation("c");
-    // The kubelet admitted c on a's reservation, a on b's and b on c's.
-    handedOut("a", "d-1");
-    handedOut("b", "d-2");
-    handedOut("c", "d-3");
+    Map<String, SignedAllocation> reserved = chainOfThree();
+    SignedAllocation reservedForA = reserved.get("a");
+    SignedAllocation reservedForB = reserved.get("b");
+    SignedAllocation reservedForC = reserved.get("c");
 
     // The device plugin learns the holders one at a time; each is settled as it is learnt.
-    heldBy(reservedForB, "a");
-    nodeChanged();
-    scheduler.settleHandouts();
+    settledAs(reservedForB, "a");
     assertEveryChipInUseChargedOnce();
-    heldBy(reservedForA, "c");
-    nodeChanged();
-    scheduler.settleHandouts();
+    settledAs(reservedForA, "c");
     assertEveryChipInUseChargedOnce();
-    heldBy(reservedForC, "b");
-    nodeChanged();
-    scheduler.settleHandouts();
+    settledAs(reservedForC, "b");
     assertEveryChipInUseChargedOnce();
 
     assertThat(allocation("a").nonce()).isEqualTo(reservedForB.nonce());
     assertThat(allocation("b").nonce()).isEqualTo(reservedForC.nonce());
     assertThat(allocation("c").nonce()).isEqualTo(reservedForA.nonce());
-    assertThat(placements().get(c.uid()).containers())
+    assertThat(placements().get(allocation("c").allocation().podUid()).containers())
         .isEqualTo(reservedForA.allocation().containers());
   }
 
   @Test
   void aPodThatForgesItsAnnotationMidChainStillTradesAndLeavesNoChipUncharged() throws Exception {
-    PodManifest a = wholeCardPod("a");
-    PodManifest b = wholeCardPod("b");
-    PodManifest c = wholeCardPod("c");
-    for (PodManifest pod : List.of(a, b, c)) {
-      scheduler.reserve(pod, "c");
-    }
-    SignedAllocation reservedForA = allocation("a");
-    SignedAllocation reservedForB = allocation("b");
-    SignedAllocation reservedForC = allocation("c");
-    handedOut("a", "d-1");
-    handedOut("b", "d-2");
-    handedOut("c", "d-3");
-    heldBy(reservedForB, "a");
-    nodeChanged();
-    scheduler.settleHandouts(); // b now carries a's reservation
+    Map<String, SignedAllocation> reserved = chainOfThree();
+    SignedAllocation reservedForA = reserved.get("a");
+    SignedAllocation reservedForC = reserved.get("c");
+    settledAs(reserved.get("b"), "a"); // b now carries a's reservation
     // b's owner replaces it with a whole chip of their choosing, signed with a key of their own.
     SignedAllocation forged =
         new AllocationSigner(SigningKey.generate(), CODEC)
-            .sign(reservedForA.allocation().forPod(b.uid()), reservedForA.nonce());
+            .sign(
+                reservedForA.allocation().forPod(allocation("b").allocation().podUid()),
+                reservedForA.nonce());
     new AnnotationPatches(client)
         .pod("default", "b", Map.of(AnnotationKeys.ALLOCATION, CODEC.encodeAllocation(forged)));
 
-    heldBy(reservedForA, "c");
-    nodeChanged();
-    scheduler.settleHandouts();
+    settledAs(reservedForA, "c");
 
     assertThat(ClusterFixture.VERIFIER.verifies(allocation("b")))
         .as("the scheduler signs b's side of the trade over the forgery")
         .isTrue();
     assertEveryChipInUseChargedOnce();
-    heldBy(reservedForC, "b");
-    nodeChanged();
-    scheduler.settleHandouts();
+    settledAs(reservedForC, "b");
     assertEveryChipInUseChargedOnce();
     assertThat(allocation("b").nonce()).isEqualTo(reservedForC.nonce());
     assertThat(allocation("c").nonce()).isEqualTo(reservedForA.nonce());
@@ -312,6 +284,29 @@ class HandoutSettlementTest {
         .containsOnlyKeys(b.uid());
     assertThat(placements().get(b.uid()).containers())
         .isEqualTo(reservedForA.allocation().containers());
+  }
+
+  /**
+   * Whole-card pods a, b and c are reserved, and the kubelet admitted c on a's reservation, a on
+   * b's and b on c's. Returns each pod's reservation, by name.
+   */
+  private Map<String, SignedAllocation> chainOfThree() throws SchedulingException {
+    Map<String, SignedAllocation> reserved = new java.util.HashMap<>();
+    for (String name : List.of("a", "b", "c")) {
+      scheduler.reserve(wholeCardPod(name), "c");
+      reserved.put(name, allocation(name));
+    }
+    handedOut("a", "d-1");
+    handedOut("b", "d-2");
+    handedOut("c", "d-3");
+    return reserved;
+  }
+
+  /** The device plugin learns that {@code holder} holds {@code reserved}'s hand-out; it settles. */
+  private void settledAs(SignedAllocation reserved, String holder) {
+    heldBy(reserved, holder);
+    nodeChanged();
+    scheduler.settleHandouts();
   }
 
   /**
