@@ -97,8 +97,12 @@ public final class ExtenderServer implements AutoCloseable {
           public boolean handle(Request request, Response response, Callback callback)
               throws IOException {
             String path = request.getHttpURI().getPath();
+            boolean refused =
+                listeners.mutualTls()
+                    && path.startsWith(KubeProtocol.PREFIX)
+                    && !request.isSecure();
             Reply reply =
-                listeners.mutualTls() && path.startsWith(KubeProtocol.PREFIX) && !request.isSecure()
+                refused
                     ? new Reply(
                         403,
                         path
@@ -114,6 +118,11 @@ public final class ExtenderServer implements AutoCloseable {
                         Content.Source.asInputStream(request));
             response.setStatus(reply.status());
             response.getHeaders().put(HttpHeader.CONTENT_TYPE, reply.type() + "; charset=utf-8");
+            if (refused) {
+              // Its body is not read: the connection closes after the answer, and says so, or a
+              // client would send its next request on a connection Jetty then drops unanswered.
+              response.getHeaders().put(HttpHeader.CONNECTION, "close");
+            }
             Content.Sink.write(response, true, reply.body(), callback);
             return true;
           }

@@ -92,6 +92,9 @@ class ExtenderTlsTest {
 
     HttpResponse<String> filter = post(plain, plainUrl("/kube/filter"));
     assertThat(filter.statusCode()).isEqualTo(403);
+    assertThat(filter.headers().firstValue("connection"))
+        .as("its body unread, the connection is not kept for the next request")
+        .hasValue("close");
     assertThat(filter.body())
         .contains("only over TLS with a client certificate")
         .contains(String.valueOf(service.tlsPort()));
