@@ -58,11 +58,12 @@ struct vnpu_region *vnpu_region_map(const char *path, const char *die_id, char *
 /* The token's low 32 bits (little-endian): the owner and the slice end's low ticks. */
 static uint32_t *token_low_half(struct vnpu_region *region) { return (uint32_t *)&region->token; }
 
-void vnpu_token_wait(struct vnpu_region *region, uint64_t word, uint64_t timeout_ns) {
+int vnpu_token_wait(struct vnpu_region *region, uint64_t word, uint64_t timeout_ns) {
     struct timespec timeout = {(time_t)(timeout_ns / 1000000000ull),
                                (long)(timeout_ns % 1000000000ull)};
     /* A shared (not FUTEX_PRIVATE) futex: the region is mapped by many processes. */
-    syscall(SYS_futex, token_low_half(region), FUTEX_WAIT, (uint32_t)word, &timeout, NULL, 0);
+    return syscall(SYS_futex, token_low_half(region), FUTEX_WAIT, (uint32_t)word, &timeout, NULL,
+                   0) == 0;
 }
 
 void vnpu_token_wake(struct vnpu_region *region, int everyone) {

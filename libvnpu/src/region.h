@@ -22,10 +22,11 @@ struct vnpu_region *vnpu_region_map(const char *path, const char *die_id, char *
 
 /*
  * Sleeps until the region's token may have changed from word, or for at most timeout_ns: a futex
- * on the token's low half, which every process mapping the region shares. Wakes can be spurious
+ * on the token's low half, which every process mapping the region shares. Returns 1 when a wake
+ * ended the sleep, 0 when the timeout did or the token was no longer word. Wakes can be spurious
  * (any container may wake the token), so callers re-read the token after.
  */
-void vnpu_token_wait(struct vnpu_region *region, uint64_t word, uint64_t timeout_ns);
+int vnpu_token_wait(struct vnpu_region *region, uint64_t word, uint64_t timeout_ns);
 
 /*
  * Wakes a process waiting in vnpu_token_wait after this one released the token, or every one of

@@ -75,7 +75,17 @@
 #define KEEPER_SPIN_NS 200000ull /* the keeper spins rather than sleeps for a wait this short */
 #define KEEPER_TICK_NS 500000ull
 #define RECLAIM_EVERY_NS 100000000ull
+/*
+ * A waiter sleeps on the token's futex, and a holder hands back with a wake (hand_back), of one
+ * waiter. One that may not take a turn yet looks again when its credit suffices; one that may
+ * looks again when the holder's slice ends, where it races the woken one as turns always did, and
+ * every WAIT_NS while the token stays free or the slice overdue. Either looks again within
+ * WAIT_STEP_NS at most, to renew its notices (they lapse after CREDITOR_FRESH_NS) and to find a
+ * holder gone or overdue. Looking every WAIT_NS throughout woke each waiting container 10,000 times
+ * a second, and an idle one's keeper ticked 2,000 times (docs/benchmarks.md).
+ */
 #define WAIT_NS 100000ull
+#define WAIT_STEP_NS 2000000ull
 #define QUANTUM_NS (VNPU_QUANTUM_US * 1000ull)
 #define TOKEN_GRACE_NS 1000000000ull /* a holder a second past its slice's end is gone */
 /* No honest token claims more than a quantum (and a tick of rounding) from now. */
@@ -284,9 +294,10 @@ __attribute__((destructor)) static void release_tokens(void) {
     }
     for (int i = 0; i < config.device_count; i++) {
         uint64_t taken = __atomic_load_n(&devices[i].token, __ATOMIC_ACQUIRE);
-        if (devices[i].region != NULL && taken != 0) {
+        if (devices[i].region != NULL && taken != 0 &&
             __atomic_compare_exchange_n(&devices[i].region->token, &taken, 0, 0, __ATOMIC_ACQ_REL,
-                                        __ATOMIC_ACQUIRE);
+                                        __ATOMIC_ACQUIRE)) {
+            vnpu_token_wake(devices[i].region, 0);
         }
     }
 }
@@ -545,11 +556,12 @@ struct turn {
     int borrowed;       /* lent idle time, not paid from credit */
     int rich;           /* above 3/4 of its credit cap: it would lose time by waiting */
     int despite_notice; /* offline: taken beside a forged online notice */
+    uint64_t credit_at; /* without a slice: when its credit suffices; 0 when it has no share */
 };
 
 /* What this container may take now, from its own books: a slice with credit, borrowed or none. */
 static struct turn entitlement(struct device_state *d, uint64_t now, int creditor) {
-    struct turn turn = {0, 0, 0, 0};
+    struct turn turn = {0, 0, 0, 0, 0};
     struct vnpu_books *books = d->account.books;
     if (vnpu_books_lock(books) != 0) {
         return turn;
@@ -563,8 +575,40 @@ static struct turn entitlement(struct device_state *d, uint64_t now, int credito
         turn.slice_end = now + BORROWED_SLICE_NS;
         turn.borrowed = 1;
     }
+    if (turn.slice_end == 0 && d->config->policy != VNPU_BEST_EFFORT && d->config->cores > 0) {
+        uint64_t missing = (uint64_t)((int64_t)MIN_SLICE_NS - books->header.credit_ns);
+        turn.credit_at = now + missing * 100 / (uint64_t)d->config->cores;
+    }
     vnpu_books_unlock(books);
     return turn;
+}
+
+/* Whether another process says it wants the chip: a notice of any kind that binds. */
+static int another_wants(const struct vnpu_region *region, uint64_t now) {
+    const uint64_t *notices[] = {&region->creditor_notice, &region->online_notice,
+                                 &region->offline_notice};
+    for (size_t i = 0; i < sizeof(notices) / sizeof(notices[0]); i++) {
+        struct vnpu_claim notice = vnpu_claim_unpack(__atomic_load_n(notices[i], __ATOMIC_ACQUIRE));
+        if (notice.owner != owner && vnpu_claim_binds(notice, now, 0, CREDITOR_FRESH_NS)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* How long a waiter that did not take the token sleeps, unless woken, before it looks again. */
+static uint64_t wait_step(int held, struct vnpu_claim token, struct turn turn, uint64_t now) {
+    uint64_t until = 0; /* a free token it leaves to another for a moment */
+    if (turn.slice_end == 0) {
+        /* no turn before its credit suffices; without a share, none before a release */
+        until = turn.credit_at != 0 ? turn.credit_at : now + WAIT_STEP_NS;
+    } else if (held) {
+        until = token.until_ns; /* the holder's slice ends */
+    }
+    if (until <= now + WAIT_NS) {
+        return WAIT_NS;
+    }
+    return until - now < WAIT_STEP_NS ? until - now : WAIT_STEP_NS;
 }
 
 static void count_waiting(struct device_state *d, int change) {
@@ -614,16 +658,19 @@ static struct turn acquire(struct device_state *d) {
     uint64_t waiting_since = 0;
     uint64_t notice_beside_free_token = 0; /* offline: since when a notice stands by a free token */
     int displaced_offline = 0;             /* online: it waited for an offline holder */
+    int woken = 0;                         /* a wake ended its last sleep */
+    uint64_t passed_at = 0;                /* when it last passed a wake on */
     for (;;) {
         uint64_t now = vnpu_now_ns();
         uint64_t word = __atomic_load_n(&region->token, __ATOMIC_ACQUIRE);
         struct vnpu_claim token = vnpu_claim_unpack(word);
-        struct turn turn = {token.until_ns, d->borrowed, 0, d->despite_notice};
+        struct turn turn = {token.until_ns, d->borrowed, 0, d->despite_notice, 0};
         int got = token.owner == owner;
+        int held = 0;
         if (!got) {
             int other_waits = other_creditor_waits(region, now);
             turn = entitlement(d, now, other_waits);
-            int held = vnpu_claim_binds(token, now, TOKEN_GRACE_NS, LONGEST_CLAIM_NS);
+            held = vnpu_claim_binds(token, now, TOKEN_GRACE_NS, LONGEST_CLAIM_NS);
             int displaces = !offline() && held && offline_owner(token.owner);
             int overdue = waiting_since != 0 && now - waiting_since > LONGEST_WAIT_NS &&
                           (!offline() || offline_owner(token.owner));
@@ -684,7 +731,13 @@ static struct turn acquire(struct device_state *d) {
             waiting_since = now;
             count_waiting(d, 1);
         }
-        vnpu_token_wait(region, word, WAIT_NS);
+        if (woken && !held && another_wants(region, now) && now - passed_at >= WAIT_NS) {
+            /* A release woke this process, which leaves the free token: the wake goes on to the
+             * next waiter (at most once per WAIT_NS, should the waiters all leave it). */
+            vnpu_token_wake(region, 0);
+            passed_at = now;
+        }
+        woken = vnpu_token_wait(region, word, wait_step(held, token, turn, now));
     }
 }
 
@@ -917,6 +970,18 @@ static void mark_launch(struct in_flight *f, rtStream_t stream) {
     f->count++;
 }
 
+/* Wakes the keeper before its tick (a futex, private to the process). */
+static uint32_t keeper_bell;
+
+/* Set while the keeper sleeps until its next reclaim: this process held no chip's token when it
+ * looked, and one that takes a token rings it. */
+static int keeper_resting;
+
+static void ring_keeper(void) {
+    __atomic_add_fetch(&keeper_bell, 1, __ATOMIC_ACQ_REL);
+    syscall(SYS_futex, &keeper_bell, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
 /*
  * Takes the gate for a launch on stream, with the chip's token; returns the stream's in-flight
  * record (NULL without a cap), for gate_exit to mark the launch in.
@@ -936,7 +1001,10 @@ static struct in_flight *gate_enter(struct device_state *d, rtStream_t stream) {
         pthread_mutex_unlock(&d->gate);
         struct turn turn = acquire(d);
         pthread_mutex_lock(&d->gate);
-        d->holding = 1;
+        __atomic_store_n(&d->holding, 1, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&keeper_resting, __ATOMIC_SEQ_CST)) {
+            ring_keeper(); /* it times the slice, the idle hand-back and preemption */
+        }
         d->borrowed = turn.borrowed;
         d->despite_notice = turn.despite_notice;
         d->slice_end = turn.slice_end;
@@ -962,21 +1030,25 @@ static void gate_exit(struct device_state *d, struct in_flight *in_flight, rtStr
     pthread_mutex_unlock(&d->gate);
 }
 
-/* Wakes the keeper before its tick (a futex, private to the process). */
-static uint32_t keeper_bell;
-
-static void ring_keeper(void) {
-    __atomic_add_fetch(&keeper_bell, 1, __ATOMIC_ACQ_REL);
-    syscall(SYS_futex, &keeper_bell, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-}
-
 /* How long d's holder may sit idle (no launch, no synchronisation) before it hands back. */
 static uint64_t idle_allowance(const struct device_state *d, uint64_t now) {
     return lending(d, now) ? d->lend_allowance : IDLE_RELEASE_NS;
 }
 
-/* The keeper's next check: its tick, or sooner when an idle online holder lends to offline work. */
-static uint64_t next_check(uint64_t now) {
+/*
+ * The keeper's next check: its tick, or sooner when an idle online holder lends to offline work;
+ * reclaim_due while this process holds no chip's token (rest: then nothing else is due).
+ */
+static uint64_t next_check(uint64_t now, uint64_t reclaim_due) {
+    __atomic_store_n(&keeper_resting, 1, __ATOMIC_SEQ_CST);
+    int holds = 0;
+    for (int i = 0; i < config.device_count; i++) {
+        holds |= __atomic_load_n(&devices[i].holding, __ATOMIC_SEQ_CST);
+    }
+    if (!holds) {
+        return reclaim_due > now ? reclaim_due : now;
+    }
+    __atomic_store_n(&keeper_resting, 0, __ATOMIC_SEQ_CST);
     uint64_t next = now + KEEPER_TICK_NS;
     for (int i = 0; i < config.device_count; i++) {
         const struct device_state *d = &devices[i];
@@ -1003,7 +1075,7 @@ static void *keeper(void *unused) {
     uint64_t now = last_reclaim;
     for (;;) {
         uint32_t bell = __atomic_load_n(&keeper_bell, __ATOMIC_ACQUIRE);
-        uint64_t next = next_check(now);
+        uint64_t next = next_check(now, last_reclaim + RECLAIM_EVERY_NS);
         if (next - now > KEEPER_SPIN_NS) {
             struct timespec timeout = {0, (long)(next - now)};
             syscall(SYS_futex, &keeper_bell, FUTEX_WAIT_PRIVATE, bell, &timeout, NULL, 0);

@@ -37,6 +37,19 @@ for q in 10 30 50 70; do
 done
 measure "best-effort alone" a:best-effort:0
 
+echo
+echo "CPU of the containers' processes over a run (user + system seconds; the fake chip's kernels"
+echo "spin their last 100 us, about a tenth of a core):"
+for count in 2 4 8; do
+    specs=()
+    for i in $(seq "$count"); do specs+=("c$i:fixed-share:$((96 / count))"); done
+    rm -rf "$WORK/share"
+    mkdir -p "$WORK/share"
+    TIMEFORMAT="$count fixed-share containers of $((96 / count)) %%: %U + %S s in %R s"
+    time (WORK_DIR="$WORK/share" LD_PRELOAD="$SHIM" "$BUILD/tests/test_share" "$SECONDS_PER_RUN" \
+        "${specs[@]}" > /dev/null)
+done 2>&1
+
 
 echo
 echo "hook overhead (ns per call, uncontended; three runs each):"

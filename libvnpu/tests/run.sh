@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The C tests (make test): memory quota, config errors (also under ASan/UBSan), region layout, a
 # hostile container writing the chip region, every launch call paced once, the fixed config path,
-# AI Core shares and online/offline co-location on the fake chip. Every test runs against the fake
-# runtime in target/fakes.
+# AI Core shares, waiting and idle containers that sleep, and online/offline co-location on the
+# fake chip. Every test runs against the fake runtime in target/fakes.
 set -euo pipefail
 BUILD=${BUILD:-target}
 BUILD=$(cd "$BUILD" && pwd)
@@ -49,6 +49,8 @@ mkdir -p "$WORK/cap"
 run offline-kernel-cap env WORK_DIR="$WORK/cap" LD_PRELOAD="$SHIM" "$BUILD/tests/test_cap"
 mkdir -p "$WORK/priority"
 run online-takes-the-chip env WORK_DIR="$WORK/priority" LD_PRELOAD="$SHIM" "$BUILD/tests/test_priority"
+mkdir -p "$WORK/quiet"
+run quiet-waiters env WORK_DIR="$WORK/quiet" LD_PRELOAD="$SHIM" "$BUILD/tests/test_quiet"
 
 # In a container the config is at its fixed path and VNPU_CONFIG cannot move it. The sanitized
 # build's fixed path is $BUILD/san/fixed.conf (the Makefile), which only this check creates.
