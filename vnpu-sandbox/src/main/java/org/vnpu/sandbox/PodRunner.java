@@ -108,6 +108,10 @@ final class PodRunner implements AutoCloseable {
     final Map<String, List<String>> devices = new HashMap<>();
     final Map<String, Map<String, List<String>>> containerDevices = new HashMap<>();
     volatile Map<String, ContainerAllocateResponse> handouts = Map.of();
+
+    /** In the kubelet's pod manager: from the start of its admission until it ends. */
+    volatile boolean known;
+
     volatile boolean admitted;
     final List<Process> processes = new ArrayList<>();
     volatile boolean deleted;
@@ -199,13 +203,18 @@ final class PodRunner implements AutoCloseable {
   }
 
   /**
-   * What the kubelet's pod-resources API reports: the admitted pods not yet finished or deleted,
-   * their app containers and the devices the device manager recorded for each.
+   * What the kubelet's pod-resources API reports ({@code GetActivePods}): the pods in its pod
+   * manager not rejected, finished or deleted, their app containers and the devices the device
+   * manager recorded for each. The kubelet adds a pod to its pod manager before it admits it
+   * ({@code pkg/kubelet/kubelet.go HandlePodAdditions}: {@code podManager.AddPod}, then {@code
+   * allocationManager.AddPod(kl.GetActivePods(), pod)}), and records a container's devices once its
+   * Allocate answered, so during an admission the pod is listed with the devices of the containers
+   * handed out so far.
    */
   synchronized List<PodResourcesEmulator.ActivePod> activePods() {
     List<PodResourcesEmulator.ActivePod> active = new ArrayList<>();
     for (RunningPod running : pods.values()) {
-      if (running.admitted && !running.deleted) {
+      if (running.known && !running.deleted) {
         active.add(
             new PodResourcesEmulator.ActivePod(
                 running.pod.getMetadata().getNamespace(),
@@ -317,6 +326,7 @@ final class PodRunner implements AutoCloseable {
    */
   private Map<Container, ContainerAllocateResponse> admit(RunningPod running) throws NotAdmitted {
     synchronized (admissions) {
+      running.known = true;
       Map<Container, ContainerAllocateResponse> handouts = allocateDevices(running);
       fit(running.pod);
       Map<String, ContainerAllocateResponse> byName = new HashMap<>();
@@ -454,6 +464,7 @@ final class PodRunner implements AutoCloseable {
   }
 
   private void finish(RunningPod running, String phase, String reason, String message) {
+    running.known = false; // terminal: no longer active
     if (!running.deleted) {
       report(running, status(phase, reason, message));
       LOG.info(

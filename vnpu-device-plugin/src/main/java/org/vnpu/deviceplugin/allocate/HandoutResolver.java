@@ -1,7 +1,9 @@
 package org.vnpu.deviceplugin.allocate;
 
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.grpc.ManagedChannel;
 import java.io.IOException;
@@ -247,15 +249,43 @@ public final class HandoutResolver {
         .isPresent();
   }
 
-  /** The UIDs of the pods the kubelet admitted: those it lists with vNPU devices. */
+  /**
+   * The UIDs of the pods the kubelet admitted: those it lists with vNPU devices for every app
+   * container that asks for vNPUs. The kubelet lists a pod from the start of its admission, with
+   * the devices of the containers handed out so far ({@code GetActivePods}; the device manager
+   * records a container's devices once its Allocate answered): a pod listed with fewer is still
+   * being admitted, and the Allocate calls to come read its entry and its annotations.
+   */
   private Set<String> admitted(Map<Set<String>, Holding> holdings, NodePods pods) {
-    Set<String> uids = new HashSet<>();
+    Map<Map.Entry<String, String>, Set<String>> listed = new HashMap<>();
     for (Holding holding : holdings.values()) {
-      pods.get(holding.namespace(), holding.name())
-          .filter(pod -> node.equals(pod.getSpec().getNodeName()))
-          .ifPresent(pod -> uids.add(pod.getMetadata().getUid()));
+      listed
+          .computeIfAbsent(Map.entry(holding.namespace(), holding.name()), pod -> new HashSet<>())
+          .add(holding.container());
     }
+    Set<String> uids = new HashSet<>();
+    listed.forEach(
+        (pod, containers) ->
+            pods.get(pod.getKey(), pod.getValue())
+                .filter(found -> node.equals(found.getSpec().getNodeName()))
+                .filter(found -> containers.containsAll(vnpuContainers(found)))
+                .ifPresent(found -> uids.add(found.getMetadata().getUid())));
     return uids;
+  }
+
+  /** The app containers of {@code pod} the kubelet hands vNPUs to: a vNPU count above zero. */
+  private static Set<String> vnpuContainers(Pod pod) {
+    Set<String> names = new HashSet<>();
+    for (Container container : pod.getSpec().getContainers()) {
+      Quantity count =
+          container.getResources() == null || container.getResources().getLimits() == null
+              ? null
+              : container.getResources().getLimits().get(ResourceNames.VNPU_NUMBER);
+      if (count != null && count.getNumericalAmount().signum() > 0) {
+        names.add(container.getName());
+      }
+    }
+    return names;
   }
 
   /**

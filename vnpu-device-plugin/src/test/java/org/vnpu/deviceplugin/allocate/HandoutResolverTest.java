@@ -2,8 +2,12 @@ package org.vnpu.deviceplugin.allocate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -31,7 +35,8 @@ import org.vnpu.testkit.MutableClock;
 /**
  * The resolver's passes while a hand-out's holder cannot be known yet: a pass that found nothing to
  * record stands for the next ones, without a request to the API server, while nothing it read could
- * have changed and for at most {@link HandoutResolver#QUIET}.
+ * have changed and for at most {@link HandoutResolver#QUIET}; and a pod the kubelet lists while it
+ * admits it is not taken for admitted.
  */
 @EnableKubernetesMockClient(crud = true)
 class HandoutResolverTest {
@@ -149,5 +154,64 @@ class HandoutResolverTest {
 
     clock.advance(HandoutResolver.QUIET);
     assertThat(requests(resolver::resolve)).as("the quiet pass is too old").isPositive();
+  }
+
+  @Test
+  void aPodListedWhileItsContainersAreHandedOutKeepsItsEntry() throws Exception {
+    // Two containers of two vNPUs each: no vNPU count in common with a and c, so it may stand
+    // beside them.
+    Container first = vnpuContainer("first");
+    Container second = vnpuContainer("second");
+    String uid =
+        client
+            .pods()
+            .inNamespace("default")
+            .resource(
+                new PodBuilder()
+                    .withNewMetadata()
+                    .withName("p")
+                    .withNamespace("default")
+                    .endMetadata()
+                    .withNewSpec()
+                    .withNodeName(NODE)
+                    .withContainers(first, second)
+                    .endSpec()
+                    .build())
+            .create()
+            .getMetadata()
+            .getUid();
+    NodeLocks locks = new NodeLocks(client, new PayloadCodec());
+    Instant now = clock.instant();
+    locks.take(
+        NODE,
+        new NodeLock(
+            uid, "default", "p", now, now.plusSeconds(60), "nonce-p", "pair", List.of(2), 0),
+        now);
+    assertThat(locks.handedOut(NODE, uid)).isTrue();
+    // The kubelet lists the pod it admits with the devices of the containers handed out so far
+    // (pkg/kubelet/kubelet.go HandlePodAdditions adds it to the pod manager before admitting it).
+    active.add(
+        new PodResourcesEmulator.ActivePod(
+            "default",
+            "p",
+            List.of("first", "second"),
+            Map.of("first", Map.of(ResourceNames.VNPU_NUMBER, List.of("d-5", "d-6")))));
+
+    resolver.resolve();
+
+    Node node = client.nodes().withName(NODE).get();
+    assertThat(locks.held(node).of(uid))
+        .as("the entry the second container's Allocate claims")
+        .isPresent();
+  }
+
+  /** A container asking for two vNPUs. */
+  private static Container vnpuContainer(String name) {
+    return new ContainerBuilder()
+        .withName(name)
+        .withNewResources()
+        .addToLimits(ResourceNames.VNPU_NUMBER, new Quantity("2"))
+        .endResources()
+        .build();
   }
 }
