@@ -65,23 +65,7 @@ class HandoutResolverTest {
     Instant now = clock.instant();
     Map<String, String> uids = new HashMap<>();
     for (String pod : List.of("a", "c")) {
-      String uid =
-          client
-              .pods()
-              .inNamespace("default")
-              .resource(
-                  new PodBuilder()
-                      .withNewMetadata()
-                      .withName(pod)
-                      .withNamespace("default")
-                      .endMetadata()
-                      .withNewSpec()
-                      .withNodeName(NODE)
-                      .endSpec()
-                      .build())
-              .create()
-              .getMetadata()
-              .getUid();
+      String uid = createPod(pod);
       uids.put(pod, uid);
       locks.take(
           NODE,
@@ -160,26 +144,7 @@ class HandoutResolverTest {
   void aPodListedWhileItsContainersAreHandedOutKeepsItsEntry() throws Exception {
     // Two containers of two vNPUs each: no vNPU count in common with a and c, so it may stand
     // beside them.
-    Container first = vnpuContainer("first");
-    Container second = vnpuContainer("second");
-    String uid =
-        client
-            .pods()
-            .inNamespace("default")
-            .resource(
-                new PodBuilder()
-                    .withNewMetadata()
-                    .withName("p")
-                    .withNamespace("default")
-                    .endMetadata()
-                    .withNewSpec()
-                    .withNodeName(NODE)
-                    .withContainers(first, second)
-                    .endSpec()
-                    .build())
-            .create()
-            .getMetadata()
-            .getUid();
+    String uid = createPod("p", vnpuContainer("first"), vnpuContainer("second"));
     NodeLocks locks = new NodeLocks(client, new PayloadCodec());
     Instant now = clock.instant();
     locks.take(
@@ -203,6 +168,27 @@ class HandoutResolverTest {
     assertThat(locks.held(node).of(uid))
         .as("the entry the second container's Allocate claims")
         .isPresent();
+  }
+
+  /** Creates pod {@code name} on the node; returns its UID. */
+  private String createPod(String name, Container... containers) {
+    return client
+        .pods()
+        .inNamespace("default")
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace("default")
+                .endMetadata()
+                .withNewSpec()
+                .withNodeName(NODE)
+                .withContainers(containers)
+                .endSpec()
+                .build())
+        .create()
+        .getMetadata()
+        .getUid();
   }
 
   /** A container asking for two vNPUs. */
