@@ -85,6 +85,11 @@ class DevicePluginTest {
   private KubeletEmulator kubelet;
   private ScheduledPods pods;
 
+  /** The pods the kubelet's PodResources API lists, once a test serves it. */
+  private final List<PodResourcesEmulator.ActivePod> active = new CopyOnWriteArrayList<>();
+
+  private PodResourcesEmulator podResources;
+
   @BeforeEach
   void start() {
     harness = PluginHarness.start(client, directory, "npu-node-" + NODES.incrementAndGet());
@@ -97,7 +102,16 @@ class DevicePluginTest {
 
   @AfterEach
   void stop() {
+    if (podResources != null) {
+      podResources.close();
+    }
     harness.close();
+  }
+
+  /** Serves the kubelet's PodResources API, listing {@link #active}. */
+  private void servePodResources() {
+    podResources =
+        new PodResourcesEmulator(PluginHarness.podResourcesSocket(directory), () -> active).start();
   }
 
   @Test
@@ -602,48 +616,40 @@ class DevicePluginTest {
 
   @Test
   void podsOfOneShapeStandTogetherAndTheKubeletTellsWhoGotWhichHandout() throws Exception {
-    List<PodResourcesEmulator.ActivePod> active = new CopyOnWriteArrayList<>();
-    PodResourcesEmulator podResources =
-        new PodResourcesEmulator(PluginHarness.podResourcesSocket(directory), () -> active).start();
-    try {
-      String a =
-          pods.bindAlongside(
-                  "a",
-                  "same",
-                  List.of(
-                      new ContainerAllocation("model", false, List.of(soft(0, die0, 8192, 30)))))
-              .getMetadata()
-              .getUid();
-      String b =
-          pods.bindAlongside(
-                  "b",
-                  "same",
-                  List.of(
-                      new ContainerAllocation("model", false, List.of(soft(1, die1, 8192, 30)))))
-              .getMetadata()
-              .getUid();
-      assertThat(pods.locks().holders()).hasSize(2);
+    servePodResources();
+    String a =
+        pods.bindAlongside(
+                "a",
+                "same",
+                List.of(new ContainerAllocation("model", false, List.of(soft(0, die0, 8192, 30)))))
+            .getMetadata()
+            .getUid();
+    String b =
+        pods.bindAlongside(
+                "b",
+                "same",
+                List.of(new ContainerAllocation("model", false, List.of(soft(1, die1, 8192, 30)))))
+            .getMetadata()
+            .getUid();
+    assertThat(pods.locks().holders()).hasSize(2);
 
-      // The kubelet admits b first; Allocate serves the earliest reservation, a's.
-      List<String> first = kubelet.pickHealthy(RESOURCE, 1, Set.of());
-      assertThat(allocate(1, first).getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "0");
-      active.add(activePod("b", first));
-      assertThat(pods.locks().handouts())
-          .singleElement()
-          .satisfies(handout -> assertThat(handout.signedFor().uid()).isEqualTo(a));
-      // b's own reservation still stands: who holds a's hand-out is not recorded yet.
-      Thread.sleep(3 * DevicePluginSettings.HANDOUT_CHECK_INTERVAL.toMillis());
-      assertThat(pods.locks().handouts().get(0).heldBy()).isNull();
+    // The kubelet admits b first; Allocate serves the earliest reservation, a's.
+    List<String> first = kubelet.pickHealthy(RESOURCE, 1, Set.of());
+    assertThat(allocate(1, first).getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "0");
+    active.add(activePod("b", first));
+    assertThat(pods.locks().handouts())
+        .singleElement()
+        .satisfies(handout -> assertThat(handout.signedFor().uid()).isEqualTo(a));
+    // b's own reservation still stands: who holds a's hand-out is not recorded yet.
+    Thread.sleep(3 * DevicePluginSettings.HANDOUT_CHECK_INTERVAL.toMillis());
+    assertThat(pods.locks().handouts().get(0).heldBy()).isNull();
 
-      List<String> second = kubelet.pickHealthy(RESOURCE, 1, Set.copyOf(first));
-      assertThat(allocate(1, second).getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "1");
-      active.add(activePod("a", second));
+    List<String> second = kubelet.pickHealthy(RESOURCE, 1, Set.copyOf(first));
+    assertThat(allocate(1, second).getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "1");
+    active.add(activePod("a", second));
 
-      awaitHolders(tuple(a, b), tuple(b, a));
-      assertThat(pods.locks().holders()).isEmpty();
-    } finally {
-      podResources.close();
-    }
+    awaitHolders(tuple(a, b), tuple(b, a));
+    assertThat(pods.locks().holders()).isEmpty();
   }
 
   @Test
@@ -675,31 +681,25 @@ class DevicePluginTest {
   @Test
   void devicesAgainAfterTheirSwappedHolderIsGoneAreNoRepeatForThePodTheyWereSignedFor()
       throws Exception {
-    List<PodResourcesEmulator.ActivePod> active = new CopyOnWriteArrayList<>();
-    PodResourcesEmulator podResources =
-        new PodResourcesEmulator(PluginHarness.podResourcesSocket(directory), () -> active).start();
-    try {
-      String a = sameShape("a", soft(0, die0, 8192, 30));
-      String b = sameShape("b", soft(1, die1, 8192, 30));
-      // b is admitted on a's reservation, a on b's; the kubelet tells who holds what.
-      List<String> first = kubelet.pickHealthy(RESOURCE, 1, Set.of());
-      assertThat(allocate(1, first).getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "0");
-      active.add(activePod("b", first));
-      List<String> second = kubelet.pickHealthy(RESOURCE, 1, Set.copyOf(first));
-      allocate(1, second);
-      active.add(activePod("a", second));
-      awaitHolders(tuple(a, b), tuple(b, a));
+    servePodResources();
+    String a = sameShape("a", soft(0, die0, 8192, 30));
+    String b = sameShape("b", soft(1, die1, 8192, 30));
+    // b is admitted on a's reservation, a on b's; the kubelet tells who holds what.
+    List<String> first = kubelet.pickHealthy(RESOURCE, 1, Set.of());
+    assertThat(allocate(1, first).getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "0");
+    active.add(activePod("b", first));
+    List<String> second = kubelet.pickHealthy(RESOURCE, 1, Set.copyOf(first));
+    allocate(1, second);
+    active.add(activePod("a", second));
+    awaitHolders(tuple(a, b), tuple(b, a));
 
-      // b goes; the kubelet gives its devices to c, reserved on chip 1.
-      client.pods().inNamespace(ScheduledPods.NAMESPACE).withName("b").delete();
-      active.removeIf(pod -> pod.name().equals("b"));
-      sameShape("c", soft(1, die1, 8192, 30));
+    // b goes; the kubelet gives its devices to c, reserved on chip 1.
+    client.pods().inNamespace(ScheduledPods.NAMESPACE).withName("b").delete();
+    active.removeIf(pod -> pod.name().equals("b"));
+    sameShape("c", soft(1, die1, 8192, 30));
 
-      assertThat(allocate(1, first).getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "1");
-      assertThat(pods.podAnnotation("c", AnnotationKeys.BIND_PHASE)).isEqualTo("success");
-    } finally {
-      podResources.close();
-    }
+    assertThat(allocate(1, first).getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "1");
+    assertThat(pods.podAnnotation("c", AnnotationKeys.BIND_PHASE)).isEqualTo("success");
   }
 
   /** Reserves and binds {@code name} beside pods of shape "same", with one vNPU; its UID. */
@@ -723,56 +723,50 @@ class DevicePluginTest {
 
   @Test
   void aHandoutIsNotResolvedWhileThePodItWasSignedForStillWaitsForItsAdmission() throws Exception {
-    List<PodResourcesEmulator.ActivePod> active = new CopyOnWriteArrayList<>();
-    PodResourcesEmulator podResources =
-        new PodResourcesEmulator(PluginHarness.podResourcesSocket(directory), () -> active).start();
-    try {
-      Map<String, String> uids = new HashMap<>();
-      List<String> dies = List.of(die0, die1, die0);
-      for (int i = 0; i < 3; i++) {
-        String name = List.of("a", "b", "c").get(i);
-        uids.put(
-            name,
-            pods.bindAlongside(
-                    name,
-                    "same",
-                    List.of(
-                        new ContainerAllocation(
-                            "model", false, List.of(soft(i % 2, dies.get(i), 4096, 20)))))
-                .getMetadata()
-                .getUid());
-      }
-      // The kubelet admits c on a's reservation, then a on b's: b still waits, and c's entry is
-      // the one left for it.
-      List<String> first = kubelet.pickHealthy(RESOURCE, 1, Set.of());
-      allocate(1, first);
-      active.add(activePod("c", first));
-      List<String> second = kubelet.pickHealthy(RESOURCE, 1, Set.copyOf(first));
-      allocate(1, second);
-      active.add(activePod("a", second));
-      Thread.sleep(3 * DevicePluginSettings.HANDOUT_CHECK_INTERVAL.toMillis());
-
-      // a holds b's hand-out, but b waits: settling it now would leave b's annotations naming a
-      // reservation no entry serves, and c's entry without a record that keeps it.
-      assertThat(pods.locks().handouts())
-          .filteredOn(h -> h.signedFor().uid().equals(uids.get("b")))
-          .singleElement()
-          .satisfies(h -> assertThat(h.heldBy()).isNull());
-      assertThat(pods.locks().of(uids.get("c"))).isPresent();
-
-      Set<String> taken = new HashSet<>(first);
-      taken.addAll(second);
-      List<String> third = kubelet.pickHealthy(RESOURCE, 1, taken);
-      allocate(1, third);
-      active.add(activePod("b", third));
-      awaitHolders(
-          tuple(uids.get("a"), uids.get("c")),
-          tuple(uids.get("b"), uids.get("a")),
-          tuple(uids.get("c"), uids.get("b")));
-      assertThat(pods.locks().holders()).isEmpty();
-    } finally {
-      podResources.close();
+    servePodResources();
+    Map<String, String> uids = new HashMap<>();
+    List<String> dies = List.of(die0, die1, die0);
+    for (int i = 0; i < 3; i++) {
+      String name = List.of("a", "b", "c").get(i);
+      uids.put(
+          name,
+          pods.bindAlongside(
+                  name,
+                  "same",
+                  List.of(
+                      new ContainerAllocation(
+                          "model", false, List.of(soft(i % 2, dies.get(i), 4096, 20)))))
+              .getMetadata()
+              .getUid());
     }
+    // The kubelet admits c on a's reservation, then a on b's: b still waits, and c's entry is
+    // the one left for it.
+    List<String> first = kubelet.pickHealthy(RESOURCE, 1, Set.of());
+    allocate(1, first);
+    active.add(activePod("c", first));
+    List<String> second = kubelet.pickHealthy(RESOURCE, 1, Set.copyOf(first));
+    allocate(1, second);
+    active.add(activePod("a", second));
+    Thread.sleep(3 * DevicePluginSettings.HANDOUT_CHECK_INTERVAL.toMillis());
+
+    // a holds b's hand-out, but b waits: settling it now would leave b's annotations naming a
+    // reservation no entry serves, and c's entry without a record that keeps it.
+    assertThat(pods.locks().handouts())
+        .filteredOn(h -> h.signedFor().uid().equals(uids.get("b")))
+        .singleElement()
+        .satisfies(h -> assertThat(h.heldBy()).isNull());
+    assertThat(pods.locks().of(uids.get("c"))).isPresent();
+
+    Set<String> taken = new HashSet<>(first);
+    taken.addAll(second);
+    List<String> third = kubelet.pickHealthy(RESOURCE, 1, taken);
+    allocate(1, third);
+    active.add(activePod("b", third));
+    awaitHolders(
+        tuple(uids.get("a"), uids.get("c")),
+        tuple(uids.get("b"), uids.get("a")),
+        tuple(uids.get("c"), uids.get("b")));
+    assertThat(pods.locks().holders()).isEmpty();
   }
 
   /** Waits until the node's hand-out records are these, each (signed for, held by) pod UID. */
