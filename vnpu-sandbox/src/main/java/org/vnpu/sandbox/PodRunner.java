@@ -110,7 +110,7 @@ final class PodRunner implements AutoCloseable {
     volatile Map<String, ContainerAllocateResponse> handouts = Map.of();
 
     /** In the kubelet's pod manager: from the start of its admission until it ends. */
-    volatile boolean known;
+    volatile boolean inPodManager;
 
     volatile boolean admitted;
     final List<Process> processes = new ArrayList<>();
@@ -214,7 +214,7 @@ final class PodRunner implements AutoCloseable {
   synchronized List<PodResourcesEmulator.ActivePod> activePods() {
     List<PodResourcesEmulator.ActivePod> active = new ArrayList<>();
     for (RunningPod running : pods.values()) {
-      if (running.known && !running.deleted) {
+      if (running.inPodManager && !running.deleted) {
         active.add(
             new PodResourcesEmulator.ActivePod(
                 running.pod.getMetadata().getNamespace(),
@@ -326,7 +326,7 @@ final class PodRunner implements AutoCloseable {
    */
   private Map<Container, ContainerAllocateResponse> admit(RunningPod running) throws NotAdmitted {
     synchronized (admissions) {
-      running.known = true;
+      running.inPodManager = true;
       Map<Container, ContainerAllocateResponse> handouts = allocateDevices(running);
       fit(running.pod);
       Map<String, ContainerAllocateResponse> byName = new HashMap<>();
@@ -464,7 +464,7 @@ final class PodRunner implements AutoCloseable {
   }
 
   private void finish(RunningPod running, String phase, String reason, String message) {
-    running.known = false; // terminal: no longer active
+    running.inPodManager = false; // terminal: no longer active
     if (!running.deleted) {
       report(running, status(phase, reason, message));
       LOG.info(
