@@ -617,20 +617,8 @@ class DevicePluginTest {
   @Test
   void podsOfOneShapeStandTogetherAndTheKubeletTellsWhoGotWhichHandout() throws Exception {
     servePodResources();
-    String a =
-        pods.bindAlongside(
-                "a",
-                "same",
-                List.of(new ContainerAllocation("model", false, List.of(soft(0, die0, 8192, 30)))))
-            .getMetadata()
-            .getUid();
-    String b =
-        pods.bindAlongside(
-                "b",
-                "same",
-                List.of(new ContainerAllocation("model", false, List.of(soft(1, die1, 8192, 30)))))
-            .getMetadata()
-            .getUid();
+    String a = sameShape("a", soft(0, die0, 8192, 30));
+    String b = sameShape("b", soft(1, die1, 8192, 30));
     assertThat(pods.locks().holders()).hasSize(2);
 
     // The kubelet admits b first; Allocate serves the earliest reservation, a's.
@@ -655,10 +643,7 @@ class DevicePluginTest {
   @Test
   void aReservedPodWhoseBindingHasNotLandedIsNotServedAndKeepsItsEntry() throws Exception {
     String a = reservedUnbound("a");
-    pods.bindAlongside(
-        "b",
-        "same",
-        List.of(new ContainerAllocation("model", false, List.of(soft(1, die1, 8192, 30)))));
+    sameShape("b", soft(1, die1, 8192, 30));
 
     // The kubelet admits b, the only pod bound here; a's binding is still on its way.
     List<String> ids = kubelet.pickHealthy(RESOURCE, 1, Set.of());

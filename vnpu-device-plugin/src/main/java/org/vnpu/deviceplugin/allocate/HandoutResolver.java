@@ -273,7 +273,11 @@ public final class HandoutResolver {
     return uids;
   }
 
-  /** The app containers of {@code pod} the kubelet hands vNPUs to: a vNPU count above zero. */
+  /**
+   * The app containers of {@code pod} the kubelet hands vNPUs to: a vNPU count above zero ({@code
+   * devicemanager/manager.go allocateContainerResources} skips a count of 0). A count that does not
+   * parse, which the API server refuses, is no container's: the kubelet hands nothing for it.
+   */
   private static Set<String> vnpuContainers(Pod pod) {
     Set<String> names = new HashSet<>();
     for (Container container : pod.getSpec().getContainers()) {
@@ -281,11 +285,19 @@ public final class HandoutResolver {
           container.getResources() == null || container.getResources().getLimits() == null
               ? null
               : container.getResources().getLimits().get(ResourceNames.VNPU_NUMBER);
-      if (count != null && count.getNumericalAmount().signum() > 0) {
+      if (count != null && positive(count)) {
         names.add(container.getName());
       }
     }
     return names;
+  }
+
+  private static boolean positive(Quantity count) {
+    try {
+      return count.getNumericalAmount().signum() > 0;
+    } catch (ArithmeticException | IllegalArgumentException e) {
+      return false;
+    }
   }
 
   /**

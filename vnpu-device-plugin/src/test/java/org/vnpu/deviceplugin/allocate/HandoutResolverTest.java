@@ -35,8 +35,8 @@ import org.vnpu.testkit.MutableClock;
 /**
  * The resolver's passes while a hand-out's holder cannot be known yet: a pass that found nothing to
  * record stands for the next ones, without a request to the API server, while nothing it read could
- * have changed and for at most {@link HandoutResolver#QUIET}; and a pod the kubelet lists while it
- * admits it is not taken for admitted.
+ * have changed and for at most {@link HandoutResolver#QUIET}; a pod the kubelet lists while it
+ * admits it is not taken for admitted; a pod whose vNPU count does not parse stops no pass.
  */
 @EnableKubernetesMockClient(crud = true)
 class HandoutResolverTest {
@@ -170,6 +170,31 @@ class HandoutResolverTest {
         .isPresent();
   }
 
+  @Test
+  void aPodWhoseVnpuCountDoesNotParseSpoilsNoPass() {
+    createPod("x", vnpuContainer("main", "lots"));
+    active.add(
+        new PodResourcesEmulator.ActivePod(
+            "default",
+            "x",
+            List.of("main"),
+            Map.of("main", Map.of(ResourceNames.VNPU_NUMBER, List.of("d-7")))));
+    // a runs on its own reservation: the kubelet lists it with the hand-out's devices.
+    active.add(
+        new PodResourcesEmulator.ActivePod(
+            "default",
+            "a",
+            List.of("main"),
+            Map.of("main", Map.of(ResourceNames.VNPU_NUMBER, List.of("d-1")))));
+
+    resolver.resolve();
+
+    Node node = client.nodes().withName(NODE).get();
+    assertThat(new NodeLocks(client, new PayloadCodec()).held(node).handout("nonce-a"))
+        .as("a's record settled beside a pod the API server should have refused")
+        .isEmpty();
+  }
+
   /** Creates pod {@code name} on the node; returns its UID. */
   private String createPod(String name, Container... containers) {
     return client
@@ -193,10 +218,14 @@ class HandoutResolverTest {
 
   /** A container asking for two vNPUs. */
   private static Container vnpuContainer(String name) {
+    return vnpuContainer(name, "2");
+  }
+
+  private static Container vnpuContainer(String name, String count) {
     return new ContainerBuilder()
         .withName(name)
         .withNewResources()
-        .addToLimits(ResourceNames.VNPU_NUMBER, new Quantity("2"))
+        .addToLimits(ResourceNames.VNPU_NUMBER, new Quantity(count))
         .endResources()
         .build();
   }
