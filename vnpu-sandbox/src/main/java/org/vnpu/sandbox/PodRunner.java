@@ -464,7 +464,7 @@ final class PodRunner implements AutoCloseable {
   }
 
   private void finish(RunningPod running, String phase, String reason, String message) {
-    running.inPodManager = false; // terminal: no longer active
+    running.inPodManager = false; // terminal: inactive (kubelet_pods.go filterOutInactivePods)
     if (!running.deleted) {
       report(running, status(phase, reason, message));
       LOG.info(
