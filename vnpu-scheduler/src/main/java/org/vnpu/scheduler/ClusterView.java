@@ -8,6 +8,7 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -53,6 +54,16 @@ final class ClusterView {
 
   /** The pod and the nonce of each allocation of {@link #allocations}, by pod UID. */
   private final Map<String, Carrier> carriers = new HashMap<>();
+
+  /**
+   * The nonces of each pod's last undone reservations, by pod UID, kept until the pod is deleted:
+   * the informer may deliver copies of the pod from before an undo, and those carry the undone
+   * allocation.
+   */
+  private final Map<String, Set<String>> undone = new HashMap<>();
+
+  /** How many undone reservations of one pod {@link #undone} remembers. */
+  private static final int UNDONE_KEPT = 8;
 
   private final Map<String, Map<String, VerifiedHandout>> handouts = new HashMap<>();
   private final Map<String, PodFacts> facts = new HashMap<>();
@@ -316,17 +327,23 @@ final class ClusterView {
 
   /**
    * The pod's allocation annotation, decoded, when this view has not charged it yet; empty when it
-   * has none, has it charged, or has one that cannot be decoded (logged). Its signature is for the
-   * caller to check, outside the scheduler's lock (the public keys may be read from the API
-   * server).
+   * has none, has it charged, has one whose reservation was undone and is not bound ({@link
+   * #unreserved}), or has one that cannot be decoded (logged). Its signature is for the caller to
+   * check, outside the scheduler's lock (the public keys may be read from the API server).
    */
   Optional<SignedAllocation> unchargedAllocation(Pod pod) {
+    String uid = pod.getMetadata().getUid();
     String value = annotations(pod.getMetadata().getAnnotations()).get(AnnotationKeys.ALLOCATION);
-    if (value == null || allocations.containsKey(pod.getMetadata().getUid())) {
+    if (value == null || allocations.containsKey(uid)) {
       return Optional.empty();
     }
     try {
-      return Optional.of(codec.decodeAllocation(value));
+      SignedAllocation signed = codec.decodeAllocation(value);
+      // A pod bound with an undone allocation runs with it (the undo's patch failed): charged.
+      boolean bound = pod.getSpec() != null && pod.getSpec().getNodeName() != null;
+      return !bound && undone.getOrDefault(uid, Set.of()).contains(signed.nonce())
+          ? Optional.empty()
+          : Optional.of(signed);
     } catch (MalformedPayloadException e) {
       LOG.warn(
           "pod {}/{}: {}",
@@ -437,6 +454,27 @@ final class ClusterView {
           plan.podUid(),
           plan.node());
     }
+  }
+
+  /**
+   * The pod's reservation was undone: dropped as {@link #forget} drops it, and its allocation is
+   * not charged again from copies of the pod that still carry it, unless the pod is bound.
+   */
+  void unreserved(String uid) {
+    Carrier carrier = carriers.get(uid);
+    forget(uid);
+    if (carrier != null) {
+      Set<String> nonces = undone.computeIfAbsent(uid, u -> new LinkedHashSet<>());
+      nonces.add(carrier.nonce());
+      if (nonces.size() > UNDONE_KEPT) {
+        nonces.remove(nonces.iterator().next());
+      }
+    }
+  }
+
+  /** The pod is deleted: no later copy of it can carry an undone allocation. */
+  void podDeleted(String uid) {
+    undone.remove(uid);
   }
 
   /** Drops the pod: its allocation, reservation, ledger charge and host requests. */

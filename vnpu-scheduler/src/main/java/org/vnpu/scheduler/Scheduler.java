@@ -228,6 +228,7 @@ public final class Scheduler {
   public void podRemoved(String uid) {
     Optional<String> locked;
     synchronized (this) {
+      cluster.podDeleted(uid);
       if (cluster.holds().removed(uid)) {
         return;
       }
@@ -870,7 +871,8 @@ public final class Scheduler {
           pod.namespace(), pod.name(), allocationAnnotations(claim.plan(), claim.lock().nonce()));
     } catch (RuntimeException e) {
       synchronized (this) {
-        cluster.forget(pod.uid());
+        // The patch may have been applied before its answer failed.
+        cluster.unreserved(pod.uid());
         cluster.ledger().unlock(node, pod.uid());
       }
       locks.release(node, pod.uid());
@@ -958,7 +960,7 @@ public final class Scheduler {
     AllocationPlan plan;
     synchronized (this) {
       plan = cluster.allocation(uid);
-      cluster.forget(uid);
+      cluster.unreserved(uid);
     }
     if (plan == null) {
       return;

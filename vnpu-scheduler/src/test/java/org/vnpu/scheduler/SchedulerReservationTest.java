@@ -91,6 +91,42 @@ class SchedulerReservationTest {
   }
 
   @Test
+  void theInformersStaleCopyOfAnUndonePodDoesNotChargeItsAllocationAgain() throws Exception {
+    Scheduler scheduler = scheduler();
+    PodManifest pod = pod("undone");
+    scheduler.reserve(pod, "a");
+    // Volcano's deallocateFunc can follow allocateFunc before the informer delivers the pod as the
+    // reservation annotated it; that copy then arrives after the undo.
+    Pod annotated = stored("undone");
+    scheduler.unreserve("default", "undone", pod.uid());
+
+    scheduler.podChanged(annotated);
+    assertThat(scheduler.placements()).as("the copy from before the undo").isEmpty();
+
+    scheduler.reserve(pod, "a");
+    Pod again = stored("undone");
+    scheduler.unreserve("default", "undone", pod.uid());
+    scheduler.podChanged(annotated);
+    scheduler.podChanged(again);
+    assertThat(scheduler.placements()).as("copies of both undone reservations").isEmpty();
+  }
+
+  @Test
+  void aBoundPodCarryingAnUndoneAllocationIsCharged() throws Exception {
+    Scheduler scheduler = scheduler();
+    PodManifest pod = pod("kept");
+    scheduler.reserve(pod, "a");
+    Pod annotated = stored("kept");
+    scheduler.unreserve("default", "kept", pod.uid());
+
+    annotated.getSpec().setNodeName("a");
+    scheduler.podChanged(annotated);
+    assertThat(scheduler.placements())
+        .as("a pod that runs with the allocation holds its vNPUs")
+        .containsOnlyKeys(pod.uid());
+  }
+
+  @Test
   void aReservationAnEarlierLeaderMadeExpiresUnderTheNextOne() throws Exception {
     scheduler().reserve(pod("orphan"), "a");
 
