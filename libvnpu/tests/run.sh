@@ -93,21 +93,28 @@ fi
 
 # AI Core shares, short runs (bench.sh measures longer): a cap may be exceeded by 3 points at most;
 # below a share the margin is 5 points, because a CPU-starved machine (a parallel build) delays
-# the processes' wake-ups and so lowers what they measure, not what the shim grants.
+# the processes' wake-ups and so lowers what they measure, not what the shim grants. A miss is
+# measured once more, and fails only if the second run misses too: a host that starved the
+# processes for a while (a CI run once measured 63.6 % for fixed-share 70) does not fail the check,
+# a shim that grants the wrong share misses both runs.
 share() { # expected-min expected-max container specs...
     local min=$1 max=$2
     shift 2
-    rm -rf "$WORK/share"
-    mkdir -p "$WORK/share"
-    local line
-    line=$(WORK_DIR="$WORK/share" LD_PRELOAD="$SHIM" timeout 60 "$BUILD/tests/test_share" 2 "$@" | head -1)
-    local measured=${line##* }
-    if awk -v m="$measured" -v lo="$min" -v hi="$max" 'BEGIN { exit !(m >= lo && m <= hi) }'; then
-        echo "ok   share $* -> first container $measured %"
-    else
-        echo "FAIL share $* -> first container $measured %, expected $min..$max"
-        failed=1
-    fi
+    local attempt line measured missed=""
+    for attempt in 1 2; do
+        rm -rf "$WORK/share"
+        mkdir -p "$WORK/share"
+        line=$(WORK_DIR="$WORK/share" LD_PRELOAD="$SHIM" timeout 60 "$BUILD/tests/test_share" 2 "$@" \
+            | head -1)
+        measured=${line##* }
+        if awk -v m="$measured" -v lo="$min" -v hi="$max" 'BEGIN { exit !(m >= lo && m <= hi) }'; then
+            echo "ok   share $* -> first container $measured %${missed:+ (first run: $missed %)}"
+            return
+        fi
+        missed=$measured
+    done
+    echo "FAIL share $* -> first container $missed % then $measured %, expected $min..$max"
+    failed=1
 }
 share 25 33 a:fixed-share:30
 share 25 33 a:fixed-share:30 b:best-effort:0
