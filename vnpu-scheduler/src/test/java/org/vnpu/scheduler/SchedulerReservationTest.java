@@ -90,24 +90,30 @@ class SchedulerReservationTest {
     assertThat(scheduler.placements()).as("the expiry sticks").isEmpty();
   }
 
+  /**
+   * Reserves the pod on node a and undoes the reservation; returns the pod as the reservation
+   * annotated it. Volcano's deallocateFunc can follow allocateFunc before the informer delivers
+   * that copy, which then arrives after the undo.
+   */
+  private Pod reservedAndUndone(Scheduler scheduler, PodManifest pod) throws Exception {
+    scheduler.reserve(pod, "a");
+    Pod annotated = stored(pod.name());
+    scheduler.unreserve(pod.namespace(), pod.name(), pod.uid());
+    return annotated;
+  }
+
   @Test
   void theInformersStaleCopyOfAnUndonePodDoesNotChargeItsAllocationAgain() throws Exception {
     Scheduler scheduler = scheduler();
     PodManifest pod = pod("undone");
-    scheduler.reserve(pod, "a");
-    // Volcano's deallocateFunc can follow allocateFunc before the informer delivers the pod as the
-    // reservation annotated it; that copy then arrives after the undo.
-    Pod annotated = stored("undone");
-    scheduler.unreserve("default", "undone", pod.uid());
+    Pod first = reservedAndUndone(scheduler, pod);
 
-    scheduler.podChanged(annotated);
+    scheduler.podChanged(first);
     assertThat(scheduler.placements()).as("the copy from before the undo").isEmpty();
 
-    scheduler.reserve(pod, "a");
-    Pod again = stored("undone");
-    scheduler.unreserve("default", "undone", pod.uid());
-    scheduler.podChanged(annotated);
-    scheduler.podChanged(again);
+    Pod second = reservedAndUndone(scheduler, pod);
+    scheduler.podChanged(first);
+    scheduler.podChanged(second);
     assertThat(scheduler.placements()).as("copies of both undone reservations").isEmpty();
   }
 
@@ -115,9 +121,7 @@ class SchedulerReservationTest {
   void aBoundPodCarryingAnUndoneAllocationIsCharged() throws Exception {
     Scheduler scheduler = scheduler();
     PodManifest pod = pod("kept");
-    scheduler.reserve(pod, "a");
-    Pod annotated = stored("kept");
-    scheduler.unreserve("default", "kept", pod.uid());
+    Pod annotated = reservedAndUndone(scheduler, pod);
 
     annotated.getSpec().setNodeName("a");
     scheduler.podChanged(annotated);
