@@ -3,6 +3,9 @@ package org.vnpu.sandbox;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -97,11 +100,12 @@ class SandboxDrillsTest {
   @Test
   void noNewPodLandsOnAnUnhealthyChip() throws Exception {
     SandboxNode n1 = sandbox.node("n1");
+    assertThat(fitsChip("n1", 0)).isTrue();
     n1.setHealthy(0, false);
     await()
         .atMost(WAIT)
         .until(() -> n1.devices().stream().anyMatch(d -> d.getHealth().equals("Unhealthy")));
-    Thread.sleep(1500); // the scheduler's informer sees the node's new registration
+    await().atMost(WAIT).until(() -> !fitsChip("n1", 0)); // the scheduler saw the registration
 
     List<String> names = List.of("u1", "u2", "u3", "u4", "u5", "u6");
     for (String name : names) {
@@ -113,6 +117,33 @@ class SandboxDrillsTest {
     for (String name : names) {
       assertThat(pods.node(name) + "/" + pods.vnpus(name).get(0).chipIndex()).isNotEqualTo("n1/0");
     }
+  }
+
+  /** Whether the scheduler's Volcano predicate admits a pod pinned to the node's chip. */
+  private boolean fitsChip(String node, int chip) throws Exception {
+    Pod pinned =
+        new PodBuilder(
+                Scenario.inference(
+                    "pinned",
+                    40,
+                    4,
+                    null,
+                    Map.of(AnnotationKeys.USE_NPU_DIE_ID, "SIM-" + node + "-" + chip),
+                    Map.of()))
+            .editMetadata()
+            .withUid("pinned")
+            .endMetadata()
+            .build();
+    JsonNode answer =
+        ExtenderClient.volcano(sandbox.schedulerUrl())
+            .post(
+                "/volcano/predicate",
+                Map.of(
+                    "task",
+                    Map.of("Pod", ExtenderClient.pod(pinned)),
+                    "node",
+                    Map.of("Name", node)));
+    return answer.path("code").asInt() == 0;
   }
 
   @Test
