@@ -4,8 +4,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
@@ -21,7 +19,7 @@ import java.util.Objects;
  * removes the key. Values are set with a JSON merge patch, which touches only the keys named and
  * never conflicts; keys are removed with JSON-patch {@code remove} operations for the keys present,
  * because fabric8's CRUD mock ignores the {@code null} of a merge patch (a real API server does
- * not). Compare-and-set changes go through {@link #nodeIfUnchanged}.
+ * not). Compare-and-set changes go through {@link #ifUnchanged}.
  */
 public final class AnnotationPatches {
 
@@ -45,13 +43,13 @@ public final class AnnotationPatches {
   }
 
   /**
-   * Changes {@code node} only if nobody changed it since it was read (the update carries its
-   * resource version, and the API server refuses a stale one).
+   * Changes the annotations of {@code object} (a node, a pod) only if nobody changed it since it
+   * was read (the update carries its resource version, and the API server refuses a stale one).
    *
-   * @return false when the node changed meanwhile; read it again and decide again
+   * @return false when the object changed meanwhile; read it again and decide again
    */
-  public boolean nodeIfUnchanged(Node node, Map<String, String> changes) {
-    Node copy = new NodeBuilder(node).build();
+  public <T extends HasMetadata> boolean ifUnchanged(T object, Map<String, String> changes) {
+    T copy = client.getKubernetesSerialization().clone(object);
     Map<String, String> annotations =
         copy.getMetadata().getAnnotations() == null
             ? new HashMap<>()
@@ -66,7 +64,7 @@ public final class AnnotationPatches {
         });
     copy.getMetadata().setAnnotations(annotations);
     try {
-      client.nodes().resource(copy).update();
+      client.resource(copy).update();
       return true;
     } catch (KubernetesClientException e) {
       if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) {

@@ -286,6 +286,6 @@ public final class NodeLocks {
     Map<String, String> change = new HashMap<>();
     boolean none = locks.holders().isEmpty() && locks.handouts().isEmpty();
     change.put(AnnotationKeys.NODE_LOCK, none ? null : codec.encodeLock(locks));
-    return patches.nodeIfUnchanged(node, change);
+    return patches.ifUnchanged(node, change);
   }
 }

@@ -48,9 +48,9 @@ class AnnotationPatchesTest {
     AnnotationPatches patches = new AnnotationPatches(client);
     patches.node("n2", Map.of("lock", "other pod"));
 
-    assertThat(patches.nodeIfUnchanged(read, Map.of("lock", "mine"))).isFalse();
+    assertThat(patches.ifUnchanged(read, Map.of("lock", "mine"))).isFalse();
     Node fresh = client.nodes().withName("n2").get();
-    assertThat(patches.nodeIfUnchanged(fresh, Map.of("lock", "mine"))).isTrue();
+    assertThat(patches.ifUnchanged(fresh, Map.of("lock", "mine"))).isTrue();
     assertThat(client.nodes().withName("n2").get().getMetadata().getAnnotations())
         .containsEntry("lock", "mine");
   }

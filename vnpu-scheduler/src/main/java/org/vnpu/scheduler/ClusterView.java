@@ -340,7 +340,7 @@ final class ClusterView {
     try {
       SignedAllocation signed = codec.decodeAllocation(value);
       // A pod bound with an undone allocation runs with it (the undo's patch failed): charged.
-      boolean bound = pod.getSpec() != null && pod.getSpec().getNodeName() != null;
+      boolean bound = Fabric8Views.bound(pod);
       return !bound && undone.getOrDefault(uid, Set.of()).contains(signed.nonce())
           ? Optional.empty()
           : Optional.of(signed);
@@ -367,7 +367,7 @@ final class ClusterView {
     Integer priority = pod.getSpec() == null ? null : pod.getSpec().getPriority();
     facts.put(
         uid, new PodFacts(priority == null ? 0 : priority, started(pod), Fabric8Views.owner(pod)));
-    boolean bound = pod.getSpec() != null && pod.getSpec().getNodeName() != null;
+    boolean bound = Fabric8Views.bound(pod);
     if (bound) {
       chargeHost(Fabric8Views.manifest(pod), pod.getSpec().getNodeName());
       reservations.ended(uid);

@@ -31,6 +31,11 @@ public final class Fabric8Views {
         pod.getSpec() == null ? null : pod.getSpec().getPriority());
   }
 
+  /** Whether the pod is bound to a node ({@code spec.nodeName}). */
+  static boolean bound(Pod pod) {
+    return pod.getSpec() != null && pod.getSpec().getNodeName() != null;
+  }
+
   /** The pod's controlling owner reference (a ReplicaSet, a Job, ...), if it has one. */
   static Optional<OwnerReference> controller(Pod pod) {
     List<OwnerReference> owners = pod.getMetadata().getOwnerReferences();

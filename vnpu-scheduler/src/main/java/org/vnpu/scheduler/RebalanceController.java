@@ -380,8 +380,7 @@ public final class RebalanceController {
    */
   private boolean movable(Pod pod) {
     Optional<OwnerReference> owner = Fabric8Views.controller(pod);
-    return pod.getSpec() != null
-        && pod.getSpec().getNodeName() != null
+    return Fabric8Views.bound(pod)
         && pod.getMetadata().getDeletionTimestamp() == null
         && pod.getStatus() != null
         && "Running".equals(pod.getStatus().getPhase())

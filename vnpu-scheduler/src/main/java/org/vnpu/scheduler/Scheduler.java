@@ -4,12 +4,14 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.Resource;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.Deque;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -101,6 +103,12 @@ public final class Scheduler {
       return reason == null;
     }
   }
+
+  /** The removal of the annotations a reservation writes on its pod. */
+  private static final Map<String, String> RESERVATION_REMOVED = reservationRemoved();
+
+  /** How often an expiry reads a pod again that changed while it was cleared, in one pass. */
+  private static final int EXPIRY_ATTEMPTS = 3;
 
   private final KubernetesClient client;
   private final RequestParser parser;
@@ -249,14 +257,61 @@ public final class Scheduler {
       cluster.holds().expire(clock.instant());
       cluster.replacements().expire(clock.instant());
     }
-    for (Reservations.Reservation reservation : expired) {
-      LOG.info(
-          "reservation of pod {}/{} on node {} expired unbound; released",
+    expired.forEach(this::expire);
+  }
+
+  /**
+   * Ends a reservation whose time ran out. The API server's pod decides, not this view, whose
+   * informer may not have delivered a binding yet: a bound pod keeps its vNPUs, its reservation
+   * ended in the binding. An unbound pod's annotations are removed from the version read, so that a
+   * binding landing meanwhile is not undone; a pod deleted or replaced by another of its name is
+   * left alone. When the API server cannot be read or written, the reservation stands until the
+   * next pass.
+   */
+  private void expire(Reservations.Reservation reservation) {
+    Resource<Pod> resource =
+        client.pods().inNamespace(reservation.namespace()).withName(reservation.name());
+    try {
+      for (int attempt = 1; ; attempt++) {
+        Pod current = resource.get();
+        boolean same = current != null && current.getMetadata().getUid().equals(reservation.uid());
+        if (same && Fabric8Views.bound(current)) {
+          LOG.info(
+              "reservation of pod {}/{} on node {} ended: the pod is bound to {}",
+              reservation.namespace(),
+              reservation.name(),
+              reservation.node(),
+              current.getSpec().getNodeName());
+          podChanged(current);
+          return;
+        }
+        if (!same || patches.ifUnchanged(current, RESERVATION_REMOVED)) {
+          break;
+        }
+        if (attempt == EXPIRY_ATTEMPTS) {
+          LOG.warn(
+              "pod {}/{} changed {} times while its reservation expired; trying again later",
+              reservation.namespace(),
+              reservation.name(),
+              attempt);
+          return;
+        }
+      }
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "cannot end the reservation of pod {}/{} ({}); trying again later",
           reservation.namespace(),
           reservation.name(),
-          reservation.node());
-      unreserve(reservation.namespace(), reservation.name(), reservation.uid());
+          e.getMessage());
+      return;
     }
+    LOG.info(
+        "reservation of pod {}/{} on node {} expired unbound; released",
+        reservation.namespace(),
+        reservation.name(),
+        reservation.node());
+    drop(reservation.uid());
+    unlock(reservation.node(), reservation.uid());
   }
 
   /**
@@ -957,32 +1012,30 @@ public final class Scheduler {
 
   /** Undoes a reservation: the ledger, the pod's annotations, the node's lock if it is ours. */
   public void unreserve(String namespace, String name, String uid) {
-    AllocationPlan plan;
-    synchronized (this) {
-      plan = cluster.allocation(uid);
-      cluster.unreserved(uid);
-    }
+    AllocationPlan plan = drop(uid);
     if (plan == null) {
       return;
     }
-    Map<String, String> removal = new HashMap<>();
-    for (String key :
-        List.of(
-            AnnotationKeys.ALLOCATION,
-            AnnotationKeys.DEVICES_TO_ALLOCATE,
-            AnnotationKeys.ASSIGNED_NODE,
-            AnnotationKeys.BIND_TIME,
-            AnnotationKeys.BIND_PHASE)) {
-      removal.put(key, null);
-    }
     try {
-      patches.pod(namespace, name, removal);
+      patches.pod(namespace, name, RESERVATION_REMOVED);
     } catch (RuntimeException e) {
       LOG.warn("cannot clear pod {}/{}: {}", namespace, name, e.getMessage());
     }
-    if (locks.release(plan.node(), uid)) {
+    unlock(plan.node(), uid);
+  }
+
+  /** Drops the reservation of pod {@code uid} from the view; its plan, null without one. */
+  private synchronized AllocationPlan drop(String uid) {
+    AllocationPlan plan = cluster.allocation(uid);
+    cluster.unreserved(uid);
+    return plan;
+  }
+
+  /** Releases {@code node}'s lock entry of pod {@code uid} if it has one. */
+  private void unlock(String node, String uid) {
+    if (locks.release(node, uid)) {
       synchronized (this) {
-        cluster.ledger().unlock(plan.node(), uid);
+        cluster.ledger().unlock(node, uid);
       }
     }
   }
@@ -1138,6 +1191,21 @@ public final class Scheduler {
     values.put(AnnotationKeys.BIND_TIME, clock.instant().toString());
     values.put(AnnotationKeys.BIND_PHASE, BindPhase.ALLOCATING.wireName());
     return values;
+  }
+
+  /** The keys {@link #allocationAnnotations} writes, each mapped to null: their removal. */
+  private static Map<String, String> reservationRemoved() {
+    Map<String, String> removal = new HashMap<>();
+    for (String key :
+        List.of(
+            AnnotationKeys.ALLOCATION,
+            AnnotationKeys.DEVICES_TO_ALLOCATE,
+            AnnotationKeys.ASSIGNED_NODE,
+            AnnotationKeys.BIND_TIME,
+            AnnotationKeys.BIND_PHASE)) {
+      removal.put(key, null);
+    }
+    return Collections.unmodifiableMap(removal);
   }
 
   private static String describe(AllocationPlan plan) {

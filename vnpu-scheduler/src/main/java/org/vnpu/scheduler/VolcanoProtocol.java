@@ -261,8 +261,7 @@ final class VolcanoProtocol {
     Pod current = requests.current(pod);
     if (current != null
         && current.getMetadata().getUid().equals(pod.uid())
-        && current.getSpec() != null
-        && current.getSpec().getNodeName() != null) {
+        && Fabric8Views.bound(current)) {
       return error(
           "pod "
               + pod.namespace()

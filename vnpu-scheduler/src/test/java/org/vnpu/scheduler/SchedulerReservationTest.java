@@ -131,6 +131,59 @@ class SchedulerReservationTest {
   }
 
   @Test
+  void aPodBoundAsItsReservationExpiresKeepsItsVnpusThoughTheInformerHasNotSaidSoYet()
+      throws Exception {
+    Scheduler scheduler = scheduler();
+    PodManifest pod = pod("just-in-time");
+    scheduler.reserve(pod, "a");
+    // Volcano binds asynchronously, so a binding can land as the reservation's time runs out; this
+    // scheduler's informer has not delivered it. (The CRUD mock stores a Binding without binding.)
+    client
+        .pods()
+        .inNamespace(pod.namespace())
+        .withName(pod.name())
+        .edit(
+            bound -> {
+              bound.getSpec().setNodeName("a");
+              return bound;
+            });
+
+    clock.advance(SchedulerSettings.defaults().reservationTimeout().plusSeconds(1));
+    scheduler.expireReservations();
+
+    assertThat(stored("just-in-time").getMetadata().getAnnotations())
+        .containsKeys(AnnotationKeys.ALLOCATION, AnnotationKeys.BIND_PHASE);
+    assertThat(scheduler.placements()).containsOnlyKeys(pod.uid());
+    assertThat(lockOf("a"))
+        .as("the device plugin releases it when it hands the pod out")
+        .isNotNull();
+    clock.advance(SchedulerSettings.defaults().reservationTimeout().plusSeconds(1));
+    scheduler.expireReservations();
+    assertThat(scheduler.placements()).as("it does not expire again").containsOnlyKeys(pod.uid());
+  }
+
+  @Test
+  void anExpiryLeavesAPodOfTheSameNameAndAnotherUidAlone() throws Exception {
+    Scheduler scheduler = scheduler();
+    PodManifest first = pod("reborn");
+    scheduler.reserve(first, "a");
+    // Deleted and created again (a StatefulSet's pod) while the informer missed the deletion.
+    client.pods().inNamespace("default").withName("reborn").delete();
+    clock.advance(Duration.ofSeconds(30));
+    PodManifest second = pod("reborn");
+    scheduler.reserve(second, "b");
+
+    clock.advance(SchedulerSettings.defaults().reservationTimeout().minusSeconds(29));
+    scheduler.expireReservations();
+
+    assertThat(scheduler.placements()).containsOnlyKeys(second.uid());
+    assertThat(lockOf("a")).isNull();
+    assertThat(stored("reborn").getMetadata().getAnnotations())
+        .as("the second pod's reservation")
+        .containsKeys(AnnotationKeys.ALLOCATION, AnnotationKeys.BIND_PHASE);
+  }
+
+  @Test
   void aReservationAnEarlierLeaderMadeExpiresUnderTheNextOne() throws Exception {
     scheduler().reserve(pod("orphan"), "a");
 
