@@ -14,12 +14,12 @@ final class ChartRbac {
   static final Map<String, Map<String, Set<String>>> GRANTED =
       Map.of(
           "vnpu-device-plugin",
-          Map.of("nodes", Set.of("get", "patch", "update"), "pods", Set.of("get", "list", "patch")),
+          Map.of("nodes", Set.of("get", "patch"), "pods", Set.of("get", "list", "patch")),
           "vnpu-exporter",
           Map.of("nodes", Set.of("get"), "pods", Set.of("list", "watch")),
           "vnpu-scheduler",
           Map.of(
-              "nodes", Set.of("get", "list", "watch", "patch", "update"),
+              "nodes", Set.of("get", "list", "watch", "patch"),
               "pods", Set.of("get", "list", "watch", "patch"),
               "bindings", Set.of("create"),
               "events", Set.of("create")),

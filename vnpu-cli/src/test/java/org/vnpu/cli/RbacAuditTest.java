@@ -214,7 +214,7 @@ class RbacAuditTest {
             "vnpu-scheduler update secrets",
             "vnpu-scheduler create configmaps",
             "vnpu-scheduler get configmaps",
-            "vnpu-device-plugin update nodes",
+            "vnpu-device-plugin patch nodes",
             "vnpu-exporter watch pods");
   }
 

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.util.HashMap;
@@ -53,6 +55,57 @@ class AnnotationPatchesTest {
     assertThat(patches.ifUnchanged(fresh, Map.of("lock", "mine"))).isTrue();
     assertThat(client.nodes().withName("n2").get().getMetadata().getAnnotations())
         .containsEntry("lock", "mine");
+  }
+
+  @Test
+  void compareAndSetRemovesPodAnnotationsOnlyFromTheVersionRead() {
+    Pod read =
+        client
+            .pods()
+            .inNamespace("default")
+            .resource(
+                new PodBuilder()
+                    .withNewMetadata()
+                    .withName("p")
+                    .addToAnnotations("reservation", "r1")
+                    .addToAnnotations("keep", "me")
+                    .endMetadata()
+                    .build())
+            .create();
+    AnnotationPatches patches = new AnnotationPatches(client);
+    Map<String, String> removal = new HashMap<>();
+    removal.put("reservation", null);
+    removal.put("absent", null);
+    client
+        .pods()
+        .inNamespace("default")
+        .withName("p")
+        .edit(
+            p -> {
+              p.getMetadata().getLabels().put("bound", "meanwhile");
+              return p;
+            });
+
+    assertThat(patches.ifUnchanged(read, removal)).isFalse();
+    Pod fresh = client.pods().inNamespace("default").withName("p").get();
+    assertThat(fresh.getMetadata().getAnnotations()).containsKey("reservation");
+    assertThat(patches.ifUnchanged(fresh, removal)).isTrue();
+    assertThat(
+            client.pods().inNamespace("default").withName("p").get().getMetadata().getAnnotations())
+        .containsExactlyEntriesOf(Map.of("keep", "me"));
+  }
+
+  @Test
+  void compareAndSetAddsAnnotationsToAnObjectWithoutAny() {
+    Node read =
+        client
+            .nodes()
+            .resource(new NodeBuilder().withNewMetadata().withName("bare").endMetadata().build())
+            .create();
+
+    assertThat(new AnnotationPatches(client).ifUnchanged(read, Map.of("lock", "mine"))).isTrue();
+    assertThat(client.nodes().withName("bare").get().getMetadata().getAnnotations())
+        .containsExactlyEntriesOf(Map.of("lock", "mine"));
   }
 
   @Test
