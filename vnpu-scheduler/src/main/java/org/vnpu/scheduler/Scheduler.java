@@ -264,9 +264,9 @@ public final class Scheduler {
    * Ends a reservation whose time ran out. The API server's pod decides, not this view, whose
    * informer may not have delivered a binding yet: a bound pod keeps its vNPUs, its reservation
    * ended in the binding. An unbound pod's annotations are removed from the version read, so that a
-   * binding landing meanwhile is not undone; a pod deleted or replaced by another of its name is
-   * left alone. When the API server cannot be read or written, the reservation stands until the
-   * next pass.
+   * binding landing meanwhile is not undone. A pod deleted, or replaced by another of its name, is
+   * released as {@link #podRemoved} releases a deleted pod, and the other pod is left alone. When
+   * the API server cannot be read or written, the reservation stands until the next pass.
    */
   private void expire(Reservations.Reservation reservation) {
     Resource<Pod> resource =
@@ -274,8 +274,16 @@ public final class Scheduler {
     try {
       for (int attempt = 1; ; attempt++) {
         Pod current = resource.get();
-        boolean same = current != null && current.getMetadata().getUid().equals(reservation.uid());
-        if (same && Fabric8Views.bound(current)) {
+        if (current == null || !current.getMetadata().getUid().equals(reservation.uid())) {
+          LOG.info(
+              "reservation of pod {}/{} on node {} ended: the pod is gone",
+              reservation.namespace(),
+              reservation.name(),
+              reservation.node());
+          podRemoved(reservation.uid());
+          return;
+        }
+        if (Fabric8Views.bound(current)) {
           LOG.info(
               "reservation of pod {}/{} on node {} ended: the pod is bound to {}",
               reservation.namespace(),
@@ -285,7 +293,7 @@ public final class Scheduler {
           podChanged(current);
           return;
         }
-        if (!same || patches.ifUnchanged(current, RESERVATION_REMOVED)) {
+        if (patches.ifUnchanged(current, RESERVATION_REMOVED)) {
           break;
         }
         if (attempt == EXPIRY_ATTEMPTS) {
