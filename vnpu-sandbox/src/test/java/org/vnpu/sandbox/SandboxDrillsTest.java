@@ -69,9 +69,7 @@ class SandboxDrillsTest {
     // settled, each container runs with what its pod's annotation names. Not before: the
     // scheduler re-signs a swapped pair one pod after the other, and between the two writes both
     // annotations name the same chip (CI once read 120 % on one chip and 60 % on the other there).
-    await()
-        .atMost(WAIT)
-        .until(() -> sandbox.nodes().stream().allMatch(n -> n.locks().handouts().isEmpty()));
+    awaitHandoutsSettled();
     assertThat(new BurstScenario(sandbox, line -> {}, WAIT).mismatchedHandouts()).isZero();
     Map<String, Integer> cores = new HashMap<>();
     for (String name : names) {
@@ -117,6 +115,13 @@ class SandboxDrillsTest {
     for (String name : names) {
       assertThat(pods.node(name) + "/" + pods.vnpus(name).get(0).chipIndex()).isNotEqualTo("n1/0");
     }
+  }
+
+  /** Waits until no node's locks hold a hand-out record: every swap between pods is settled. */
+  private void awaitHandoutsSettled() {
+    await()
+        .atMost(WAIT)
+        .until(() -> sandbox.nodes().stream().allMatch(n -> n.locks().handouts().isEmpty()));
   }
 
   /** Whether the scheduler's Volcano predicate admits a pod pinned to the node's chip. */
@@ -169,9 +174,7 @@ class SandboxDrillsTest {
     // The full pods may stand swapped on a node (ADR 0013). Deleted before the device plugin saw
     // it hold its hand-out, a pod leaves that record unclaimed, and its chip stays charged on the
     // record until the record is dropped, 2 minutes after the hand-out (CI once deleted f1 there).
-    await()
-        .atMost(WAIT)
-        .until(() -> sandbox.nodes().stream().allMatch(n -> n.locks().handouts().isEmpty()));
+    awaitHandoutsSettled();
     sandbox.client().pods().inNamespace(Scenario.NAMESPACE).withName("f1").delete();
 
     await().atMost(WAIT).until(() -> "Running".equals(pods.phase("waiting")));
