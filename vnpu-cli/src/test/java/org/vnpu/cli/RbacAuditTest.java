@@ -23,6 +23,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -54,12 +55,13 @@ import org.vnpu.scheduler.Listeners;
 import org.vnpu.scheduler.Scheduler;
 import org.vnpu.scheduler.SchedulerService;
 import org.vnpu.scheduler.SchedulerSettings;
+import org.vnpu.testkit.MutableClock;
 
 /**
  * Every request the components make is one the chart's Roles grant them. The device plugin, the
- * scheduler (electing a leader, filtering, binding, writing events) and the exporter each run with
- * a client of their own against fabric8's CRUD mock API server, which maps each request to its RBAC
- * verb and resource as the API server does ({@code k8s.io/apiserver
+ * scheduler (electing a leader, filtering, binding, writing events, expiring a reservation) and the
+ * exporter each run with a client of their own against fabric8's CRUD mock API server, which maps
+ * each request to its RBAC verb and resource as the API server does ({@code k8s.io/apiserver
  * pkg/endpoints/request/requestinfo.go}).
  */
 class RbacAuditTest {
@@ -109,6 +111,19 @@ class RbacAuditTest {
       Files.writeString(verifying.resolve(key.verifying().id()), key.verifying().encoded());
       Path inventory = directory.resolve("inventory.yaml");
       Files.writeString(inventory, "chips:\n  - {type: 910B3, count: 2}\n");
+      // The scheduler's clock: moved on to expire a reservation.
+      MutableClock clock = new MutableClock(Instant.now());
+      Scheduler engine =
+          new Scheduler(
+              schedulerClient,
+              ChipCatalog.builtIn(),
+              new AllocationSigner(key, codec),
+              new AllocationVerifier(
+                  VerifyingKeys.inConfigMap(
+                      schedulerClient, NAMESPACE, "vnpu-verifying-keys", Clock.systemUTC()),
+                  codec),
+              SchedulerSettings.defaults(),
+              clock);
       try (KubeletEmulator kubelet =
               new KubeletEmulator(directory.resolve("device-plugins")).start();
           DevicePlugin plugin =
@@ -132,16 +147,7 @@ class RbacAuditTest {
           SchedulerService scheduler =
               SchedulerService.start(
                   Listeners.plain(new InetSocketAddress("127.0.0.1", 0)),
-                  new Scheduler(
-                      schedulerClient,
-                      ChipCatalog.builtIn(),
-                      new AllocationSigner(key, codec),
-                      new AllocationVerifier(
-                          VerifyingKeys.inConfigMap(
-                              schedulerClient, NAMESPACE, "vnpu-verifying-keys", Clock.systemUTC()),
-                          codec),
-                      SchedulerSettings.defaults(),
-                      Clock.systemUTC()),
+                  engine,
                   schedulerClient,
                   Leadership.elect(
                       schedulerClient,
@@ -182,6 +188,28 @@ class RbacAuditTest {
                                 .getAnnotations()
                                 .get(AnnotationKeys.BIND_PHASE)));
         get(exporter, "/metrics");
+        // A reservation Volcano makes and never binds expires: the scheduler reads the pod and
+        // removes its annotations from the version read.
+        Pod unbound = admin.pods().inNamespace("default").resource(vnpuPod("gpt", "8")).create();
+        JsonNode allocated =
+            post(
+                scheduler,
+                "/volcano/allocateFunc",
+                Map.of(
+                    "task",
+                    Map.of("Pod", JSON.readTree(Serialization.asJson(unbound)), "NodeName", NODE)));
+        assertThat(allocated.path("errorMessage").asText()).isEmpty();
+        clock.advance(SchedulerSettings.defaults().reservationTimeout().plusSeconds(1));
+        engine.expireReservations();
+        assertThat(
+                admin
+                    .pods()
+                    .inNamespace("default")
+                    .withName("gpt")
+                    .get()
+                    .getMetadata()
+                    .getAnnotations())
+            .doesNotContainKey(AnnotationKeys.ALLOCATION);
         Thread.sleep(1500); // a few Lease renewals
       }
     }
