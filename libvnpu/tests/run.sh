@@ -26,6 +26,23 @@ run() { # name command...
     fi
 }
 
+# A test that times the shim against the host's clock runs once more when it fails, and fails
+# only if the second run fails too: a host that stalls the processes for a moment moves what they
+# measure (a CI run once saw a lend 70 us after an online kernel ended, against a floor of 100 us),
+# a shim that times its hand-backs wrong fails both runs.
+# Each run has a fresh work directory: the containers' books stay there.
+run_timed() { # name work-directory command...
+    local name=$1 dir=$2
+    shift 2
+    mkdir -p "$dir"
+    if ! timeout 120 "$@"; then
+        echo "retry $name: its first run failed"
+        rm -rf "$dir"
+        mkdir -p "$dir"
+        run "$name" "$@"
+    fi
+}
+
 QUOTA=268435456
 run memory env QUOTA=$QUOTA VNPU_CONFIG="$(config memory $QUOTA 30 elastic)" \
     LD_PRELOAD="$SHIM" "$BUILD/tests/test_memory"
@@ -47,8 +64,8 @@ mkdir -p "$WORK/launch"
 run launch-calls env WORK_DIR="$WORK/launch" LD_PRELOAD="$SHIM" "$BUILD/tests/test_launch"
 mkdir -p "$WORK/cap"
 run offline-kernel-cap env WORK_DIR="$WORK/cap" LD_PRELOAD="$SHIM" "$BUILD/tests/test_cap"
-mkdir -p "$WORK/priority"
-run online-takes-the-chip env WORK_DIR="$WORK/priority" LD_PRELOAD="$SHIM" "$BUILD/tests/test_priority"
+run_timed online-takes-the-chip "$WORK/priority" env WORK_DIR="$WORK/priority" LD_PRELOAD="$SHIM" \
+    "$BUILD/tests/test_priority"
 mkdir -p "$WORK/quiet"
 run quiet-waiters env WORK_DIR="$WORK/quiet" LD_PRELOAD="$SHIM" "$BUILD/tests/test_quiet"
 
