@@ -118,6 +118,31 @@ class SchedulerReservationTest {
   }
 
   @Test
+  void anOwnerWritingAnUndoneAllocationBackOnItsPodGetsNoCharge() throws Exception {
+    Scheduler scheduler = scheduler();
+    PodManifest pod = pod("replay");
+    Pod annotated = reservedAndUndone(scheduler, pod);
+    // The pod's owner may edit its annotations: it puts the signed allocation back, which still
+    // verifies, to hold the chip without a reservation.
+    client
+        .pods()
+        .inNamespace(pod.namespace())
+        .withName(pod.name())
+        .edit(
+            edited -> {
+              edited
+                  .getMetadata()
+                  .getAnnotations()
+                  .putAll(annotated.getMetadata().getAnnotations());
+              return edited;
+            });
+
+    scheduler.podChanged(stored("replay"));
+
+    assertThat(scheduler.placements()).isEmpty();
+  }
+
+  @Test
   void aBoundPodCarryingAnUndoneAllocationIsCharged() throws Exception {
     Scheduler scheduler = scheduler();
     PodManifest pod = pod("kept");
