@@ -92,6 +92,22 @@
 #define LONGEST_CLAIM_NS (QUANTUM_NS + VNPU_CLAIM_TICK_NS)
 /* The longest a container with credit waits for the token, whatever the region says. */
 #define LONGEST_WAIT_NS (2ull * VNPU_PERIOD_US * 1000ull)
+/*
+ * The longest a waiter without credit (it would borrow idle time), or an offline one behind a
+ * holder that says it is online, waits before it takes one turn anyway. Honest holders can keep a
+ * chip busy that long (guaranteed shares summing to 100 %, online work that never pauses), so the
+ * turn costs them at most a slice a second; a hostile holder that claims the chip for good cannot
+ * freeze such waiters (issue 48).
+ */
+#define LONGEST_YIELDING_WAIT_NS 1000000000ull
+/*
+ * A process that had to take the token from a holder past its bound knows the chip has a holder
+ * that does not let go: for SUSPECT_NS it waits at most SUSPECT_WAIT_NS (two honest turns) for any
+ * holder it would otherwise wait LONGEST_WAIT_NS for, so that a holder renewing its claim, under
+ * whatever owner IDs, keeps it from about half of the chip, not from 95 % of it.
+ */
+#define SUSPECT_NS 1000000000ull
+#define SUSPECT_WAIT_NS (2ull * QUANTUM_NS)
 #define CREDITOR_FRESH_NS 5000000ull /* a waiting creditor renews its notice within this */
 /* An online process takes a free token within a wait step; an online notice beside a token free
  * this long is forged, and offline work stops deferring to it. */
@@ -130,8 +146,12 @@ struct device_state {
     int holding;                /* this process holds the chip's AI Core token */
     int borrowed;               /* the slice is lent idle time, not paid from credit */
     int despite_notice;         /* offline: the slice was taken beside a forged online notice */
-    uint64_t token;             /* the token word this process wrote when it took the token */
+    int despite_online;         /* offline: the slice was taken from an online holder past its
+                                   bound; online claims do not end it */
+    uint64_t token;             /* the token word this process wrote when it took the token, 0
+                                   when it holds none: "the token names me" is not "I hold it" */
     uint64_t token_since;
+    uint64_t suspect_until;     /* until then the chip has a holder that does not let go */
     uint64_t lend_allowance; /* online: idleness before lending the chip to offline work */
     uint64_t lent_at;        /* online: when it last lent the chip, 0 when not since */
     uint32_t displaced;      /* online: the offline owner it took this turn's token from, or 0 */
@@ -556,12 +576,13 @@ struct turn {
     int borrowed;       /* lent idle time, not paid from credit */
     int rich;           /* above 3/4 of its credit cap: it would lose time by waiting */
     int despite_notice; /* offline: taken beside a forged online notice */
+    int despite_online; /* offline: taken from an online holder past its bound */
     uint64_t credit_at; /* without a slice: when its credit suffices; 0 when it has no share */
 };
 
 /* What this container may take now, from its own books: a slice with credit, borrowed or none. */
 static struct turn entitlement(struct device_state *d, uint64_t now, int creditor) {
-    struct turn turn = {0, 0, 0, 0, 0};
+    struct turn turn = {0, 0, 0, 0, 0, 0};
     struct vnpu_books *books = d->account.books;
     if (vnpu_books_lock(books) != 0) {
         return turn;
@@ -637,6 +658,19 @@ static void adapt_allowance(struct device_state *d, uint64_t wanted, int waited)
 }
 
 /*
+ * How long a waiter that could take turn waits for the holder of token before it takes the token
+ * anyway: every waiter has a bound, whatever the holder claims to be.
+ */
+static uint64_t wait_bound(const struct device_state *d, struct vnpu_claim token,
+                           struct turn turn, uint64_t now) {
+    if (turn.borrowed || (offline() && !offline_owner(token.owner))) {
+        return LONGEST_YIELDING_WAIT_NS;
+    }
+    return now < __atomic_load_n(&d->suspect_until, __ATOMIC_ACQUIRE) ? SUSPECT_WAIT_NS
+                                                                         : LONGEST_WAIT_NS;
+}
+
+/*
  * Waits until this process holds the chip's AI Core token (another thread of it may already). A
  * token held by another process binds until its slice ends (plus a grace for its queued kernels),
  * but a container with credit waits at most LONGEST_WAIT_NS for it, so a holder that never lets go
@@ -664,16 +698,20 @@ static struct turn acquire(struct device_state *d) {
         uint64_t now = vnpu_now_ns();
         uint64_t word = __atomic_load_n(&region->token, __ATOMIC_ACQUIRE);
         struct vnpu_claim token = vnpu_claim_unpack(word);
-        struct turn turn = {token.until_ns, d->borrowed, 0, d->despite_notice, 0};
-        int got = token.owner == owner;
+        struct turn turn = {token.until_ns, d->borrowed, 0, d->despite_notice, d->despite_online,
+                            0};
+        /* Ours only when it is the very word this process wrote: a co-tenant can write our owner
+         * ID (it reads it from our notices), and a word we did not write names no turn of ours. */
+        int got = word != 0 && word == __atomic_load_n(&d->token, __ATOMIC_ACQUIRE);
         int held = 0;
         if (!got) {
             int other_waits = other_creditor_waits(region, now);
             turn = entitlement(d, now, other_waits);
-            held = vnpu_claim_binds(token, now, TOKEN_GRACE_NS, LONGEST_CLAIM_NS);
+            held = token.owner != owner &&
+                   vnpu_claim_binds(token, now, TOKEN_GRACE_NS, LONGEST_CLAIM_NS);
             int displaces = !offline() && held && offline_owner(token.owner);
-            int overdue = waiting_since != 0 && now - waiting_since > LONGEST_WAIT_NS &&
-                          (!offline() || offline_owner(token.owner));
+            int overdue = held && waiting_since != 0 &&
+                          now - waiting_since > wait_bound(d, token, turn, now);
             /* A waiting creditor goes first, unless this one's credit nears its cap (it would lose
              * time by waiting): the hand-over gaps are then shared, not paid by the larger share. */
             int defer = other_waits && waiting_since == 0 && !turn.rich;
@@ -685,8 +723,8 @@ static struct turn acquire(struct device_state *d) {
             } else {
                 notice_beside_free_token = 0;
             }
-            if (turn.slice_end != 0 && !defer && !yield &&
-                (!held || displaces || (overdue && !turn.borrowed))) {
+            if (turn.slice_end != 0 && !defer && (!yield || overdue) &&
+                (!held || displaces || overdue)) {
                 struct vnpu_claim mine = {owner, turn.slice_end};
                 uint64_t taken = vnpu_claim_pack(mine);
                 if (!__atomic_compare_exchange_n(&region->token, &word, taken, 0, __ATOMIC_ACQ_REL,
@@ -695,11 +733,18 @@ static struct turn acquire(struct device_state *d) {
                 }
                 displaced_offline |= displaces;
                 d->displaced = displaces ? token.owner : 0;
-                if (held && !displaces) {
-                    VNPU_LOG(VNPU_LOG_WARN,
-                             "chip %s: owner %u kept the AI Core token past %llu ms; taking it",
-                             d->config->die_id, token.owner,
-                             (unsigned long long)(LONGEST_WAIT_NS / 1000000));
+                turn.despite_online = overdue && offline() && !offline_owner(token.owner);
+                if (overdue && !displaces) {
+                    uint64_t suspect = __atomic_exchange_n(&d->suspect_until, now + SUSPECT_NS,
+                                                           __ATOMIC_ACQ_REL);
+                    if (now >= suspect) { /* once per episode, not once per turn */
+                        VNPU_LOG(VNPU_LOG_WARN,
+                                 "chip %s: owner %u kept the AI Core token past %llu ms; taking "
+                                 "it, and waiting at most %llu ms for any holder for a while",
+                                 d->config->die_id, token.owner,
+                                 (unsigned long long)((now - waiting_since) / 1000000),
+                                 (unsigned long long)(SUSPECT_WAIT_NS / 1000000));
+                    }
                 }
                 __atomic_store_n(&d->token, taken, __ATOMIC_RELEASE);
                 __atomic_store_n(&d->token_since, now, __ATOMIC_RELEASE);
@@ -748,9 +793,10 @@ static int token_taken(const struct device_state *d) {
     return token.owner != owner && token.owner != 0 && !offline_owner(token.owner);
 }
 
-/* Offline: whether an online process took the chip this process holds, or wants it. */
+/* Offline: whether an online process took the chip this process holds, or wants it; not during a
+ * turn taken from an online holder past its bound, which online claims then cannot cut short. */
 static int preempted(const struct device_state *d, uint64_t now) {
-    return offline() && d->holding &&
+    return offline() && d->holding && !d->despite_online &&
            (token_taken(d) || (!d->despite_notice && online_waits(d->region, now)));
 }
 
@@ -813,7 +859,12 @@ static void hand_back(struct device_state *d, enum release why) {
                              : ONLINE_IDLE_NS;
         __atomic_store_n(&d->lend_floor, least, __ATOMIC_RELEASE);
     }
-    uint64_t used = now - since - waited;
+    /* A charge covers at most the turn: its slice and the grace in which its queued kernels may
+     * still run. A turn whose start this process did not see is charged nothing. */
+    uint64_t used = since != 0 && now > since + waited ? now - since - waited : 0;
+    uint64_t turn_length =
+        (d->slice_end > since ? d->slice_end - since : 0) + TOKEN_GRACE_NS;
+    used = used < turn_length ? used : turn_length;
     struct vnpu_books *books = d->account.books;
     if (vnpu_books_lock(books) == 0) {
         accrue(d, books, now);
@@ -832,6 +883,7 @@ static void hand_back(struct device_state *d, enum release why) {
     if (why == IDLE && lending(d, now)) {
         __atomic_store_n(&d->lent_at, now, __ATOMIC_RELEASE);
     }
+    __atomic_store_n(&d->token, 0, __ATOMIC_RELEASE);
     if (__atomic_compare_exchange_n(&d->region->token, &taken, 0, 0, __ATOMIC_ACQ_REL,
                                     __ATOMIC_ACQUIRE)) { /* unless another took it meanwhile */
         vnpu_token_wake(d->region, online_waits(d->region, now));
@@ -1007,6 +1059,7 @@ static struct in_flight *gate_enter(struct device_state *d, rtStream_t stream) {
         }
         d->borrowed = turn.borrowed;
         d->despite_notice = turn.despite_notice;
+        d->despite_online = turn.despite_online;
         d->slice_end = turn.slice_end;
         now = vnpu_now_ns();
     }

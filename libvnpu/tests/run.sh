@@ -79,7 +79,7 @@ rm -f "$FIXED"
 
 # The sandbox's workload: its model fits the quota, or it stops with the out-of-memory exit code 3;
 # device 0 of a container that sees chip 5 is the fake's chip5.
-run workload-fits env VNPU_CONFIG="$(config workload $QUOTA 30 elastic)" ASCEND_VISIBLE_DEVICES=5 \
+run workload-fits env VNPU_CONFIG="$(config workload $QUOTA 30 elastic)" VNPU_FAKE_RT_VISIBLE=5 \
     WORKLOAD_MEMORY_MIB=128 WORKLOAD_SECONDS=1 LD_PRELOAD="$SHIM" "$BUILD/fakes/vnpu-workload"
 [ -e "$VNPU_FAKE_RT_DIR/chip5" ] || { echo "FAIL workload: ran on chip5"; failed=1; }
 set +e

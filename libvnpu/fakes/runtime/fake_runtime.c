@@ -7,8 +7,9 @@
  *
  * Compute: a chip is a timeline shared by every process through $VNPU_FAKE_RT_DIR/chip<N>
  * (default directory /tmp/vnpu-fake-rt), N the physical chip: device i of the process is the i-th
- * entry of ASCEND_VISIBLE_DEVICES, as the container runtime maps it, or i itself without that
- * variable. A launched "kernel" is queued on the chip at its launch, as a device queues work: it
+ * entry of VNPU_FAKE_RT_VISIBLE, the chips whose device nodes the container was given (the driver
+ * numbers a container's /dev/davinciN in order), or i itself without that variable; with it, a
+ * device beyond the list does not exist. A launched "kernel" is queued on the chip at its launch, as a device queues work: it
  * runs for a fixed time from when both the chip and its stream's previous kernel are done, so
  * kernels of all processes on a chip run one at a time, in the order they were launched, and the
  * chip goes from one to the next without waiting for any host thread. The time, in microseconds,
@@ -94,17 +95,20 @@ static uint64_t now_ns(void) {
     return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
-/* The physical chip behind the process's device index (ASCEND_VISIBLE_DEVICES="3,5": 0 is 3). */
+/*
+ * The physical chip behind the process's device index (VNPU_FAKE_RT_VISIBLE="3,5": 0 is 3), or -1
+ * when the container was given no such device.
+ */
 static int physical(int device) {
-    const char *visible = getenv("ASCEND_VISIBLE_DEVICES");
-    if (visible == NULL || *visible == '\0') {
+    const char *visible = getenv("VNPU_FAKE_RT_VISIBLE");
+    if (visible == NULL) {
         return device;
     }
     for (int i = 0; i < device && visible != NULL; i++) {
         visible = strchr(visible, ',');
         visible = visible == NULL ? NULL : visible + 1;
     }
-    return visible == NULL ? device : atoi(visible);
+    return visible == NULL || *visible < '0' || *visible > '9' ? -1 : atoi(visible);
 }
 
 /* The chip's timeline, shared by every process through a small file. */
@@ -368,7 +372,7 @@ static rtError_t query(size_t *free_size, size_t *total_size) {
 }
 
 rtError_t rtSetDevice(int32_t devId) {
-    if (devId < 0 || devId >= MAX_DEVICES) {
+    if (devId < 0 || devId >= MAX_DEVICES || physical(devId) < 0) {
         return ACL_ERROR_RT_PARAM_INVALID;
     }
     current_device = devId;

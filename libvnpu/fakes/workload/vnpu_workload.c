@@ -20,6 +20,7 @@
  * Output: one line when the memory is taken or refused, one when it stops; with requests, one
  * line a second: "latency requests=N p50_ms=X p99_ms=Y" over that second's requests, each timed
  * from its arrival to the end of its synchronisation.
+ * A container given no NPU (device 0 cannot be set) says so and idles until stopped.
  * Exit: 0 served and stopped, 3 device memory refused (like a framework's out-of-memory error),
  * 2 any other runtime error or a bad setting.
  */
@@ -169,8 +170,13 @@ int main(void) {
     setvbuf(stdout, NULL, _IOLBF, 0);
 
     if (aclrtSetDevice(0) != 0) {
-        fprintf(stderr, "vnpu-workload: aclrtSetDevice(0) failed\n");
-        return 2;
+        /* A container given no NPU (no device node): it serves without one, as a CPU container. */
+        printf("no NPU device: this container was given none\n");
+        double idle_since = seconds_now();
+        while (!stop_requested() && (seconds == 0 || seconds_now() - idle_since < (double)seconds)) {
+            usleep(100000);
+        }
+        return 0;
     }
     size_t free_size = 0, total = 0;
     aclrtGetMemInfo(ACL_HBM_MEM, &free_size, &total);

@@ -17,6 +17,7 @@ import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.api.signing.SigningKey;
 import org.vnpu.kube.ExtenderCertificates;
 import org.vnpu.kube.SigningKeys;
+import org.vnpu.kube.VerifyingKeyRetirement;
 import org.vnpu.kube.VerifyingKeys;
 import org.vnpu.scheduler.Leadership;
 import org.vnpu.scheduler.Listeners;
@@ -279,6 +280,9 @@ final class SchedulerCommand implements Callable<Integer> {
     SchedulerService service =
         SchedulerService.start(listeners(address, client), scheduler, client, leadership);
     service.rebalance(new RebalanceController(client, scheduler, rebalancing, Clock.systemUTC()));
+    service.retireUnusedKeys(
+        new VerifyingKeyRetirement(client, keysNamespace, verifyingKeys, codec),
+        key.verifying().id());
     NodeAgentOptions.runUntilStopped(service, client);
     return 0;
   }

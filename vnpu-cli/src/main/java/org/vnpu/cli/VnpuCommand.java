@@ -27,7 +27,8 @@ import picocli.CommandLine.Command;
       DraDriverCommand.class,
       SchedulerCommand.class,
       ExporterCommand.class,
-      VolcanoConfigCommand.class
+      VolcanoConfigCommand.class,
+      KeysCommand.class
     })
 public final class VnpuCommand implements Runnable {
 

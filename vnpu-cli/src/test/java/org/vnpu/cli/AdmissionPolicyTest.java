@@ -11,6 +11,8 @@ import dev.cel.common.values.NullValue;
 import dev.cel.extensions.CelExtensions;
 import dev.cel.parser.CelStandardMacro;
 import dev.cel.runtime.CelEvaluationException;
+import io.fabric8.kubernetes.api.model.Binding;
+import io.fabric8.kubernetes.api.model.BindingBuilder;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -70,7 +72,15 @@ class AdmissionPolicyTest {
 
   @Test
   void everyPolicyIsBoundToDeny() {
-    assertThat(policies).hasSize(4);
+    assertThat(policies)
+        .extracting(policy -> policy.getMetadata().getName())
+        .containsExactlyInAnyOrder(
+            "release-name-vnpu-pod-environment",
+            "release-name-vnpu-pod-allocations",
+            "release-name-vnpu-pod-bindings",
+            "release-name-vnpu-node-annotations",
+            "release-name-vnpu-scheduler-name",
+            "release-name-vnpu-signing-keys");
     List<ValidatingAdmissionPolicyBinding> bindings =
         rendered.stream()
             .filter(ValidatingAdmissionPolicyBinding.class::isInstance)
@@ -168,6 +178,127 @@ class AdmissionPolicyTest {
         .isEmpty();
   }
 
+  @Test
+  void aPodsOwnEnvironmentCannotNameTheVariablesAscendDockerRuntimeChoosesChipsBy()
+      throws Exception {
+    Pod app = withEnv(pod(null, Map.of()), false, "ASCEND_VISIBLE_DEVICES", "0");
+    Pod init = withEnv(pod(null, Map.of()), true, "ASCEND_VNPU_SPECS", "vir16");
+    Pod logs = withEnv(pod(null, Map.of()), false, "ASCEND_GLOBAL_LOG_LEVEL", "1");
+
+    assertThat(denial("CREATE", "pods", null, app, TENANT, null))
+        .hasValueSatisfying(
+            message ->
+                assertThat(message)
+                    .startsWith("container main: ASCEND_VISIBLE_DEVICES: env may not set")
+                    .contains("admission.allowedAscendEnv"));
+    assertThat(denial("CREATE", "pods", null, init, TENANT, null))
+        .hasValueSatisfying(
+            message -> assertThat(message).startsWith("init container warmup: ASCEND_VNPU_SPECS"));
+    assertThat(denial("CREATE", "pods", null, logs, TENANT, null))
+        .as("CANN's own logging variables are the pod's")
+        .isEmpty();
+
+    Pod running = pod("n1", Map.of());
+    Pod debugged =
+        new PodBuilder(running)
+            .editSpec()
+            .addNewEphemeralContainer()
+            .withName("debug")
+            .addNewEnv()
+            .withName("ASCEND_RUNTIME_OPTIONS")
+            .withValue("")
+            .endEnv()
+            .endEphemeralContainer()
+            .endSpec()
+            .build();
+    assertThat(denial("UPDATE", "pods/ephemeralcontainers", running, debugged, TENANT, null))
+        .hasValueSatisfying(
+            message ->
+                assertThat(message)
+                    .startsWith("ephemeral container debug: ASCEND_RUNTIME_OPTIONS"));
+  }
+
+  @Test
+  void envFromIsRefusedOnPodsThatCanReachAnNpuNodeUnlessTheChartAllowsIt() throws Exception {
+    Pod plain = withEnvFrom(pod(null, Map.of()));
+    Pod tolerating =
+        new PodBuilder(plain)
+            .editSpec()
+            .addNewToleration()
+            .withKey("huawei.com/Ascend910")
+            .withOperator("Exists")
+            .endToleration()
+            .endSpec()
+            .build();
+    Pod toleratingEverything =
+        new PodBuilder(plain)
+            .editSpec()
+            .addNewToleration()
+            .withOperator("Exists")
+            .endToleration()
+            .endSpec()
+            .build();
+    Pod naming = withEnvFrom(pod("npu-node", Map.of()));
+    Pod asking = withEnvFrom(vnpuPod("volcano", false));
+
+    assertThat(denial("CREATE", "pods", null, plain, TENANT, null))
+        .as("a pod that cannot reach an NPU node keeps envFrom")
+        .isEmpty();
+    for (Pod npuPod : List.of(tolerating, toleratingEverything, naming, asking)) {
+      assertThat(denial("CREATE", "pods", null, npuPod, TENANT, null))
+          .hasValueSatisfying(
+              message ->
+                  assertThat(message)
+                      .startsWith("container main: envFrom is refused on pods that can reach")
+                      .contains("admission.allowEnvFrom"));
+    }
+    List<ValidatingAdmissionPolicy> allowing = policies(Map.of("admission.allowEnvFrom", true));
+    assertThat(denial(allowing, "CREATE", "pods", null, tolerating, TENANT, null)).isEmpty();
+  }
+
+  @Test
+  void neitherAStatusUpdateNorABindingRewritesTheAllocationOfAPod() throws Exception {
+    Pod running = pod("n1", Map.of(ALLOCATION, "{signed}", "huawei.com/bind-phase", "success"));
+    Pod failed = pod("n1", Map.of(ALLOCATION, "{signed}", "huawei.com/bind-phase", "failed"));
+    assertThat(denial("UPDATE", "pods/status", running, failed, "system:node:n1", null))
+        .hasValueSatisfying(message -> assertThat(message).contains("huawei.com/bind-phase"));
+    assertThat(denial("UPDATE", "pods/status", running, running, "system:node:n1", null))
+        .as("a status update that leaves the annotations")
+        .isEmpty();
+
+    Binding carrying = binding(Map.of(ALLOCATION, "{forged}"));
+    assertThat(denial("CREATE", "pods/binding", null, carrying, TENANT, null))
+        .hasValue(
+            "a Binding may carry "
+                + ALLOCATION
+                + " onto a pod only from the vNPU scheduler or a binder of the chart value"
+                + " admission.binders; "
+                + TENANT
+                + " may not");
+    assertThat(
+            denial(
+                "CREATE",
+                "pods/binding",
+                null,
+                carrying,
+                "system:serviceaccount:volcano-system:volcano-scheduler",
+                null))
+        .as("Volcano's binder copies the pod's annotations into its Binding")
+        .isEmpty();
+    assertThat(denial("CREATE", "pods/binding", null, binding(Map.of()), TENANT, null)).isEmpty();
+  }
+
+  @Test
+  void withDraTheKeysAndTheEnvironmentStayGuardedWhileTheSchedulerRuns() {
+    assertThat(policies(Map.of("dra.enabled", true)))
+        .extracting(policy -> policy.getMetadata().getName())
+        .containsExactlyInAnyOrder(
+            "release-name-vnpu-pod-environment", "release-name-vnpu-signing-keys");
+    assertThat(policies(Map.of("dra.enabled", true, "dra.placement", false)))
+        .extracting(policy -> policy.getMetadata().getName())
+        .containsExactly("release-name-vnpu-pod-environment");
+  }
+
   /**
    * The message of the first policy that denies the request, as the API server would; empty when
    * every matching policy admits it.
@@ -181,7 +312,26 @@ class AdmissionPolicyTest {
       String nodeClaim,
       String... groups)
       throws CelValidationException, CelEvaluationException {
+    return denial(policies, operation, resource, old, object, user, nodeClaim, groups);
+  }
+
+  /**
+   * The same with the policies of another rendering; {@code resource} may name a subresource
+   * ({@code pods/status}), which only a rule naming it matches.
+   */
+  private static Optional<String> denial(
+      List<ValidatingAdmissionPolicy> policies,
+      String operation,
+      String resource,
+      HasMetadata old,
+      HasMetadata object,
+      String user,
+      String nodeClaim,
+      String... groups)
+      throws CelValidationException, CelEvaluationException {
     Map<String, Object> request = new HashMap<>();
+    int slash = resource.indexOf('/');
+    request.put("subResource", slash < 0 ? "" : resource.substring(slash + 1));
     Map<String, Object> userInfo = new HashMap<>();
     userInfo.put("username", user);
     userInfo.put("groups", List.of(groups));
@@ -235,6 +385,13 @@ class AdmissionPolicyTest {
     return CEL.createProgram(CEL.compile(expression).getAst()).eval(input);
   }
 
+  private static List<ValidatingAdmissionPolicy> policies(Map<String, Object> values) {
+    return RenderedChart.render(values).stream()
+        .filter(ValidatingAdmissionPolicy.class::isInstance)
+        .map(ValidatingAdmissionPolicy.class::cast)
+        .toList();
+  }
+
   @SuppressWarnings("unchecked")
   private static Map<String, Object> tree(HasMetadata object) {
     return JSON.convertValue(object, Map.class);
@@ -253,6 +410,61 @@ class AdmissionPolicyTest {
         .withName("main")
         .endContainer()
         .endSpec()
+        .build();
+  }
+
+  /** The pod with one variable in its app container's env, or in an init container's. */
+  private static Pod withEnv(Pod pod, boolean inInit, String name, String value) {
+    if (inInit) {
+      return new PodBuilder(pod)
+          .editSpec()
+          .addNewInitContainer()
+          .withName("warmup")
+          .addNewEnv()
+          .withName(name)
+          .withValue(value)
+          .endEnv()
+          .endInitContainer()
+          .endSpec()
+          .build();
+    }
+    return new PodBuilder(pod)
+        .editSpec()
+        .editFirstContainer()
+        .addNewEnv()
+        .withName(name)
+        .withValue(value)
+        .endEnv()
+        .endContainer()
+        .endSpec()
+        .build();
+  }
+
+  private static Pod withEnvFrom(Pod pod) {
+    return new PodBuilder(pod)
+        .editSpec()
+        .editFirstContainer()
+        .addNewEnvFrom()
+        .withNewConfigMapRef()
+        .withName("settings")
+        .endConfigMapRef()
+        .endEnvFrom()
+        .endContainer()
+        .endSpec()
+        .build();
+  }
+
+  private static Binding binding(Map<String, String> annotations) {
+    return new BindingBuilder()
+        .withNewMetadata()
+        .withName("bert")
+        .withNamespace("team-a")
+        .withAnnotations(annotations)
+        .endMetadata()
+        .withNewTarget()
+        .withKind("Node")
+        .withName("n1")
+        .endTarget()
         .build();
   }
 

@@ -518,6 +518,36 @@ class HelmChartTest {
   }
 
   @Test
+  void theExportersSeriesReachOnlyTheScrapersNamedAndNoOneByDefault() {
+    NetworkPolicy byDefault =
+        named(render(Map.of()), NetworkPolicy.class, "release-name-vnpu-exporter");
+    assertThat(byDefault.getSpec().getPolicyTypes()).containsExactly("Ingress");
+    assertThat(byDefault.getSpec().getIngress())
+        .as("without networkPolicy.metricsFrom no pod may scrape the exporters")
+        .isEmpty();
+
+    NetworkPolicy named =
+        named(
+            render(
+                Map.of(
+                    "networkPolicy.metricsFrom[0].namespaceSelector.matchLabels.team",
+                    "monitoring")),
+            NetworkPolicy.class,
+            "release-name-vnpu-exporter");
+    assertThat(named.getSpec().getIngress())
+        .singleElement()
+        .satisfies(
+            rule -> {
+              assertThat(rule.getPorts())
+                  .extracting(port -> port.getPort().getIntVal())
+                  .containsExactly(9402);
+              assertThat(rule.getFrom())
+                  .extracting(peer -> peer.getNamespaceSelector().getMatchLabels())
+                  .containsExactly(Map.of("team", "monitoring"));
+            });
+  }
+
+  @Test
   void kubeSchedulerCallsTheExtenderOverMutualTlsWithTheClientPairTheSchedulerMakes()
       throws IOException {
     List<HasMetadata> objects = render(Map.of("scheduler.kubeScheduler.enabled", true));

@@ -50,6 +50,7 @@ import org.vnpu.api.region.ChipRegion;
 import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.api.signing.SigningKey;
 import org.vnpu.deviceplugin.kubelet.ChipOwnership;
+import org.vnpu.handouts.Handouts;
 import org.vnpu.kubelet.KubeletEmulator;
 import org.vnpu.kubelet.PodResourcesEmulator;
 import org.vnpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
@@ -324,10 +325,10 @@ class DevicePluginTest {
 
     ContainerAllocateResponse response = allocate(1);
 
+    assertThat(chips(response)).containsExactly(0);
     assertThat(response.getEnvsMap())
-        .containsEntry("ASCEND_VISIBLE_DEVICES", "0")
-        .doesNotContainKey(ShimContract.CONFIG_ENV)
-        .doesNotContainKey("ASCEND_VNPU_SPECS");
+        .as("no variable a pod's own env could override chooses the chip")
+        .isEmpty();
     assertThat(devicePaths(response))
         .containsExactlyInAnyOrder(
             "/dev/davinci0", "/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc");
@@ -393,13 +394,13 @@ class DevicePluginTest {
             new ContainerAllocation("model", false, List.of(soft(0, die0, 4096, 50)))));
 
     ContainerAllocateResponse warmup = allocate(1);
-    assertThat(warmup.getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "1");
+    assertThat(chips(warmup)).containsExactly(1);
     assertThat(pods.podAnnotation("pipeline", AnnotationKeys.BIND_PHASE)).isEqualTo("allocating");
     assertThat(pods.nodeAnnotation(AnnotationKeys.NODE_LOCK)).isNotNull();
 
     ContainerAllocateResponse model =
         allocate(1, List.of(kubelet.devices(RESOURCE).get(7).getID()));
-    assertThat(model.getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "0");
+    assertThat(chips(model)).containsExactly(0);
     assertThat(mounts(model)).containsKey(ShimContract.chipRegion(die0));
     assertThat(pods.podAnnotation("pipeline", AnnotationKeys.BIND_PHASE)).isEqualTo("success");
     assertThat(pods.nodeAnnotation(AnnotationKeys.NODE_LOCK)).isNull();
@@ -434,8 +435,9 @@ class DevicePluginTest {
 
     ContainerAllocateResponse response = allocate(2);
 
-    assertThat(response.getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "0,1");
+    assertThat(chips(response)).containsExactly(0, 1);
     assertThat(devicePaths(response)).contains("/dev/davinci0", "/dev/davinci1");
+    assertThat(response.getEnvsMap()).isEmpty();
     assertThat(mounts(response).keySet()).containsExactly(directory.toString());
     assertThat(pods.podAnnotation("train", AnnotationKeys.BIND_PHASE)).isEqualTo("success");
   }
@@ -454,8 +456,8 @@ class DevicePluginTest {
     ContainerAllocateResponse warmup = kubelet.allocate(RESOURCE, ids);
     ContainerAllocateResponse model = kubelet.allocate(RESOURCE, ids);
 
-    assertThat(warmup.getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "1");
-    assertThat(model.getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "0");
+    assertThat(chips(warmup)).containsExactly(1);
+    assertThat(chips(model)).containsExactly(0);
     assertThat(pods.podAnnotation("pipeline", AnnotationKeys.BIND_PHASE)).isEqualTo("success");
     assertThat(pods.nodeAnnotation(AnnotationKeys.NODE_LOCK)).isNull();
   }
@@ -606,10 +608,10 @@ class DevicePluginTest {
         .hasMessageContaining("is locked by pod serving/small");
 
     // The kubelet admits the pod asking for 2 first, although it was reserved second.
-    assertThat(allocate(2).getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "0,1");
+    assertThat(chips(allocate(2))).containsExactly(0, 1);
     assertThat(pods.podAnnotation("large", AnnotationKeys.BIND_PHASE)).isEqualTo("success");
     assertThat(pods.podAnnotation("small", AnnotationKeys.BIND_PHASE)).isEqualTo("allocating");
-    assertThat(allocate(1).getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "0");
+    assertThat(chips(allocate(1))).containsExactly(0);
     assertThat(pods.podAnnotation("small", AnnotationKeys.BIND_PHASE)).isEqualTo("success");
     assertThat(pods.nodeAnnotation(AnnotationKeys.NODE_LOCK)).isNull();
   }
@@ -623,7 +625,7 @@ class DevicePluginTest {
 
     // The kubelet admits b first; Allocate serves the earliest reservation, a's.
     List<String> first = kubelet.pickHealthy(RESOURCE, 1, Set.of());
-    assertThat(allocate(1, first).getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "0");
+    assertThat(chips(allocate(1, first))).containsExactly(0);
     active.add(activePod("b", first));
     assertThat(pods.locks().handouts())
         .singleElement()
@@ -633,7 +635,7 @@ class DevicePluginTest {
     assertThat(pods.locks().handouts().get(0).heldBy()).isNull();
 
     List<String> second = kubelet.pickHealthy(RESOURCE, 1, Set.copyOf(first));
-    assertThat(allocate(1, second).getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "1");
+    assertThat(chips(allocate(1, second))).containsExactly(1);
     active.add(activePod("a", second));
 
     awaitHolders(tuple(a, b), tuple(b, a));
@@ -647,7 +649,7 @@ class DevicePluginTest {
 
     // The kubelet admits b, the only pod bound here; a's binding is still on its way.
     List<String> ids = kubelet.pickHealthy(RESOURCE, 1, Set.of());
-    assertThat(allocate(1, ids).getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "1");
+    assertThat(chips(allocate(1, ids))).containsExactly(1);
 
     assertThat(pods.locks().of(a)).isPresent();
     assertThat(pods.podAnnotation("a", AnnotationKeys.BIND_PHASE)).isEqualTo("allocating");
@@ -671,7 +673,7 @@ class DevicePluginTest {
     String b = sameShape("b", soft(1, die1, 8192, 30));
     // b is admitted on a's reservation, a on b's; the kubelet tells who holds what.
     List<String> first = kubelet.pickHealthy(RESOURCE, 1, Set.of());
-    assertThat(allocate(1, first).getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "0");
+    assertThat(chips(allocate(1, first))).containsExactly(0);
     active.add(activePod("b", first));
     List<String> second = kubelet.pickHealthy(RESOURCE, 1, Set.copyOf(first));
     allocate(1, second);
@@ -683,8 +685,15 @@ class DevicePluginTest {
     active.removeIf(pod -> pod.name().equals("b"));
     sameShape("c", soft(1, die1, 8192, 30));
 
-    assertThat(allocate(1, first).getEnvsMap()).containsEntry("ASCEND_VISIBLE_DEVICES", "1");
+    assertThat(chips(allocate(1, first))).containsExactly(1);
     assertThat(pods.podAnnotation("c", AnnotationKeys.BIND_PHASE)).isEqualTo("success");
+  }
+
+  /** The chips a hand-out gives (its device nodes, or a hard template's chip). */
+  private static List<Integer> chips(ContainerAllocateResponse response) {
+    return Handouts.chips(
+        response.getDevicesList().stream().map(DeviceSpec::getContainerPath).toList(),
+        response.getEnvsMap());
   }
 
   /** Reserves and binds {@code name} beside pods of shape "same", with one vNPU; its UID. */

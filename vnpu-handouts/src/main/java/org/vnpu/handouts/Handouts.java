@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.api.ShimContract;
@@ -18,21 +17,42 @@ import org.vnpu.api.payload.VnpuAssignment;
 /**
  * Turns a container's vNPUs into what the kubelet passes to the container runtime.
  *
+ * <p>Chips are handed out as device nodes ({@code DeviceSpec}s) and mounts, which the kubelet
+ * applies and a pod cannot override. A pod's own {@code env} can: the kubelet lists the device
+ * plugin's variables before the container's ({@code kubelet_pods.go GenerateRunContainerOptions})
+ * and containerd keeps the last value of a name ({@code oci.WithEnv}), so a variable that chose a
+ * chip would be the pod's to choose (issue 48). Ascend Docker Runtime reads {@code
+ * ASCEND_VISIBLE_DEVICES} from the container's environment and mounts the chips it names; soft
+ * shares and whole cards need none of it.
+ *
  * <ul>
- *   <li>Every container: the control devices, the driver mounts that exist on this node, {@code
- *       ASCEND_VISIBLE_DEVICES} with the chip indexes, and {@code ASCEND_RUNTIME_OPTIONS=NODRV} so
- *       that Ascend Docker Runtime, where installed, does not mount the driver a second time.
- *   <li>Whole cards and soft shares: {@code /dev/davinciN} of each chip.
+ *   <li>Every container: the control devices and the driver mounts that exist on this node.
+ *   <li>Whole cards and soft shares: {@code /dev/davinciN} of each chip; no Ascend variable.
  *   <li>Soft shares: the shim, {@code /etc/ld.so.preload} and the container's config (read-only),
  *       the container's own books directory, and each chip's region file (read-write; not the
  *       chip's directory, so that a container cannot replace the file or plant others beside it).
- *   <li>Hard shares: no {@code /dev/davinciN}; {@code ASCEND_VNPU_SPECS=<template>} makes Ascend
- *       Docker Runtime create the vNPU on the chip and mount it.
+ *   <li>Hard shares: only Ascend Docker Runtime can create a hardware vNPU, and it takes the
+ *       template and the chip from the environment: {@code ASCEND_VNPU_SPECS=<template>}, {@code
+ *       ASCEND_VISIBLE_DEVICES=<chip>} and {@code ASCEND_RUNTIME_OPTIONS=NODRV} (the driver is
+ *       mounted here). The chart's admission policy refuses these names in a pod's own {@code env}
+ *       (docs/security.md).
  * </ul>
  */
 public final class Handouts {
 
   private static final Logger LOG = LoggerFactory.getLogger(Handouts.class);
+
+  /** Ascend Docker Runtime: the chips it mounts and, with a template, creates a vNPU on. */
+  public static final String ASCEND_VISIBLE_DEVICES = "ASCEND_VISIBLE_DEVICES";
+
+  /** Ascend Docker Runtime: the hardware vNPU template it creates on the visible chip. */
+  public static final String ASCEND_VNPU_SPECS = "ASCEND_VNPU_SPECS";
+
+  /** Ascend Docker Runtime: {@code NODRV} leaves the driver's mounts to the device plugin. */
+  public static final String ASCEND_RUNTIME_OPTIONS = "ASCEND_RUNTIME_OPTIONS";
+
+  /** A chip's device node is this prefix and the chip's index. */
+  public static final String CHIP_DEVICE_PREFIX = "/dev/davinci";
 
   /** Device nodes every Ascend container needs besides its chips. */
   public static final List<String> CONTROL_DEVICES =
@@ -78,12 +98,6 @@ public final class Handouts {
     Map<String, String> environment = new LinkedHashMap<>();
     List<Handout.MountPoint> mounts = new ArrayList<>();
     List<Handout.DeviceNode> devices = new ArrayList<>();
-    environment.put(
-        "ASCEND_VISIBLE_DEVICES",
-        container.vnpus().stream()
-            .map(vnpu -> Integer.toString(vnpu.chipIndex()))
-            .collect(Collectors.joining(",")));
-    environment.put("ASCEND_RUNTIME_OPTIONS", "NODRV");
     for (String control : CONTROL_DEVICES) {
       devices.add(new Handout.DeviceNode(control, control, "rw"));
     }
@@ -92,10 +106,12 @@ public final class Handouts {
     }
     for (VnpuAssignment vnpu : container.vnpus()) {
       if (vnpu.mode() == SplitMode.HARD && !vnpu.wholeCard()) {
-        environment.put("ASCEND_VNPU_SPECS", vnpu.template());
+        environment.put(ASCEND_VISIBLE_DEVICES, Integer.toString(vnpu.chipIndex()));
+        environment.put(ASCEND_VNPU_SPECS, vnpu.template());
+        environment.put(ASCEND_RUNTIME_OPTIONS, "NODRV");
         continue;
       }
-      String chip = "/dev/davinci" + vnpu.chipIndex();
+      String chip = CHIP_DEVICE_PREFIX + vnpu.chipIndex();
       devices.add(new Handout.DeviceNode(chip, chip, "rw"));
       if (!vnpu.wholeCard()) {
         mounts.add(
@@ -117,5 +133,37 @@ public final class Handouts {
           new Handout.MountPoint(ShimContract.CONTAINER_BOOKS, shim.books().toString(), false));
     }
     return new Handout(environment, mounts, devices);
+  }
+
+  /**
+   * The chips a hand-out gives, in the order the container numbers its devices: the chip device
+   * nodes among {@code devicePaths}, or, for a hard template, the chip Ascend Docker Runtime
+   * creates it on ({@code ASCEND_VISIBLE_DEVICES} of {@code environment}).
+   */
+  public static List<Integer> chips(List<String> devicePaths, Map<String, String> environment) {
+    List<Integer> chips = new ArrayList<>();
+    for (String path : devicePaths) {
+      String index =
+          path.startsWith(CHIP_DEVICE_PREFIX) ? path.substring(CHIP_DEVICE_PREFIX.length()) : "";
+      if (!index.isEmpty() && index.length() < 10 && index.chars().allMatch(Character::isDigit)) {
+        chips.add(Integer.parseInt(index));
+      }
+    }
+    String templateChip = environment.getOrDefault(ASCEND_VISIBLE_DEVICES, "").strip();
+    if (chips.isEmpty()
+        && environment.containsKey(ASCEND_VNPU_SPECS)
+        && !templateChip.isEmpty()
+        && templateChip.length() < 10
+        && templateChip.chars().allMatch(Character::isDigit)) {
+      chips.add(Integer.parseInt(templateChip));
+    }
+    return chips;
+  }
+
+  /** {@link #chips(List, Map)} of a hand-out. */
+  public static List<Integer> chips(Handout handout) {
+    return chips(
+        handout.devices().stream().map(Handout.DeviceNode::containerPath).toList(),
+        handout.environment());
   }
 }

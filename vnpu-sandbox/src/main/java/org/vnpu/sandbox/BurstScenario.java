@@ -33,7 +33,9 @@ import org.vnpu.api.codec.ShimConfigFormat;
 import org.vnpu.api.payload.ContainerAllocation;
 import org.vnpu.api.payload.ShimDevice;
 import org.vnpu.api.payload.VnpuAssignment;
+import org.vnpu.handouts.Handouts;
 import org.vnpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
+import org.vnpu.kubelet.deviceplugin.v1beta1.DeviceSpec;
 import org.vnpu.kubelet.deviceplugin.v1beta1.Mount;
 
 /**
@@ -323,8 +325,8 @@ public final class BurstScenario {
   }
 
   /**
-   * Containers whose hand-out is not the allocation their pod's annotation names: another chip
-   * ({@code ASCEND_VISIBLE_DEVICES}), or another quota in the shim config mounted for them.
+   * Containers whose hand-out is not the allocation their pod's annotation names: another chip (its
+   * device nodes), or another quota in the shim config mounted for them.
    */
   int mismatchedHandouts() throws IOException {
     Map<String, Map<String, ContainerAllocateResponse>> handouts = new HashMap<>();
@@ -338,12 +340,15 @@ public final class BurstScenario {
       }
       for (ContainerAllocation container : allocation(pod)) {
         ContainerAllocateResponse handout = handed.get(container.name());
-        String indexes =
-            container.vnpus().stream()
-                .map(vnpu -> Integer.toString(vnpu.chipIndex()))
-                .collect(Collectors.joining(","));
+        List<Integer> indexes = container.vnpus().stream().map(VnpuAssignment::chipIndex).toList();
         boolean same =
-            handout != null && indexes.equals(handout.getEnvsMap().get("ASCEND_VISIBLE_DEVICES"));
+            handout != null
+                && indexes.equals(
+                    Handouts.chips(
+                        handout.getDevicesList().stream()
+                            .map(DeviceSpec::getContainerPath)
+                            .toList(),
+                        handout.getEnvsMap()));
         if (same && container.vnpus().stream().noneMatch(VnpuAssignment::wholeCard)) {
           Path config = configOf(handout);
           same =

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
 import org.vnpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
+import org.vnpu.kubelet.deviceplugin.v1beta1.DeviceSpec;
 import org.vnpu.kubelet.deviceplugin.v1beta1.Mount;
 
 /**
@@ -15,9 +16,9 @@ import org.vnpu.kubelet.deviceplugin.v1beta1.Mount;
  * tags.cncf.io/container-device-interface}, {@code pkg/cdi/container-edits.go}): a fully qualified
  * device name {@code vendor/class=name} is looked up in the spec files of the CDI directory whose
  * {@code kind} is {@code vendor/class}; the spec's own {@code containerEdits} and the device's are
- * applied. Environment entries ({@code KEY=VALUE}) and mounts become the sandbox's hand-out, which
- * {@link ContainerRuntime} resolves as it resolves a device plugin's; device nodes have no meaning
- * for a process without a mount namespace and are left out (ADR 0007).
+ * applied. Environment entries ({@code KEY=VALUE}), device nodes and mounts become the sandbox's
+ * hand-out, which {@link ContainerRuntime} resolves as it resolves a device plugin's: a process
+ * without a mount namespace (ADR 0007) cannot open the nodes, but they say which chips it sees.
  */
 final class CdiDevices {
 
@@ -68,6 +69,14 @@ final class CdiDevices {
       if (equals > 0) {
         handout.putEnvs(entry.substring(0, equals), entry.substring(equals + 1));
       }
+    }
+    for (JsonNode node : edits.path("deviceNodes")) {
+      String path = node.path("path").asText();
+      handout.addDevices(
+          DeviceSpec.newBuilder()
+              .setContainerPath(path)
+              .setHostPath(node.path("hostPath").asText(path))
+              .setPermissions(node.path("permissions").asText("rwm")));
     }
     for (JsonNode mount : edits.path("mounts")) {
       boolean readOnly = false;

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.IntFunction;
+import java.util.stream.Collectors;
 import org.vnpu.api.ShimContract;
 import org.vnpu.api.codec.ShimConfigFormat;
 import org.vnpu.api.payload.RegisteredChip;
@@ -15,7 +16,9 @@ import org.vnpu.api.payload.ShimConfig;
 import org.vnpu.api.payload.ShimDevice;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.core.chip.VnpuTemplate;
+import org.vnpu.handouts.Handouts;
 import org.vnpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
+import org.vnpu.kubelet.deviceplugin.v1beta1.DeviceSpec;
 import org.vnpu.kubelet.deviceplugin.v1beta1.Mount;
 
 /**
@@ -23,13 +26,12 @@ import org.vnpu.kubelet.deviceplugin.v1beta1.Mount;
  * Allocate answer gives it. There is no mount namespace (ADR 0007): the answer's mounts are
  * resolved to their host paths in the environment, in the shim config (a resolved copy in the
  * container's directory) and in the preload list, which becomes {@code LD_PRELOAD}. The fake
- * runtime gets the node's chip directory and each device's memory: the chip's, or the hardware
- * template's when Ascend Docker Runtime would create one ({@code ASCEND_VNPU_SPECS}).
+ * runtime gets the node's chip directory, the chips the answer's device nodes name (as a real
+ * container sees only the {@code /dev/davinciN} it was given), and each device's memory: the
+ * chip's, or the hardware template's when Ascend Docker Runtime would create one ({@code
+ * ASCEND_VNPU_SPECS}).
  */
 final class ContainerRuntime {
-
-  static final String HARD_TEMPLATE_ENV = "ASCEND_VNPU_SPECS";
-  static final String VISIBLE_DEVICES_ENV = "ASCEND_VISIBLE_DEVICES";
 
   private final Path workload;
   private final Path fakeChips;
@@ -70,8 +72,17 @@ final class ContainerRuntime {
     for (Mount mount : handout.getMountsList()) {
       mounts.put(mount.getContainerPath(), mount.getHostPath());
     }
-    Map<String, String> environment = new LinkedHashMap<>(specEnvironment);
+    // The kubelet lists the device plugin's variables before the container's own
+    // (pkg/kubelet/kubelet_pods.go GenerateRunContainerOptions: opts.Envs, then
+    // makeEnvironmentVariables), and containerd keeps the last value of a name (oci.WithEnv):
+    // the pod's env wins.
+    Map<String, String> environment = new LinkedHashMap<>();
     handout.getEnvsMap().forEach((key, value) -> environment.put(key, resolve(value, mounts)));
+    environment.putAll(specEnvironment);
+    List<Integer> visible =
+        Handouts.chips(
+            handout.getDevicesList().stream().map(DeviceSpec::getContainerPath).toList(),
+            environment);
     // In a container the shim reads its config at the fixed path; with no mount namespace, the
     // sandbox points it at a resolved copy through the variable the shim honours only here.
     String config = mounts.get(ShimContract.CONTAINER_CONFIG);
@@ -85,7 +96,15 @@ final class ContainerRuntime {
     }
     environment.put("VNPU_FAKE_RT_DIR", fakeChips.toString());
     environment.put("WORKLOAD_NICE", Integer.toString(niceness));
-    environment.put("VNPU_FAKE_RT_MEMORY_MIB", Long.toString(deviceMemoryMiB(environment)));
+    environment.put(
+        "VNPU_FAKE_RT_VISIBLE",
+        visible.stream().map(String::valueOf).collect(Collectors.joining(",")));
+    if (!visible.isEmpty()) {
+      environment.put(
+          "VNPU_FAKE_RT_MEMORY_MIB",
+          Long.toString(
+              deviceMemoryMiB(visible.get(0), environment.get(Handouts.ASCEND_VNPU_SPECS))));
+    }
 
     ProcessBuilder builder = new ProcessBuilder(workload.toString());
     builder.environment().clear();
@@ -138,10 +157,8 @@ final class ContainerRuntime {
     return String.join(":", libraries);
   }
 
-  private long deviceMemoryMiB(Map<String, String> environment) {
-    String visible = environment.getOrDefault(VISIBLE_DEVICES_ENV, "0");
-    RegisteredChip chip = chips.apply(Integer.parseInt(visible.split(",")[0].strip()));
-    String template = environment.get(HARD_TEMPLATE_ENV);
+  private long deviceMemoryMiB(int chipIndex, String template) {
+    RegisteredChip chip = chips.apply(chipIndex);
     if (template == null) {
       return chip.memoryMiB();
     }

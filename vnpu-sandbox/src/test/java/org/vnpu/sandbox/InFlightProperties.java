@@ -420,9 +420,9 @@ class InFlightProperties {
       assertThat(left.handouts()).as("hand-outs left on the node").isEmpty();
     }
 
-    /** The chip (from the environment) and cores (from the shim config) a hand-out gives. */
+    /** The chip (its device node) and cores (from the shim config) a hand-out gives. */
     private static Map<Integer, Integer> holding(Handout handout) throws IOException {
-      int chip = Integer.parseInt(handout.environment().get("ASCEND_VISIBLE_DEVICES"));
+      int chip = Handouts.chips(handout).get(0);
       List<ShimDevice> devices =
           new ShimConfigFormat().read(Files.readString(config(handout))).devices();
       return Map.of(chip, devices.get(0).cores());

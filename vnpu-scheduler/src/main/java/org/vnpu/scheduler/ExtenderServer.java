@@ -5,24 +5,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
-import org.eclipse.jetty.http.HttpHeader;
-import org.eclipse.jetty.io.Content;
-import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConnectionFactory;
-import org.eclipse.jetty.server.Request;
-import org.eclipse.jetty.server.Response;
-import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.SslConnectionFactory;
-import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
-import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.scheduler.ExtenderVerb.Answer;
@@ -32,38 +22,38 @@ import org.vnpu.scheduler.ExtenderVerb.BadRequest;
  * The two extender protocols over HTTP, served by Jetty (ADR 0006): {@link KubeProtocol} under
  * {@code /kube/} and {@link VolcanoProtocol} under {@code /volcano/}, plus {@code /healthz}, {@code
  * /readyz} and {@code /metrics}. With mutual TLS ({@link Listeners}), {@code /kube/} answers only
- * on the TLS port, to clients with a certificate the server trusts; on plain HTTP it answers 403. A
- * body that is not JSON, lacks the pod or exceeds its verb's limit gets HTTP 400 or 413 with the
- * reason and changes nothing. Limits are per verb: 10 MiB where a request may carry whole Node
- * objects (kube-scheduler without {@code nodeCacheCapable}, Volcano's prioritize), 1 MiB where it
- * carries a pod and one node, 64 KiB for {@code /kube/bind}. Parsed requests take about 30 times
- * their size in memory, so all requests in flight share a budget of a third of the heap; a request
- * that cannot get its share within 5 s gets HTTP 503, as does one that runs the JVM out of memory.
- * {@code /healthz} answers 503 when the scheduler has not been able to decide for 3 s.
+ * on the TLS port, to clients with a certificate the server trusts; on plain HTTP it answers 403.
+ * Each port has threads, connections and a request budget of its own ({@link ExtenderPort}), so a
+ * client of the plain port cannot starve kube-scheduler's verbs (issue 48). A body that is not
+ * JSON, lacks the pod or exceeds its verb's limit gets HTTP 400 or 413 with the reason and changes
+ * nothing. Limits are per verb: 10 MiB where a request may carry whole Node objects (kube-scheduler
+ * without {@code nodeCacheCapable}, Volcano's prioritize), 1 MiB where it carries a pod and one
+ * node, 64 KiB for {@code /kube/bind}. Bodies are charged to their port's budget (a sixth of the
+ * heap each, a quarter of it per client) as they arrive, and must arrive at 1 MiB/s after 5 s
+ * ({@link BodyReader}): 503 past the budget, 408 past the time, and 503 for a request that runs the
+ * JVM out of memory. {@code /healthz} answers 503 when the scheduler has not been able to decide
+ * for 3 s, or when a port has requests waiting and has answered none for 10 s.
  */
-public final class ExtenderServer implements AutoCloseable {
+public final class ExtenderServer implements AutoCloseable, ExtenderPort.Routes {
 
   private static final Logger LOG = LoggerFactory.getLogger(ExtenderServer.class);
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration LIVENESS = Duration.ofSeconds(3);
+  private static final Duration STALLED = Duration.ofSeconds(10);
+  private static final Duration IDLE = Duration.ofSeconds(30);
 
   private final Scheduler scheduler;
   private final Leadership leadership;
+  private final boolean mutualTls;
   private final Map<String, ExtenderVerb> verbs = new HashMap<>();
   private final ExtenderMetrics metrics;
-  private final RequestBudget budget = RequestBudget.ofHeap(3);
-  private Server server;
+  private final List<ExtenderPort> ports = new ArrayList<>();
 
-  /** What one call gets back; refused when a 200 answer says no. */
-  private record Reply(int status, String body, String type, boolean refused) {
-    Reply(int status, String body, String type) {
-      this(status, body, type, false);
-    }
-  }
-
-  private ExtenderServer(Scheduler scheduler, KubernetesClient client, Leadership leadership) {
+  private ExtenderServer(
+      Scheduler scheduler, KubernetesClient client, Leadership leadership, boolean mutualTls) {
     this.scheduler = scheduler;
     this.leadership = leadership;
+    this.mutualTls = mutualTls;
     this.metrics = new ExtenderMetrics(scheduler);
     ExtenderRequests requests = new ExtenderRequests(client);
     verbs.putAll(new KubeProtocol(scheduler, requests, leadership).verbs());
@@ -74,192 +64,158 @@ public final class ExtenderServer implements AutoCloseable {
   public static ExtenderServer start(
       Listeners listeners, Scheduler scheduler, KubernetesClient client, Leadership leadership)
       throws IOException {
-    ExtenderServer extender = new ExtenderServer(scheduler, client, leadership);
-    QueuedThreadPool threads = new QueuedThreadPool(16, 4);
-    threads.setName("vnpu-extender-http");
-    threads.setDaemon(true);
-    Server server = new Server(threads);
-    server.addConnector(connector(server, listeners.plain(), new ServerConnector(server)));
+    ExtenderServer extender =
+        new ExtenderServer(scheduler, client, leadership, listeners.mutualTls());
+    extender.ports.add(
+        new ExtenderPort(
+            "plain", listeners.plain(), extender, 16, 512, IDLE, RequestBudget.ofHeap(6)));
     if (listeners.mutualTls()) {
       SslContextFactory.Server tls = new SslContextFactory.Server();
       tls.setSslContext(listeners.tlsContext());
       tls.setNeedClientAuth(true);
-      server.addConnector(
-          connector(
-              server,
+      extender.ports.add(
+          new ExtenderPort(
+              "tls",
               listeners.tls(),
-              new ServerConnector(
-                  server, new SslConnectionFactory(tls, "http/1.1"), new HttpConnectionFactory())));
+              extender,
+              8,
+              128,
+              IDLE,
+              RequestBudget.ofHeap(6),
+              new SslConnectionFactory(tls, "http/1.1"),
+              new HttpConnectionFactory()));
     }
-    server.setHandler(
-        new Handler.Abstract() {
-          @Override
-          public boolean handle(Request request, Response response, Callback callback)
-              throws IOException {
-            String path = request.getHttpURI().getPath();
-            boolean refused =
-                listeners.mutualTls()
-                    && path.startsWith(KubeProtocol.PREFIX)
-                    && !request.isSecure();
-            Reply reply =
-                refused
-                    ? new Reply(
-                        403,
-                        path
-                            + ": kube-scheduler's verbs are served only over TLS with a client"
-                            + " certificate, on port "
-                            + extender.tlsPort()
-                            + "\n",
-                        "text/plain")
-                    : extender.reply(
-                        request.getMethod(),
-                        path,
-                        request.getLength(),
-                        Content.Source.asInputStream(request));
-            response.setStatus(reply.status());
-            response.getHeaders().put(HttpHeader.CONTENT_TYPE, reply.type() + "; charset=utf-8");
-            if (refused) {
-              // Its body is not read: the connection closes after the answer, and says so, or a
-              // client would send its next request on a connection Jetty then drops unanswered.
-              response.getHeaders().put(HttpHeader.CONNECTION, "close");
-            }
-            Content.Sink.write(response, true, reply.body(), callback);
-            return true;
-          }
-        });
     try {
-      server.start();
-    } catch (Exception e) {
+      for (ExtenderPort port : extender.ports) {
+        port.start();
+      }
+    } catch (IOException e) {
+      extender.close();
       throw new IOException("cannot serve on " + listeners + ": " + e.getMessage(), e);
     }
-    extender.server = server;
     return extender;
-  }
-
-  private static ServerConnector connector(
-      Server server, InetSocketAddress address, ServerConnector connector) {
-    connector.setHost(address.getHostString());
-    connector.setPort(address.getPort());
-    return connector;
   }
 
   /** The plain HTTP port. */
   public int port() {
-    return ((ServerConnector) server.getConnectors()[0]).getLocalPort();
+    return ports.get(0).localPort();
   }
 
   /** The TLS port, or -1 without TLS. */
   public int tlsPort() {
-    return server.getConnectors().length > 1
-        ? ((ServerConnector) server.getConnectors()[1]).getLocalPort()
-        : -1;
+    return ports.size() > 1 ? ports.get(1).localPort() : -1;
   }
 
   @Override
   public void close() {
-    try {
-      server.stop();
-    } catch (Exception e) {
-      LOG.warn("stopping the extender server: {}", e.toString());
+    for (ExtenderPort port : ports) {
+      try {
+        port.close();
+      } catch (IllegalStateException e) {
+        LOG.warn("stopping the extender server: {}", e.getMessage());
+      }
     }
   }
 
-  private Reply reply(String method, String path, long length, InputStream in) {
+  @Override
+  public ExtenderPort.Reply immediate(String method, String path, boolean secure) {
     if (path.equals("/healthz")) {
-      return scheduler.responsive(LIVENESS)
-          ? new Reply(200, "ok\n", "text/plain")
-          : new Reply(
-              503,
-              "the scheduler has not been able to decide for " + LIVENESS.toSeconds() + " s\n",
-              "text/plain");
+      return health();
     }
     if (path.equals("/readyz")) {
-      return new Reply(200, leadership.isLeader() ? "leader\n" : "follower\n", "text/plain");
+      return ExtenderPort.Reply.text(200, leadership.isLeader() ? "leader" : "follower");
     }
     if (path.equals("/metrics")) {
-      return new Reply(200, metrics.text(), "text/plain; version=0.0.4");
+      return new ExtenderPort.Reply(200, metrics.text(), "text/plain; version=0.0.4");
     }
-    ExtenderVerb verb = verbs.get(path);
-    if (verb == null) {
-      return new Reply(404, path + ": no such verb\n", "text/plain");
+    if (mutualTls && path.startsWith(KubeProtocol.PREFIX) && !secure) {
+      return new ExtenderPort.Reply(
+          403,
+          path
+              + ": kube-scheduler's verbs are served only over TLS with a client certificate, on"
+              + " port "
+              + tlsPort()
+              + "\n",
+          "text/plain",
+          false,
+          true);
+    }
+    if (!verbs.containsKey(path)) {
+      return ExtenderPort.Reply.text(404, path + ": no such verb");
     }
     if (!"POST".equals(method)) {
-      return new Reply(405, "use POST\n", "text/plain");
+      return ExtenderPort.Reply.text(405, "use POST");
     }
+    return null;
+  }
+
+  private ExtenderPort.Reply health() {
+    if (!scheduler.responsive(LIVENESS)) {
+      return ExtenderPort.Reply.text(
+          503, "the scheduler has not been able to decide for " + LIVENESS.toSeconds() + " s");
+    }
+    for (ExtenderPort port : ports) {
+      if (port.stalled(STALLED)) {
+        return ExtenderPort.Reply.text(
+            503,
+            "requests wait and none was answered for "
+                + STALLED.toSeconds()
+                + " s on the "
+                + port.describe());
+      }
+    }
+    return ExtenderPort.Reply.text(200, "ok");
+  }
+
+  @Override
+  public int maxBody(String path) {
+    return verbs.get(path).maxBody();
+  }
+
+  @Override
+  public void refused(String path, int status) {
+    metrics.record(
+        path,
+        status >= 500 ? ExtenderMetrics.Outcome.ERROR : ExtenderMetrics.Outcome.BAD_REQUEST,
+        0);
+  }
+
+  @Override
+  public ExtenderPort.Reply answer(String path, byte[] body) {
     long started = System.nanoTime();
-    Reply reply = call(path, verb, length, in);
+    ExtenderPort.Reply reply = call(path, verbs.get(path), body);
     metrics.record(path, outcome(reply), System.nanoTime() - started);
     return reply;
   }
 
-  private Reply call(String path, ExtenderVerb verb, long length, InputStream in) {
-    if (length > verb.maxBody() && verb.maxBody() > 0) {
-      drain(in, length);
-      return tooLarge(path, verb);
-    }
-    long expected = length >= 0 ? length : verb.maxBody();
-    try (RequestBudget.Share share = budget.take(expected)) {
-      if (share == null) {
-        return new Reply(
-            503,
-            path + ": too many large requests in flight; " + budget.describe() + "\n",
-            "text/plain");
-      }
-      if (verb.maxBody() == 0) {
-        in.transferTo(OutputStream.nullOutputStream());
-        return answered(verb, JSON.createObjectNode());
-      }
-      byte[] body = in.readNBytes(verb.maxBody() + 1);
-      if (body.length > verb.maxBody()) {
-        return tooLarge(path, verb);
-      }
+  private ExtenderPort.Reply call(String path, ExtenderVerb verb, byte[] body) {
+    try {
       JsonNode request;
-      try {
-        request = JSON.readTree(body);
-      } catch (JsonProcessingException e) {
-        return new Reply(
-            400, path + ": the body is not JSON: " + e.getOriginalMessage() + "\n", "text/plain");
+      if (verb.maxBody() == 0) {
+        request = JSON.createObjectNode();
+      } else {
+        try {
+          request = JSON.readTree(body);
+        } catch (JsonProcessingException e) {
+          return ExtenderPort.Reply.text(
+              400, path + ": the body is not JSON: " + e.getOriginalMessage());
+        }
       }
-      return answered(verb, request);
+      Answer answer = verb.handler().answer(request);
+      return new ExtenderPort.Reply(
+          200, JSON.writeValueAsString(answer.body()), "application/json", answer.refused(), false);
     } catch (BadRequest e) {
-      return new Reply(400, path + ": " + e.getMessage() + "\n", "text/plain");
+      return ExtenderPort.Reply.text(400, path + ": " + e.getMessage());
     } catch (OutOfMemoryError e) {
       LOG.error("{} ran the JVM out of memory; answered 503", path);
-      return new Reply(503, path + ": out of memory serving this request\n", "text/plain");
+      return ExtenderPort.Reply.text(503, path + ": out of memory serving this request");
     } catch (IOException | RuntimeException e) {
       LOG.error("{} failed", path, e);
-      return new Reply(500, path + ": " + e + "\n", "text/plain");
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return new Reply(503, path + ": interrupted\n", "text/plain");
+      return ExtenderPort.Reply.text(500, path + ": " + e);
     }
   }
 
-  private static Reply answered(ExtenderVerb verb, JsonNode request)
-      throws BadRequest, JsonProcessingException {
-    Answer answer = verb.handler().answer(request);
-    return new Reply(
-        200, JSON.writeValueAsString(answer.body()), "application/json", answer.refused());
-  }
-
-  /**
-   * Reads and drops a body refused unread, up to 64 MiB, so that the client, still sending, gets
-   * the answer rather than a reset connection; a larger one is cut off.
-   */
-  private static void drain(InputStream in, long length) {
-    try {
-      in.skipNBytes(Math.min(length, 64L << 20));
-    } catch (IOException e) {
-      LOG.debug("the refused body ended early: {}", e.toString());
-    }
-  }
-
-  private static Reply tooLarge(String path, ExtenderVerb verb) {
-    return new Reply(
-        413, path + ": request body exceeds " + (verb.maxBody() >> 10) + " KiB\n", "text/plain");
-  }
-
-  private static ExtenderMetrics.Outcome outcome(Reply reply) {
+  private static ExtenderMetrics.Outcome outcome(ExtenderPort.Reply reply) {
     if (reply.status() >= 500) {
       return ExtenderMetrics.Outcome.ERROR;
     }

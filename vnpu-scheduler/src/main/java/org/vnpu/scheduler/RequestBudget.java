@@ -1,61 +1,100 @@
 package org.vnpu.scheduler;
 
-import java.time.Duration;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The memory the extender's requests in flight may hold, shared by all of them: a parsed JSON
- * request takes about {@link #EXPANSION} times its body, so a request of {@code n} bytes takes
- * {@code n × EXPANSION} of the budget until it is answered. One that cannot get its share in time
- * is turned away instead of running the JVM out of memory.
+ * The memory one port's requests in flight may hold. A parsed JSON request takes about {@link
+ * #EXPANSION} times its body, so each byte of a body is charged {@code EXPANSION} bytes as it
+ * arrives, never what a request declares it will send: a client that announces 10 MB and sends a
+ * byte every few seconds holds a few bytes of it. One peer (a remote address) may hold at most a
+ * {@code 1/peerDivisor} of the budget, so one client cannot turn the others away. A charge that
+ * does not fit is refused at once: the request gets 503, and what it held is given back.
  */
 final class RequestBudget {
 
   static final int EXPANSION = 30;
-  private static final int KIB = 1024;
 
-  /** What one request holds; closing gives it back. */
-  interface Share extends AutoCloseable {
-    @Override
-    void close();
-  }
-
-  private final int totalKib;
-  private final Semaphore free;
-  private final Duration wait;
+  private final long total;
+  private final long perPeer;
+  private final AtomicLong used = new AtomicLong();
+  private final ConcurrentMap<String, Long> byPeer = new ConcurrentHashMap<>();
 
   /**
    * @param bytes the memory all requests in flight may hold
-   * @param wait how long a request waits for its share
+   * @param peerDivisor one peer may hold at most {@code bytes / peerDivisor}
    */
-  RequestBudget(long bytes, Duration wait) {
-    this.totalKib = (int) Math.min(Integer.MAX_VALUE, bytes / KIB);
-    this.free = new Semaphore(totalKib);
-    this.wait = wait;
+  RequestBudget(long bytes, int peerDivisor) {
+    this.total = bytes;
+    this.perPeer = bytes / peerDivisor;
   }
 
-  /** A budget of {@code 1/divisor} of the JVM's maximum heap; requests wait up to 5 s. */
+  /** A budget of {@code 1/divisor} of the JVM's maximum heap, a quarter of it per peer. */
   static RequestBudget ofHeap(int divisor) {
-    return new RequestBudget(Runtime.getRuntime().maxMemory() / divisor, Duration.ofSeconds(5));
+    return new RequestBudget(Runtime.getRuntime().maxMemory() / divisor, 4);
   }
 
-  /**
-   * The share of a request of {@code bytes} (at least 1 KiB, at most the whole budget), or null
-   * when it could not be had in time.
-   */
-  Share take(long bytes) throws InterruptedException {
-    int kib = (int) Math.min(totalKib, Math.max(1, bytes * EXPANSION / KIB));
-    if (!free.tryAcquire(kib, wait.toMillis(), TimeUnit.MILLISECONDS)) {
-      return null;
+  /** An account for one request of {@code peer}; closing it gives back what it holds. */
+  Charge open(String peer) {
+    return new Charge(peer);
+  }
+
+  /** What one request holds. */
+  final class Charge implements AutoCloseable {
+    private final String peer;
+    private long held;
+    private boolean closed;
+
+    private Charge(String peer) {
+      this.peer = peer;
     }
-    return () -> free.release(kib);
+
+    /**
+     * Charges {@code bytes} more of body; false, charging nothing, when the port's budget or the
+     * peer's part of it would be exceeded.
+     */
+    synchronized boolean add(int bytes) {
+      long cost = (long) bytes * EXPANSION;
+      if (closed || used.addAndGet(cost) > total) {
+        used.addAndGet(-cost);
+        return false;
+      }
+      boolean[] fits = {true};
+      byPeer.compute(
+          peer,
+          (key, peerHeld) -> {
+            long now = (peerHeld == null ? 0 : peerHeld) + cost;
+            fits[0] = now <= perPeer;
+            return fits[0] ? Long.valueOf(now) : peerHeld;
+          });
+      if (!fits[0]) {
+        used.addAndGet(-cost);
+        return false;
+      }
+      held += cost;
+      return true;
+    }
+
+    @Override
+    public synchronized void close() {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      if (held > 0) {
+        used.addAndGet(-held);
+        byPeer.computeIfPresent(peer, (key, peerHeld) -> peerHeld == held ? null : peerHeld - held);
+      }
+    }
   }
 
   String describe() {
-    return (totalKib - free.availablePermits()) / KIB
+    return (used.get() >> 20)
         + " of "
-        + totalKib / KIB
-        + " MiB of the request budget in use";
+        + (total >> 20)
+        + " MiB of the request budget in use, at most "
+        + (perPeer >> 20)
+        + " MiB per client";
   }
 }

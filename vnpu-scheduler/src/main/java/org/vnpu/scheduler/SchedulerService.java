@@ -17,6 +17,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.kube.DaemonThreads;
 import org.vnpu.kube.Informers;
+import org.vnpu.kube.VerifyingKeyRetirement;
 
 /**
  * One running scheduler: the ledger rebuilt from the API server, kept current by informers on nodes
@@ -29,6 +30,8 @@ public final class SchedulerService implements AutoCloseable {
 
   /** How often hand-outs whose holder the device plugin found are re-signed. */
   static final Duration SETTLE_INTERVAL = Duration.ofMillis(250);
+
+  static final Duration KEY_RETIREMENT_INTERVAL = Duration.ofMinutes(10);
 
   private final SharedIndexInformer<Node> nodes;
   private final SharedIndexInformer<Pod> pods;
@@ -139,6 +142,28 @@ public final class SchedulerService implements AutoCloseable {
               controller.pass();
             } catch (RuntimeException e) {
               LOG.warn("rebalancing pass failed: {}", e.toString());
+            }
+          }
+        },
+        every,
+        every,
+        TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Retires, every {@link #KEY_RETIREMENT_INTERVAL} while this replica leads, the verifying keys no
+   * running pod's allocation is signed with, but {@code signing}: after a rotation, the old key
+   * leaves once its pods have ended (ADR 0011).
+   */
+  public void retireUnusedKeys(VerifyingKeyRetirement retirement, String signing) {
+    long every = KEY_RETIREMENT_INTERVAL.toMillis();
+    expiry.scheduleWithFixedDelay(
+        () -> {
+          if (leadership.isLeader() && pods.hasSynced()) {
+            try {
+              retirement.retireUnused(pods.getStore().list(), signing);
+            } catch (RuntimeException e) {
+              LOG.warn("retiring unused verifying keys failed: {}", e.toString());
             }
           }
         },

@@ -8,9 +8,13 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -22,6 +26,8 @@ import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
 import java.security.spec.PKCS8EncodedKeySpec;
 import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
@@ -42,7 +48,9 @@ import org.vnpu.kube.ExtenderCertificates;
 /**
  * With mutual TLS, kube-scheduler's verbs answer only over TLS and only to the client certificate
  * of the release's own CA: not on plain HTTP, not without a certificate, not to a certificate of
- * another CA. Volcano's verbs, health and metrics stay on plain HTTP.
+ * another CA. Volcano's verbs, health and metrics stay on plain HTTP. Slow clients of the plain
+ * port (a body that trickles, a huge declared length, a flood of connections) hold neither its
+ * threads nor its budget, nor anything of the TLS port.
  */
 @EnableKubernetesMockClient(crud = true)
 class ExtenderTlsTest {
@@ -129,6 +137,104 @@ class ExtenderTlsTest {
         .isInstanceOf(IOException.class);
   }
 
+  @Test
+  void clientsAnnouncingHugeBodiesAndTricklingThemHoldNothingTheOthersNeed() throws Exception {
+    // Charged by what they declared, twelve such bodies took more than the whole budget of a
+    // 6 GiB heap, and 12 of the 16 threads.
+    List<Socket> trickling = new ArrayList<>();
+    try {
+      for (int i = 0; i < 12; i++) {
+        trickling.add(trickle(service.port(), "/volcano/predicate", 10 << 20));
+      }
+      bothPortsServe(8);
+    } finally {
+      closeAll(trickling);
+    }
+  }
+
+  @Test
+  void aBodyThatTricklesIsAnswered408WhenItsTimeIsUp() throws Exception {
+    try (Socket slow = trickle(service.port(), "/volcano/predicate", 100)) {
+      slow.setSoTimeout((int) BodyReader.GRACE.plusSeconds(5).toMillis());
+      OutputStream out = slow.getOutputStream();
+      long started = System.nanoTime();
+      String status = "";
+      BufferedReader in =
+          new BufferedReader(new InputStreamReader(slow.getInputStream(), StandardCharsets.UTF_8));
+      for (int sent = 1; sent < 100 && status.isEmpty(); sent++) {
+        if (slow.getInputStream().available() > 0) {
+          status = in.readLine();
+          break;
+        }
+        try {
+          out.write('x');
+          out.flush();
+        } catch (IOException closed) {
+          break; // answered and closed: read the answer
+        }
+        Thread.sleep(500);
+      }
+      if (status.isEmpty()) {
+        status = in.readLine();
+      }
+      assertThat(status).startsWith("HTTP/1.1 408");
+      assertThat(Duration.ofNanos(System.nanoTime() - started))
+          .isLessThan(BodyReader.GRACE.plusSeconds(3));
+    }
+  }
+
+  @Test
+  void aFloodOfSlowConnectionsOnThePlainPortLeavesBothPortsServing() throws Exception {
+    List<Socket> flood = new ArrayList<>();
+    try {
+      for (int i = 0; i < 64; i++) {
+        flood.add(trickle(service.port(), "/volcano/predicate", 1000));
+      }
+      bothPortsServe(1);
+    } finally {
+      closeAll(flood);
+    }
+  }
+
+  /**
+   * Within 3 s each: {@code plainCalls} Volcano verbs on the plain port, kube-scheduler's filter on
+   * the TLS port, and a healthy {@code /healthz}.
+   */
+  private void bothPortsServe(int plainCalls) throws Exception {
+    HttpClient plain = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    for (int i = 0; i < plainCalls; i++) {
+      assertThat(post(plain, plainUrl("/volcano/predicate"), Duration.ofSeconds(3)).statusCode())
+          .isEqualTo(200);
+    }
+    assertThat(
+            post(tls(certificates.clientContext()), tlsUrl("/kube/filter"), Duration.ofSeconds(3))
+                .statusCode())
+        .isEqualTo(200);
+    assertThat(get(plain, plainUrl("/healthz"))).isEqualTo(200);
+  }
+
+  private static void closeAll(List<Socket> sockets) throws IOException {
+    for (Socket socket : sockets) {
+      socket.close();
+    }
+  }
+
+  /** A connection that sent a POST announcing {@code length} bytes, and one byte of them. */
+  private static Socket trickle(int port, String path, int length) throws IOException {
+    Socket socket = new Socket("127.0.0.1", port);
+    OutputStream out = socket.getOutputStream();
+    out.write(
+        ("POST "
+                + path
+                + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                + "Content-Length: "
+                + length
+                + "\r\n\r\n{")
+            .getBytes(StandardCharsets.US_ASCII));
+    out.flush();
+    return socket;
+  }
+
   private String tlsUrl(String path) {
     return "https://127.0.0.1:" + service.tlsPort() + path;
   }
@@ -137,8 +243,13 @@ class ExtenderTlsTest {
     return "http://127.0.0.1:" + service.port() + path;
   }
 
-  /** A filter of a one-vNPU pod against a node without chips, in the URL's protocol. */
   private static HttpResponse<String> post(HttpClient http, String url) throws Exception {
+    return post(http, url, Duration.ofSeconds(30));
+  }
+
+  /** A filter of a one-vNPU pod against a node without chips, in the URL's protocol. */
+  private static HttpResponse<String> post(HttpClient http, String url, Duration timeout)
+      throws Exception {
     String pod =
         Serialization.asJson(
             new PodBuilder()
@@ -163,6 +274,7 @@ class ExtenderTlsTest {
             : "{\"task\": {\"Pod\": " + pod + "}, \"node\": {\"Name\": \"cpu-only\"}}";
     return http.send(
         HttpRequest.newBuilder(URI.create(url))
+            .timeout(timeout)
             .header("Content-Type", "application/json")
             .POST(HttpRequest.BodyPublishers.ofString(body))
             .build(),
