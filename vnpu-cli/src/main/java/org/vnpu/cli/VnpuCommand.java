@@ -28,7 +28,8 @@ import picocli.CommandLine.Command;
       SchedulerCommand.class,
       ExporterCommand.class,
       VolcanoConfigCommand.class,
-      KeysCommand.class
+      KeysCommand.class,
+      ClusterCommand.class
     })
 public final class VnpuCommand implements Runnable {
 
