@@ -89,7 +89,8 @@ download volcano
 mv "$out/bin/scheduler" "$out/bin/vc-scheduler"
 mv "$out/bin/controller-manager" "$out/bin/vc-controller-manager"
 volcano_dir=$(cd "$here/volcano" && go list -m -f '{{.Dir}}' volcano.sh/volcano)
-cp "$volcano_dir"/config/crd/volcano/bases/*.yaml "$out/volcano-crds/"
+cp "$volcano_dir"/config/crd/volcano/bases/*.yaml "$volcano_dir"/config/crd/jobflow/bases/*.yaml \
+  "$out/volcano-crds/"
 chmod u+w "$out"/volcano-crds/*.yaml
 say "Volcano built in $((SECONDS - step)) s"
 

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import org.vnpu.cluster.Component;
 import org.vnpu.cluster.ControlPlane;
+import org.vnpu.cluster.SourceTree;
 import org.vnpu.cluster.UpstreamBinaries;
 import org.vnpu.cluster.VolcanoComponents;
 import org.vnpu.scheduler.VolcanoSchedulerConf;
@@ -73,15 +74,18 @@ final class ClusterCommand implements Runnable {
                 + directory.dir
                 + ")");
       }
-      UpstreamBinaries binaries = UpstreamBinaries.build(Path.of(""));
+      UpstreamBinaries binaries = UpstreamBinaries.build(SourceTree.find(Path.of("")));
       ControlPlane plane = ControlPlane.start(binaries, directory.dir);
+      boolean started = false;
       try (KubernetesClient admin = ControlPlane.client(plane.adminKubeconfig())) {
         Path conf = directory.dir.resolve("volcano-scheduler.conf");
         Files.writeString(conf, VolcanoSchedulerConf.yaml(VolcanoSchedulerConf.volcanoDefault()));
         VolcanoComponents.start(plane, binaries, admin, conf);
-      } catch (IOException | RuntimeException | InterruptedException e) {
-        plane.close();
-        throw e;
+        started = true;
+      } finally {
+        if (!started) {
+          plane.close();
+        }
       }
       PrintWriter out = spec.commandLine().getOut();
       out.printf("%s running in %s%n", binaries.versions(), directory.dir);

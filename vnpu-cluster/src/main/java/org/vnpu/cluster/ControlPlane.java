@@ -54,12 +54,15 @@ public final class ControlPlane implements AutoCloseable {
     ClusterPki pki = ClusterPki.in(directory.resolve("pki"));
     int apiPort = Probes.freePort();
     ControlPlane plane = new ControlPlane(directory, pki, "https://127.0.0.1:" + apiPort);
+    boolean started = false;
     try {
       plane.startEtcdAndApiServer(binaries, apiPort);
       plane.startControllers(binaries);
-    } catch (IOException | RuntimeException | InterruptedException e) {
-      plane.close();
-      throw e;
+      started = true;
+    } finally {
+      if (!started) {
+        plane.close();
+      }
     }
     return plane;
   }

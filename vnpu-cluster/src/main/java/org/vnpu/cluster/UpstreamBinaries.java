@@ -25,8 +25,8 @@ public record UpstreamBinaries(Path directory) {
    * @throws IOException when there is no source tree, no Go, or the build fails; the message says
    *     which
    */
-  public static UpstreamBinaries build(Path from) throws IOException, InterruptedException {
-    Path script = script(from.toAbsolutePath());
+  public static UpstreamBinaries build(SourceTree tree) throws IOException, InterruptedException {
+    Path script = tree.buildScript();
     ProcessBuilder builder = new ProcessBuilder("bash", script.toString());
     builder.redirectError(ProcessBuilder.Redirect.INHERIT);
     Process process = builder.start();
@@ -48,24 +48,6 @@ public record UpstreamBinaries(Path directory) {
       }
     }
     return binaries;
-  }
-
-  private static Path script(Path from) throws IOException {
-    String configured = System.getenv("VNPU_SOURCE_DIR");
-    if (configured != null && !configured.isBlank()) {
-      return Path.of(configured).resolve(SCRIPT);
-    }
-    for (Path directory = from; directory != null; directory = directory.getParent()) {
-      if (Files.isRegularFile(directory.resolve(SCRIPT))) {
-        return directory.resolve(SCRIPT);
-      }
-    }
-    throw new IOException(
-        "no "
-            + SCRIPT
-            + " at or above "
-            + from
-            + ": run this from the vNPU source tree, or set VNPU_SOURCE_DIR to it");
   }
 
   public Path binary(String name) {

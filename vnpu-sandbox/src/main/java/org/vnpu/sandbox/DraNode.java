@@ -21,6 +21,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.api.LogLevel;
@@ -30,6 +33,7 @@ import org.vnpu.dra.DraDriver;
 import org.vnpu.dra.DraSettings;
 import org.vnpu.dra.Sharing;
 import org.vnpu.driver.SimulatedNpuDriver;
+import org.vnpu.kube.DaemonThreads;
 import org.vnpu.kubelet.DraKubeletEmulator;
 import org.vnpu.kubelet.KubeletEmulator;
 import org.vnpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
@@ -58,6 +62,7 @@ public final class DraNode implements AutoCloseable {
   private final KubeletEmulator kubelet;
   private final DraDriver driver;
   private final PodRunner pods;
+  private final ScheduledExecutorService heartbeat;
 
   private DraNode(
       NodeSpec spec,
@@ -70,19 +75,24 @@ public final class DraNode implements AutoCloseable {
     this.kubelet = kubelet;
     this.driver = driver;
     this.pods = pods;
+    this.heartbeat =
+        Executors.newSingleThreadScheduledExecutor(
+            DaemonThreads.named("vnpu-sandbox-dra-node-" + spec.name()));
   }
 
   /** Creates the Node, starts the driver and waits until its slices are published. */
-  static DraNode start(
+  public static DraNode start(
       NodeSpec spec,
       Path directory,
-      KubernetesClient client,
+      NodeClients clients,
       NativeFiles natives,
       ChipCatalog catalog,
       Sandbox.Options options)
       throws IOException {
     Files.createDirectories(directory);
+    KubernetesClient client = clients.kubelet();
     NodeStatus status = new NodeStatus();
+    NodeLease.ready(status);
     SandboxNode.HOST.forEach(
         (name, amount) -> {
           status.getCapacity().put(name, new Quantity(amount));
@@ -121,7 +131,7 @@ public final class DraNode implements AutoCloseable {
     SimulatedNpuDriver npus =
         new SimulatedNpuDriver(
             directory.resolve("inventory.yaml"), spec.name(), catalog, Clock.systemUTC());
-    DraDriver driver = DraDriver.start(settings, npus, client);
+    DraDriver driver = DraDriver.start(settings, npus, clients.devicePlugin());
     draKubelet.awaitPlugin(DRIVER, Duration.ofSeconds(10));
     KubeletEmulator kubelet = new KubeletEmulator(directory.resolve("device-plugins")).start();
     PodRunner pods =
@@ -137,6 +147,9 @@ public final class DraNode implements AutoCloseable {
             new Preparation(client, draKubelet, settings.cdiDirectory()));
     DraNode node = new DraNode(spec, draKubelet, kubelet, driver, pods);
     node.awaitSlices(client, Duration.ofSeconds(10));
+    NodeLease lease = new NodeLease(client, spec.name());
+    node.heartbeat.scheduleWithFixedDelay(
+        lease::renew, 0, NodeLease.RENEW.toMillis(), TimeUnit.MILLISECONDS);
     return node;
   }
 
@@ -272,6 +285,7 @@ public final class DraNode implements AutoCloseable {
 
   @Override
   public void close() {
+    heartbeat.shutdownNow();
     pods.close();
     driver.close();
     draKubelet.close();

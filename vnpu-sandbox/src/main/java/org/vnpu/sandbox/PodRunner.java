@@ -235,7 +235,14 @@ final class PodRunner implements AutoCloseable {
   }
 
   private void changed(Pod pod) {
-    if (!node.equals(pod.getSpec().getNodeName()) || PodPhases.finished(pod)) {
+    if (!node.equals(pod.getSpec().getNodeName())) {
+      return;
+    }
+    if (pod.getMetadata().getDeletionTimestamp() != null) {
+      terminate(pod);
+      return;
+    }
+    if (PodPhases.finished(pod)) {
       return;
     }
     pods.computeIfAbsent(
@@ -244,6 +251,26 @@ final class PodRunner implements AutoCloseable {
           RunningPod running = new RunningPod(pod);
           workers.execute(() -> run(running));
           return running;
+        });
+  }
+
+  /**
+   * A pod being deleted gracefully (an API server sets its {@code deletionTimestamp} and keeps it
+   * until the kubelet says its containers stopped): its containers are stopped, then it is deleted
+   * for good, as the kubelet's status manager does once the pod can be deleted ({@code
+   * pkg/kubelet/status/status_manager.go syncPod}: a delete with grace period 0 and the pod's UID
+   * as precondition). The sandbox's mock API server deletes at once; this is for a real one.
+   */
+  private void terminate(Pod pod) {
+    String uid = pod.getMetadata().getUid();
+    RunningPod running = pods.get(uid);
+    workers.execute(
+        () -> {
+          if (running != null) {
+            running.deleted = true;
+            stop(running);
+          }
+          PodWrites.deleteNow(client, pod);
         });
   }
 
@@ -475,13 +502,31 @@ final class PodRunner implements AutoCloseable {
     }
   }
 
+  /**
+   * The status the kubelet reports, with the conditions it sets ({@code pkg/kubelet/kubelet_pods.go
+   * generateAPIPodStatus}): a running pod is Ready, which the ReplicaSet controller's available
+   * replicas and the disruption controller's healthy pods (what the Eviction API lets go under a
+   * PodDisruptionBudget) count.
+   */
   private static PodStatus status(String phase, String reason, String message) {
-    return new PodStatusBuilder()
-        .withPhase(phase)
-        .withReason(reason)
-        .withMessage(message)
-        .withStartTime(Instant.now().toString())
-        .build();
+    String now = Instant.now().toString();
+    String ready = "Running".equals(phase) ? "True" : "False";
+    PodStatusBuilder status =
+        new PodStatusBuilder()
+            .withPhase(phase)
+            .withReason(reason)
+            .withMessage(message)
+            .withStartTime(now);
+    for (String type : List.of("PodScheduled", "Initialized", "ContainersReady", "Ready")) {
+      boolean always = type.equals("PodScheduled") || type.equals("Initialized");
+      status
+          .addNewCondition()
+          .withType(type)
+          .withStatus(always ? "True" : ready)
+          .withLastTransitionTime(now)
+          .endCondition();
+    }
+    return status.build();
   }
 
   private void report(RunningPod running, PodStatus status) {

@@ -14,6 +14,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.UnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What the emulated schedulers and kubelets write about a pod: its status (conditions, nomination,
@@ -21,6 +23,8 @@ import java.util.function.UnaryOperator;
  * throws the client's exception.
  */
 final class PodWrites {
+
+  private static final Logger LOG = LoggerFactory.getLogger(PodWrites.class);
 
   /** How many times a status write is tried when another write came between its read and it. */
   private static final int STATUS_ATTEMPTS = 5;
@@ -108,6 +112,27 @@ final class PodWrites {
                 .withRelated(related == null ? null : reference(related))
                 .build())
         .create();
+  }
+
+  /**
+   * Deletes a pod for good, as its kubelet does once its containers stopped: grace period 0, only
+   * if it is still the pod of that UID.
+   */
+  static void deleteNow(KubernetesClient client, Pod pod) {
+    try {
+      client
+          .pods()
+          .inNamespace(pod.getMetadata().getNamespace())
+          .withName(pod.getMetadata().getName())
+          .withGracePeriod(0)
+          .delete();
+    } catch (KubernetesClientException e) {
+      LOG.warn(
+          "cannot delete pod {}/{}: {}",
+          pod.getMetadata().getNamespace(),
+          pod.getMetadata().getName(),
+          e.getMessage());
+    }
   }
 
   static void delete(KubernetesClient client, Pod pod) {

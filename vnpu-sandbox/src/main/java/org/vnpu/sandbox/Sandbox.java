@@ -301,7 +301,7 @@ public final class Sandbox implements AutoCloseable {
             SandboxNode.start(
                 spec,
                 directory,
-                api.client(),
+                NodeClients.shared(api.client()),
                 mountVerifyingKeys(api.client(), directory),
                 natives,
                 catalog,
@@ -314,7 +314,9 @@ public final class Sandbox implements AutoCloseable {
       }
       for (NodeSpec spec : options.draNodes()) {
         Path directory = options.directory().resolve("nodes").resolve(spec.name());
-        draNodes.add(DraNode.start(spec, directory, api.client(), natives, catalog, options));
+        draNodes.add(
+            DraNode.start(
+                spec, directory, NodeClients.shared(api.client()), natives, catalog, options));
         LOG.info("DRA node {} ({}) is up", spec.name(), spec.description());
       }
       return new Sandbox(
@@ -349,7 +351,14 @@ public final class Sandbox implements AutoCloseable {
    */
   private static Path mountVerifyingKeys(KubernetesClient client, Path nodeDirectory)
       throws IOException {
-    ConfigMap keys = client.configMaps().inNamespace(KEYS_NAMESPACE).withName(VERIFYING_KEYS).get();
+    return mountVerifyingKeys(client, KEYS_NAMESPACE, VERIFYING_KEYS, nodeDirectory);
+  }
+
+  /** {@link #mountVerifyingKeys(KubernetesClient, Path)} of ConfigMap {@code namespace/name}. */
+  public static Path mountVerifyingKeys(
+      KubernetesClient client, String namespace, String name, Path nodeDirectory)
+      throws IOException {
+    ConfigMap keys = client.configMaps().inNamespace(namespace).withName(name).get();
     Path mounted = Files.createDirectories(nodeDirectory.resolve("verifying-keys"));
     for (Map.Entry<String, String> key : keys.getData().entrySet()) {
       Files.writeString(mounted.resolve(key.getKey()), key.getValue());

@@ -110,10 +110,10 @@ public final class SandboxNode implements AutoCloseable {
    * @param workloads whether admitted pods' containers run as processes; without, a pod is Running
    *     once the kubelet admitted it and its vNPUs were handed out
    */
-  static SandboxNode start(
+  public static SandboxNode start(
       NodeSpec spec,
       Path directory,
-      KubernetesClient client,
+      NodeClients clients,
       Path verifyingKeys,
       NativeFiles natives,
       ChipCatalog catalog,
@@ -129,6 +129,7 @@ public final class SandboxNode implements AutoCloseable {
     labels.put("kubernetes.io/hostname", spec.name());
     labels.put(LabelKeys.VNPU, LabelKeys.VNPU_READY_VALUE);
     labels.put(LabelKeys.SPLIT_MODE, spec.mode().wireName());
+    KubernetesClient client = clients.kubelet();
     client
         .nodes()
         .resource(
@@ -163,7 +164,7 @@ public final class SandboxNode implements AutoCloseable {
                 podResourcesSocket),
             new SimulatedNpuDriver(inventory, spec.name(), catalog, Clock.systemUTC()),
             verifier,
-            client,
+            clients.devicePlugin(),
             Clock.systemUTC());
     SimulatedNpuDriver driver =
         new SimulatedNpuDriver(inventory, spec.name(), catalog, Clock.systemUTC());
@@ -175,7 +176,7 @@ public final class SandboxNode implements AutoCloseable {
                 spec.name(), new InetSocketAddress("127.0.0.1", 0), state, POLL, true),
             new PublishedReadingsDriver(state, READINGS_MAX_AGE, Clock.systemUTC()),
             verifier,
-            client);
+            clients.exporter());
     List<RegisteredChip> chips = driver.chips();
     PodRunner pods =
         PodRunner.startOn(
@@ -190,6 +191,9 @@ public final class SandboxNode implements AutoCloseable {
     node.reportCapacity();
     node.status.scheduleWithFixedDelay(
         node::reportCapacity, POLL.toMillis(), POLL.toMillis(), TimeUnit.MILLISECONDS);
+    NodeLease lease = new NodeLease(client, spec.name());
+    node.status.scheduleWithFixedDelay(
+        lease::renew, 0, NodeLease.RENEW.toMillis(), TimeUnit.MILLISECONDS);
     return node;
   }
 
@@ -330,6 +334,7 @@ public final class SandboxNode implements AutoCloseable {
                       status.getCapacity().put(name, new Quantity(amount));
                       status.getAllocatable().put(name, new Quantity(amount));
                     });
+                NodeLease.ready(status);
                 capacities.forEach(
                     (name, capacity) -> {
                       status

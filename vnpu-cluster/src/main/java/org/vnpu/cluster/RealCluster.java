@@ -1,0 +1,179 @@
+package org.vnpu.cluster;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.sandbox.NativeFiles;
+import org.vnpu.sandbox.NodeClients;
+import org.vnpu.sandbox.NodeSpec;
+import org.vnpu.sandbox.Sandbox;
+import org.vnpu.sandbox.SandboxNode;
+import org.vnpu.scheduler.VolcanoSchedulerConf;
+
+/**
+ * vNPU on a real control plane: the control plane and Volcano ({@link ControlPlane}, {@link
+ * VolcanoComponents}), the chart as a Helm release ({@link VnpuRelease}), the scheduler's two
+ * replicas and the chart's kube-scheduler as local processes, and simulated NPU nodes whose kubelet
+ * emulators register as {@code system:node:<name>} with client certificates and whose device
+ * plugins and exporters use their chart ServiceAccounts' tokens. Every request of every component
+ * goes through the real authentication, RBAC, the Node authorizer, NodeRestriction and the chart's
+ * admission policies. Scheduling is done by the real kube-scheduler and Volcano.
+ */
+public final class RealCluster implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(RealCluster.class);
+  private static final java.time.Duration VOLCANO_TIMEOUT = java.time.Duration.ofSeconds(1);
+
+  /**
+   * How a real cluster runs.
+   *
+   * @param directory where everything goes (the control plane's files, the nodes' state, logs)
+   * @param vnpu the command that runs {@code vnpu}: java, its class path and the main class
+   * @param nodes the simulated NPU nodes
+   * @param values chart values on top of the real cluster's own
+   */
+  public record Options(
+      Path directory, List<String> vnpu, List<NodeSpec> nodes, Map<String, Object> values) {
+    public Options {
+      vnpu = List.copyOf(vnpu);
+      nodes = List.copyOf(nodes);
+      values = Map.copyOf(values);
+    }
+  }
+
+  private final ControlPlane plane;
+  private final KubernetesClient admin;
+  private final List<AutoCloseable> parts = new ArrayList<>();
+  private final List<SandboxNode> nodes = new ArrayList<>();
+  private SchedulerReplicas schedulers;
+  private UpstreamBinaries binaries;
+
+  private RealCluster(ControlPlane plane, KubernetesClient admin) {
+    this.plane = plane;
+    this.admin = admin;
+  }
+
+  /** Starts it all; the nodes are registered and their devices advertised when this returns. */
+  public static RealCluster start(Options options) throws IOException, InterruptedException {
+    SourceTree tree = SourceTree.find(Path.of(""));
+    UpstreamBinaries binaries = UpstreamBinaries.build(tree);
+    ControlPlane plane = ControlPlane.start(binaries, options.directory());
+    RealCluster cluster = null;
+    boolean started = false;
+    try {
+      cluster = new RealCluster(plane, ControlPlane.client(plane.adminKubeconfig()));
+      cluster.binaries = binaries;
+      cluster.startVnpu(tree, options);
+      started = true;
+    } finally {
+      if (!started) {
+        if (cluster != null) {
+          cluster.close();
+        } else {
+          plane.close();
+        }
+      }
+    }
+    return cluster;
+  }
+
+  private void startVnpu(SourceTree tree, Options options)
+      throws IOException, InterruptedException {
+    VnpuRelease.install(tree.chart(), plane.adminKubeconfig(), admin, options.values());
+    ServiceAccountTokens tokens = new ServiceAccountTokens(plane, admin);
+    schedulers = SchedulerReplicas.start(plane, admin, tokens, options.vnpu(), 2);
+    parts.add(schedulers);
+    Path conf = plane.directory().resolve("volcano-scheduler.conf");
+    Files.writeString(
+        conf,
+        VolcanoSchedulerConf.yaml(
+            VolcanoSchedulerConf.merge(
+                VolcanoSchedulerConf.volcanoDefault(), schedulers.volcanoUrl(), VOLCANO_TIMEOUT)));
+    VolcanoComponents.start(plane, binaries, admin, conf);
+    VnpuKubeScheduler.start(plane, binaries, admin, tokens, schedulers);
+    startNodes(options, tokens);
+  }
+
+  private void startNodes(Options options, ServiceAccountTokens tokens) throws IOException {
+    NativeFiles natives = NativeFiles.unpack(plane.directory().resolve("native"));
+    ChipCatalog catalog = ChipCatalog.builtIn();
+    Sandbox.Options sandbox =
+        new Sandbox.Options(plane.directory(), Sandbox.Driver.VOLCANO, options.nodes());
+    KubernetesClient devicePlugin =
+        ControlPlane.client(
+            tokens.kubeconfig(VnpuRelease.NAMESPACE, VnpuRelease.NAME + "-device-plugin"));
+    KubernetesClient exporter =
+        ControlPlane.client(
+            tokens.kubeconfig(VnpuRelease.NAMESPACE, VnpuRelease.NAME + "-exporter"));
+    parts.add(devicePlugin);
+    parts.add(exporter);
+    for (NodeSpec spec : options.nodes()) {
+      Path directory = plane.directory().resolve("nodes").resolve(spec.name());
+      Path kubeconfig =
+          plane.writeKubeconfig(
+              "node-" + spec.name(), "system:node:" + spec.name(), List.of("system:nodes"));
+      KubernetesClient kubelet = ControlPlane.client(kubeconfig);
+      parts.add(kubelet);
+      nodes.add(
+          SandboxNode.start(
+              spec,
+              directory,
+              new NodeClients(kubelet, devicePlugin, exporter),
+              Sandbox.mountVerifyingKeys(
+                  admin, VnpuRelease.NAMESPACE, VnpuRelease.NAME + "-verifying-keys", directory),
+              natives,
+              catalog,
+              sandbox,
+              kubeconfig));
+      LOG.info(
+          "node {} ({}) registered as system:node:{}",
+          spec.name(),
+          spec.description(),
+          spec.name());
+    }
+  }
+
+  /** A client of the cluster's administrator ({@code system:masters}). */
+  public KubernetesClient admin() {
+    return admin;
+  }
+
+  public ControlPlane plane() {
+    return plane;
+  }
+
+  public SchedulerReplicas schedulers() {
+    return schedulers;
+  }
+
+  public List<SandboxNode> nodes() {
+    return List.copyOf(nodes);
+  }
+
+  public UpstreamBinaries binaries() {
+    return binaries;
+  }
+
+  @Override
+  public void close() {
+    for (SandboxNode node : nodes) {
+      node.close();
+    }
+    for (int i = parts.size() - 1; i >= 0; i--) {
+      try {
+        parts.get(i).close();
+      } catch (Exception e) {
+        LOG.warn("stopping {}: {}", parts.get(i), e.toString());
+      }
+    }
+    admin.close();
+    plane.close();
+  }
+}

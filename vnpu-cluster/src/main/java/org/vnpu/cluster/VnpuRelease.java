@@ -1,0 +1,76 @@
+package org.vnpu.cluster;
+
+import com.marcnuri.helm.Helm;
+import com.marcnuri.helm.InstallCommand;
+import com.marcnuri.helm.Release;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The chart installed as a Helm release by helm-java ({@code helm install}, no helm binary): every
+ * object it renders goes through the real API server, its validation, admission and the chart's own
+ * policies. The chart's workloads (the node agents' DaemonSets, the scheduler's and
+ * kube-scheduler's Deployments) are then taken out of the way: no kubelet here pulls images, and
+ * the same components run as local processes with the release's ServiceAccounts and arguments
+ * ({@link SchedulerReplicas}, {@link VnpuKubeScheduler}, {@code RealCluster}'s nodes). The
+ * real-node issue runs them as pods.
+ */
+public final class VnpuRelease {
+
+  private static final Logger LOG = LoggerFactory.getLogger(VnpuRelease.class);
+
+  /** The release and namespace; the release name makes every object {@code vnpu-<component>}. */
+  public static final String NAME = "vnpu";
+
+  public static final String NAMESPACE = "vnpu-system";
+
+  private VnpuRelease() {}
+
+  /**
+   * Installs the chart with {@code values} (on top of the real cluster's) and waits for nothing.
+   */
+  public static Release install(
+      Path chart, Path kubeconfig, KubernetesClient admin, Map<String, Object> values) {
+    InstallCommand install =
+        new Helm(chart)
+            .install()
+            .withName(NAME)
+            .withNamespace(NAMESPACE)
+            .createNamespace()
+            .withKubeConfig(kubeconfig)
+            // Never pulled: the components run from this machine's jar (see above).
+            .set("image.repository", "vnpu.local/vnpu")
+            .set("scheduler.kubeScheduler.enabled", true);
+    values.forEach(install::set);
+    Release release = install.call();
+    LOG.info(
+        "installed chart {} as release {} ({})", chart, release.getName(), release.getStatus());
+    for (Deployment deployment :
+        admin.apps().deployments().inNamespace(NAMESPACE).list().getItems()) {
+      admin
+          .apps()
+          .deployments()
+          .inNamespace(NAMESPACE)
+          .withName(deployment.getMetadata().getName())
+          .scale(0);
+    }
+    admin.apps().daemonSets().inNamespace(NAMESPACE).delete();
+    return release;
+  }
+
+  /** The arguments of the scheduler Deployment's container, as the release rendered them. */
+  public static List<String> schedulerArguments(KubernetesClient admin) {
+    Deployment scheduler =
+        admin.apps().deployments().inNamespace(NAMESPACE).withName(NAME + "-scheduler").get();
+    if (scheduler == null) {
+      throw new IllegalStateException(
+          "the release has no Deployment " + NAMESPACE + "/" + NAME + "-scheduler");
+    }
+    return scheduler.getSpec().getTemplate().getSpec().getContainers().get(0).getArgs();
+  }
+}
