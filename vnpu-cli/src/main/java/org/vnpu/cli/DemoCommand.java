@@ -149,6 +149,25 @@ final class DemoCommand implements Callable<Integer> {
   String scheduler;
 
   @Option(
+      names = "--control-plane",
+      paramLabel = "embedded|real",
+      defaultValue = "embedded",
+      description =
+          "embedded (default): the API server and the schedulers are this process's emulations;"
+              + " real: a real control plane built from upstream Go modules (etcd,"
+              + " kube-apiserver, kube-controller-manager, kube-scheduler, Volcano; needs Go and"
+              + " the module proxy for the first build, docs/real-cluster.md) with the chart"
+              + " installed as a Helm release, and the same scenario on it.")
+  String controlPlane;
+
+  @Option(
+      names = "--compare-embedded",
+      description =
+          "With --control-plane real: run the scenario on the embedded sandbox first, and print"
+              + " pod by pod where the emulators and the real components agree.")
+  boolean compareEmbedded;
+
+  @Option(
       names = "--burst",
       paramLabel = "PODS",
       defaultValue = "24",
@@ -213,6 +232,16 @@ final class DemoCommand implements Callable<Integer> {
     System.setErr(new PrintStream(Files.newOutputStream(log), true, StandardCharsets.UTF_8));
     MOCK_SERVER_LOG.setLevel(Level.WARNING);
     try {
+      if (controlPlane.equals("real")) {
+        if (burstScenario) {
+          throw new InputException("--control-plane real runs the demo scenario, not burst");
+        }
+        return new RealDemo(root, driver, burst, seed, once, compareEmbedded)
+            .run(log, out, spec.commandLine().getErr());
+      }
+      if (!controlPlane.equals("embedded")) {
+        throw new InputException("--control-plane " + controlPlane + ": must be embedded or real");
+      }
       return burstScenario
           ? runBurst(root, driver, burstShapes, log, out, terminal)
           : run(root, driver, log, out);
@@ -390,7 +419,7 @@ final class DemoCommand implements Callable<Integer> {
     out.flush();
   }
 
-  private static void printReport(PrintWriter out, Scenario.Report report) {
+  static void printReport(PrintWriter out, Scenario.Report report) {
     out.println();
     out.println("Placement (one line per vNPU)");
     TextTable placements = new TextTable("node", "chip", "type", "pod", "slice");

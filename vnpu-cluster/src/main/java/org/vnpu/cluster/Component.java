@@ -100,6 +100,14 @@ public final class Component {
     }
   }
 
+  /** Kills the process at once (SIGKILL), as a crash would; its PID file stays until stop. */
+  public void kill() {
+    if (process != null) {
+      process.destroyForcibly();
+      LOG.info("killed {} (pid {})", name, process.pid());
+    }
+  }
+
   public boolean alive() {
     return process != null && process.isAlive();
   }

@@ -1,5 +1,6 @@
 package org.vnpu.cluster;
 
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -7,14 +8,19 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.core.engine.RejectKind;
+import org.vnpu.core.engine.Rejection;
+import org.vnpu.sandbox.DraNode;
 import org.vnpu.sandbox.NativeFiles;
 import org.vnpu.sandbox.NodeClients;
 import org.vnpu.sandbox.NodeSpec;
 import org.vnpu.sandbox.Sandbox;
 import org.vnpu.sandbox.SandboxNode;
+import org.vnpu.sandbox.ScenarioCluster;
 import org.vnpu.scheduler.VolcanoSchedulerConf;
 
 /**
@@ -26,21 +32,27 @@ import org.vnpu.scheduler.VolcanoSchedulerConf;
  * goes through the real authentication, RBAC, the Node authorizer, NodeRestriction and the chart's
  * admission policies. Scheduling is done by the real kube-scheduler and Volcano.
  */
-public final class RealCluster implements AutoCloseable {
+public final class RealCluster implements ScenarioCluster, AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(RealCluster.class);
   private static final java.time.Duration VOLCANO_TIMEOUT = java.time.Duration.ofSeconds(1);
+  private static final String LOCKED = Rejection.of(RejectKind.LOCKED).phrase();
 
   /**
    * How a real cluster runs.
    *
    * @param directory where everything goes (the control plane's files, the nodes' state, logs)
+   * @param driver which scheduler places the scenario's pods (both run)
    * @param vnpu the command that runs {@code vnpu}: java, its class path and the main class
    * @param nodes the simulated NPU nodes
    * @param values chart values on top of the real cluster's own
    */
   public record Options(
-      Path directory, List<String> vnpu, List<NodeSpec> nodes, Map<String, Object> values) {
+      Path directory,
+      Sandbox.Driver driver,
+      List<String> vnpu,
+      List<NodeSpec> nodes,
+      Map<String, Object> values) {
     public Options {
       vnpu = List.copyOf(vnpu);
       nodes = List.copyOf(nodes);
@@ -50,6 +62,7 @@ public final class RealCluster implements AutoCloseable {
 
   private final ControlPlane plane;
   private final KubernetesClient admin;
+  private Options options;
   private final List<AutoCloseable> parts = new ArrayList<>();
   private final List<SandboxNode> nodes = new ArrayList<>();
   private SchedulerReplicas schedulers;
@@ -70,6 +83,7 @@ public final class RealCluster implements AutoCloseable {
     try {
       cluster = new RealCluster(plane, ControlPlane.client(plane.adminKubeconfig()));
       cluster.binaries = binaries;
+      cluster.options = options;
       cluster.startVnpu(tree, options);
       started = true;
     } finally {
@@ -105,7 +119,7 @@ public final class RealCluster implements AutoCloseable {
     NativeFiles natives = NativeFiles.unpack(plane.directory().resolve("native"));
     ChipCatalog catalog = ChipCatalog.builtIn();
     Sandbox.Options sandbox =
-        new Sandbox.Options(plane.directory(), Sandbox.Driver.VOLCANO, options.nodes());
+        new Sandbox.Options(plane.directory(), options.driver(), options.nodes());
     KubernetesClient devicePlugin =
         ControlPlane.client(
             tokens.kubeconfig(VnpuRelease.NAMESPACE, VnpuRelease.NAME + "-device-plugin"));
@@ -115,7 +129,7 @@ public final class RealCluster implements AutoCloseable {
     parts.add(devicePlugin);
     parts.add(exporter);
     for (NodeSpec spec : options.nodes()) {
-      Path directory = plane.directory().resolve("nodes").resolve(spec.name());
+      Path directory = nodeDirectory(spec.name());
       Path kubeconfig =
           plane.writeKubeconfig(
               "node-" + spec.name(), "system:node:" + spec.name(), List.of("system:nodes"));
@@ -141,8 +155,54 @@ public final class RealCluster implements AutoCloseable {
   }
 
   /** A client of the cluster's administrator ({@code system:masters}). */
-  public KubernetesClient admin() {
+  @Override
+  public KubernetesClient client() {
     return admin;
+  }
+
+  @Override
+  public Sandbox.Driver driver() {
+    return options.driver();
+  }
+
+  @Override
+  public List<DraNode> draNodes() {
+    return List.of();
+  }
+
+  @Override
+  public String schedulerUrl() {
+    return schedulers.url();
+  }
+
+  /**
+   * What the scheduler wrote on the pod when it could not place it: kube-scheduler and Volcano both
+   * set its {@code PodScheduled} condition to False, reason {@code Unschedulable}, with their
+   * message.
+   */
+  @Override
+  public Optional<String> unschedulable(Pod pod) {
+    if (pod.getStatus() == null || pod.getStatus().getConditions() == null) {
+      return Optional.empty();
+    }
+    return pod.getStatus().getConditions().stream()
+        .filter(c -> "PodScheduled".equals(c.getType()) && "False".equals(c.getStatus()))
+        .filter(c -> "Unschedulable".equals(c.getReason()))
+        .map(c -> c.getMessage() == null ? "Unschedulable" : c.getMessage())
+        // A node locked by another pod's reservation frees in moments: the scheduler tries again.
+        .filter(message -> !message.contains(LOCKED))
+        .findFirst();
+  }
+
+  /** Volcano v1.14 evicts only while the node's vNPU resources fall short in sum. */
+  @Override
+  public boolean volcanoPreemptsForAChip() {
+    return false;
+  }
+
+  @Override
+  public Path nodeDirectory(String node) {
+    return plane.directory().resolve("nodes").resolve(node);
   }
 
   public ControlPlane plane() {
@@ -153,6 +213,7 @@ public final class RealCluster implements AutoCloseable {
     return schedulers;
   }
 
+  @Override
   public List<SandboxNode> nodes() {
     return List.copyOf(nodes);
   }

@@ -2,6 +2,7 @@ package org.vnpu.sandbox;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.CELDeviceSelector;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClassSpec;
@@ -17,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.api.SplitMode;
@@ -41,7 +43,7 @@ import org.vnpu.scheduler.SchedulerSettings;
  * kube-scheduler would, and the ReplicaSet controller that replaces evicted pods. Everything runs
  * in this process except the containers, which are processes of their own.
  */
-public final class Sandbox implements AutoCloseable {
+public final class Sandbox implements ScenarioCluster, AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(Sandbox.class);
 
@@ -401,8 +403,27 @@ public final class Sandbox implements AutoCloseable {
     return service;
   }
 
+  @Override
   public KubernetesClient client() {
     return api.client();
+  }
+
+  @Override
+  public Driver driver() {
+    return options.driver();
+  }
+
+  @Override
+  public Optional<String> unschedulable(Pod pod) {
+    SchedulingLoop.Outcome outcome = loop.outcomes().get(pod.getMetadata().getUid());
+    return outcome != null && !outcome.attempt().isBound() && !outcome.attempt().waitsForALock()
+        ? Optional.of(outcome.attempt().reason())
+        : Optional.empty();
+  }
+
+  @Override
+  public Path nodeDirectory(String node) {
+    return options.directory().resolve("nodes").resolve(node);
   }
 
   public Options options() {
@@ -418,6 +439,7 @@ public final class Sandbox implements AutoCloseable {
   }
 
   /** The extender's plain HTTP: Volcano's verbs, health and metrics. */
+  @Override
   public String schedulerUrl() {
     return "http://" + LOOPBACK + ":" + schedulerPort;
   }
@@ -439,16 +461,19 @@ public final class Sandbox implements AutoCloseable {
     return loop.bindingSeconds();
   }
 
+  @Override
   public List<SandboxNode> nodes() {
     return List.copyOf(nodes);
   }
 
   /** The nodes that offer their chips through DRA. */
+  @Override
   public List<DraNode> draNodes() {
     return List.copyOf(draNodes);
   }
 
   /** The node called {@code name}. */
+  @Override
   public SandboxNode node(String name) {
     return nodes.stream()
         .filter(node -> node.name().equals(name))

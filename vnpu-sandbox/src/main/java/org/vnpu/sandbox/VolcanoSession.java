@@ -115,8 +115,7 @@ final class VolcanoSession implements SchedulingProtocol {
     // allocate.go allocateResourcesForTask(): only a pod that fits in Idle is allocated (and the
     // extender's allocateFunc called); otherwise it is pipelined until the releasing pods are gone.
     if (idle.isEmpty()) {
-      return Attempt.notBound(
-          "pipelined onto " + best.name() + " until the pods releasing there are gone");
+      return pipeline(task, best, "until the pods releasing there are gone");
     }
     task.put("NodeName", best.name());
     String refused =
@@ -191,6 +190,21 @@ final class VolcanoSession implements SchedulingProtocol {
   }
 
   /**
+   * Pipelines the task onto {@code node}: framework/statement.go {@code Pipeline} records it on the
+   * node in the session and calls every plugin's allocate handler, the extender plugin's
+   * allocateFunc among them (the extender reserves, as for an allocation); nothing binds it, and
+   * the next session places the pod again. A refused allocateFunc leaves it unpipelined.
+   */
+  private Attempt pipeline(ObjectNode task, NodeBook node, String why)
+      throws IOException, InterruptedException {
+    task.put("NodeName", node.name());
+    String refused =
+        extender.post("/volcano/allocateFunc", Map.of("task", task)).path("errorMessage").asText();
+    return Attempt.notBound(
+        refused.isEmpty() ? "pipelined onto " + node.name() + " " + why : refused);
+  }
+
+  /**
    * Volcano's {@code preempt} action for a pod its {@code allocate} left pending, step by step
    * after {@code pkg/scheduler/actions/preempt/preempt.go} (master since commit 5a15213; each step
    * names its function):
@@ -245,10 +259,10 @@ final class VolcanoSession implements SchedulingProtocol {
       if (fits) {
         evicted.forEach(this::evict);
         return Optional.of(
-            Attempt.notBound(
-                "pipelined onto "
-                    + node.name()
-                    + " after preempting "
+            pipeline(
+                task,
+                node,
+                "after preempting "
                     + evicted.stream().map(SchedulingProtocol::key).toList()
                     + "; waits until they are gone"));
       }

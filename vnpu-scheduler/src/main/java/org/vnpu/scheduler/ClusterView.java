@@ -132,6 +132,11 @@ final class ClusterView {
     return chargeHost(pod, plan.node());
   }
 
+  /** Whether the pod holds a reservation that no binding has followed yet. */
+  boolean reserved(String uid) {
+    return reservations.pending(uid);
+  }
+
   /** The reservations whose time ran out before {@code now}. */
   List<Reservations.Reservation> expiredAt(Instant now) {
     return reservations.expiredAt(now);

@@ -49,6 +49,7 @@ final class PreemptionHolds {
   private final Map<String, Map<String, Hold>> waiting = new HashMap<>(); // preemptor, node
   private final Set<String> gone = new HashSet<>();
   private final Map<String, Instant> charged = new HashMap<>();
+  private final Set<String> waitingLogged = new HashSet<>();
 
   /**
    * @param release releases a victim that is gone: its allocation, ledger charge and host
@@ -79,11 +80,25 @@ final class PreemptionHolds {
       return false;
     }
     gone.add(uid);
-    awaiting.stream()
-        .filter(hold -> gone.containsAll(hold.victims()))
-        .findFirst()
-        .ifPresent(this::charge);
+    retry();
     return true;
+  }
+
+  /**
+   * Charges the place of every hold whose victims are all gone, where it fits now. Called as the
+   * cluster changes: a node's hand-outs settled, a pod gone, at each expiry pass.
+   */
+  void retry() {
+    List<Hold> ready =
+        waiting.values().stream()
+            .flatMap(byNode -> byNode.values().stream())
+            .filter(hold -> gone.containsAll(hold.victims()))
+            .toList();
+    for (Hold hold : ready) {
+      if (waiting.containsKey(hold.preemptor())) {
+        charge(hold);
+      }
+    }
   }
 
   /** The preemptor {@code uid} was placed (or is gone): its held place and holds go. */
@@ -113,6 +128,7 @@ final class PreemptionHolds {
       }
     }
     releaseGoneVictims();
+    retry();
   }
 
   /** {@code node} as the pod {@code uid} sees it: with its own held place there free. */
@@ -128,15 +144,32 @@ final class PreemptionHolds {
     return Optional.ofNullable(ledger.placements().get(KEY + uid));
   }
 
-  /** Every victim is gone: they are released and the preemptor's place charged in their stead. */
+  /**
+   * Every victim is gone: once the place fits the node without them, they are released and the
+   * preemptor's place charged in their stead. Until then the victims stay charged and the hold
+   * waits ({@link #retry}, until it expires): the node may still charge what they held there (their
+   * hand-out records, which the device plugin clears a moment after the pods are gone), and
+   * releasing them would let other pods take the room made for the preemptor.
+   */
   private void charge(Hold hold) {
-    waiting.remove(hold.preemptor());
-    hold.victims().forEach(gone::remove);
-    hold.victims().forEach(release);
-    releaseGoneVictims();
     AllocationPlan place =
         new AllocationPlan(
             hold.plan().allocation().forPod(KEY + hold.preemptor()), hold.plan().host());
+    if (!fitsWithoutVictims(hold, place)) {
+      if (waitingLogged.add(hold.preemptor())) {
+        LOG.info(
+            "the victims of pod UID {} are gone, but node {} has no room for its place yet; the"
+                + " victims stay charged until it has",
+            hold.preemptor(),
+            hold.plan().node());
+      }
+      return;
+    }
+    waiting.remove(hold.preemptor());
+    waitingLogged.remove(hold.preemptor());
+    hold.victims().forEach(gone::remove);
+    hold.victims().forEach(release);
+    releaseGoneVictims();
     if (ledger.apply(place)) {
       charged.put(hold.preemptor(), hold.expiresAt());
       LOG.info(
@@ -149,6 +182,22 @@ final class PreemptionHolds {
           hold.preemptor(),
           hold.plan().node());
     }
+  }
+
+  /** Whether {@code place} fits its node once the hold's victims are released. */
+  private boolean fitsWithoutVictims(Hold hold, AllocationPlan place) {
+    Optional<NodeState> node = ledger.node(hold.plan().node());
+    if (node.isEmpty()) {
+      return false;
+    }
+    NodeState seen = node.get();
+    for (String victim : hold.victims()) {
+      AllocationPlan charge = ledger.placements().get(victim);
+      if (charge != null && charge.node().equals(seen.name())) {
+        seen = Ledger.without(seen, charge);
+      }
+    }
+    return Ledger.with(seen, place).isPresent();
   }
 
   /** Releases the victims that are gone and that no hold waits for any more. */

@@ -51,6 +51,11 @@ final class Reservations {
     reserved(uid, namespace, name, node, at);
   }
 
+  /** Whether the pod's reservation is pending: made, not bound, not expired or undone. */
+  boolean pending(String uid) {
+    return byUid.containsKey(uid);
+  }
+
   /** The pod {@code uid} was bound, released or is gone. */
   void ended(String uid) {
     byUid.remove(uid);

@@ -173,6 +173,7 @@ public final class Scheduler {
     }
     synchronized (this) {
       cluster.nodeChanged(node, verified);
+      cluster.holds().retry(); // its hand-outs settled: a held place may fit now
     }
   }
 
@@ -242,6 +243,7 @@ public final class Scheduler {
       }
       locked = cluster.lockedBy(uid);
       cluster.forget(uid);
+      cluster.holds().retry(); // room it held may be what a held place waits for
     }
     locked.ifPresent(node -> locks.releaseDeleted(node, uid));
   }
@@ -913,6 +915,17 @@ public final class Scheduler {
    * When the lock or the annotations cannot be written, the ledger and the lock are undone.
    */
   public AllocationPlan reserve(PodManifest pod, String node) throws SchedulingException {
+    AllocationPlan elsewhere = reservedElsewhere(pod.uid(), node);
+    if (elsewhere != null) {
+      LOG.info(
+          "pod {}/{} was reserved on node {} and never bound (a Volcano session pipelined it);"
+              + " moving its reservation to node {}",
+          pod.namespace(),
+          pod.name(),
+          elsewhere.node(),
+          node);
+      unreserve(pod.namespace(), pod.name(), pod.uid());
+    }
     Claim claim = claim(pod, node);
     if (claim.lock() == null) {
       return claim.plan();
@@ -950,6 +963,14 @@ public final class Scheduler {
         node);
     events.allocated(pod, "vNPUs on node " + node + ": " + describe(claim.plan()));
     return claim.plan();
+  }
+
+  /** The pod's reservation on another node than {@code node} that no binding followed, or null. */
+  private synchronized AllocationPlan reservedElsewhere(String uid, String node) {
+    AllocationPlan existing = cluster.allocation(uid);
+    return existing != null && !existing.node().equals(node) && cluster.reserved(uid)
+        ? existing
+        : null;
   }
 
   /** A placement decided and charged; lock null when the pod already had it. */
@@ -1152,7 +1173,9 @@ public final class Scheduler {
 
   /**
    * The node {@code name} as the pod sees it: a place held for it there, by a preemption or for a
-   * replacement of its owner's moved pod, is free for it.
+   * replacement of its owner's moved pod, is free for it, and so is its own reservation there that
+   * no binding followed (Volcano's pipeline calls allocateFunc without binding: the pod's next
+   * session must not find its own chips taken).
    */
   private Optional<NodeState> nodeFor(PodManifest pod, PodRequest request, String name) {
     String owner = replacementOwner(pod, request);
@@ -1160,7 +1183,8 @@ public final class Scheduler {
         .ledger()
         .node(name)
         .map(node -> cluster.holds().seenBy(pod.uid(), node))
-        .map(node -> cluster.replacements().seenBy(owner, node));
+        .map(node -> cluster.replacements().seenBy(owner, node))
+        .map(node -> cluster.reserved(pod.uid()) ? without(node, Set.of(pod.uid())) : node);
   }
 
   private String replacementOwner(PodManifest pod, PodRequest request) {

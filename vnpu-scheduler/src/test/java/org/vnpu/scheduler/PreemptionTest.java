@@ -137,6 +137,31 @@ class PreemptionTest {
     assertThat(scheduler.placements()).containsOnlyKeys(preemptor.uid());
   }
 
+  /**
+   * On the real control plane the victims' pods were gone before their node stopped charging what
+   * they had held there (the hand-out records the device plugin clears a moment later): the held
+   * place did not fit, the hold was dropped, and a ReplicaSet's replacements took the room the
+   * evictions made for the preemptor. The victims now stay charged, and the hold waits, until the
+   * place fits.
+   */
+  @Test
+  void whenTheVictimsAreGoneBeforeTheNodeHasTheirRoomTheHoldWaitsAndKeepsTheRoom()
+      throws Exception {
+    String victim = running("batch", 70, true, -100);
+    PodManifest preemptor = pending("online", 90);
+    PodManifest other = pending("other", 50);
+    assertThat(victims(preemptor, victim)).containsExactly(victim);
+    String late = running("late", 20, false, 1000);
+
+    scheduler.podRemoved(victim);
+    assertThat(fits(other)).as("the room stays held while the place cannot be charged").isFalse();
+
+    scheduler.podRemoved(late);
+    assertThat(scheduler.placements()).containsOnlyKeys(PreemptionHolds.KEY + preemptor.uid());
+    assertThat(fits(preemptor)).isTrue();
+    assertThat(fits(other)).isFalse();
+  }
+
   @Test
   void aHeldPlaceEndsWithItsTime() throws Exception {
     String victim = running("batch", 90, true, -100);

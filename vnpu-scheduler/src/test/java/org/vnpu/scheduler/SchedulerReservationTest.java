@@ -91,6 +91,33 @@ class SchedulerReservationTest {
   }
 
   /**
+   * Volcano's {@code Statement.Pipeline} calls the allocate handlers, the extender's allocateFunc
+   * among them ({@code pkg/scheduler/framework/statement.go}), and a pipelined task is not bound:
+   * the next session places it again. The real Volcano found the pod's own reservation counted
+   * against it (the node it was pipelined to "had no chip for it") and allocateFunc on another node
+   * refused as "already placed". The pod sees its own unbound reservation as free, and moves it.
+   */
+  @Test
+  void aReservationVolcanoPipelinedButNeverBoundIsFreeForItsPodAndMovesWithIt() throws Exception {
+    Scheduler scheduler = scheduler();
+    PodManifest whole =
+        Fabric8Views.manifest(
+            ClusterFixture.create(client, ClusterFixture.wholeCardsPod("whole", "1", 2), null));
+    scheduler.reserve(whole, "a");
+
+    assertThat(scheduler.filter(whole, List.of("a", "b")))
+        .as("both nodes fit: on a it holds both chips itself")
+        .allSatisfy((node, verdict) -> assertThat(verdict.fits()).as(node).isTrue());
+
+    scheduler.reserve(whole, "b");
+    assertThat(scheduler.placements().get(whole.uid()).node()).isEqualTo("b");
+    assertThat(lockOf("a")).as("the reservation on a is undone").isNull();
+    assertThat(lockOf("b")).isNotNull();
+    assertThat(stored("whole").getMetadata().getAnnotations())
+        .containsEntry(AnnotationKeys.ASSIGNED_NODE, "b");
+  }
+
+  /**
    * Reserves the pod on node a and undoes the reservation; returns the pod as the reservation
    * annotated it. Volcano's deallocateFunc can follow allocateFunc before the informer delivers
    * that copy, which then arrives after the undo.

@@ -1,0 +1,141 @@
+package org.vnpu.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.vnpu.cluster.Agreement;
+import org.vnpu.cluster.RealCluster;
+import org.vnpu.cluster.RealClusterChecks;
+import org.vnpu.sandbox.Sandbox;
+import org.vnpu.sandbox.SandboxNode;
+import org.vnpu.sandbox.Scenario;
+
+/**
+ * {@code vnpu demo --control-plane real}: the demo's scenario on a real control plane (docs/real-
+ * cluster.md), then what only a real cluster shows ({@link RealClusterChecks}).
+ */
+final class RealDemo {
+
+  /**
+   * The demo's rebalancer as chart values (Sandbox.DEMO_REBALANCING): it carries plans out, for
+   * pods pending 3 s, a pass a second, and may move 3 pods of one owner and node per pass.
+   */
+  static final Map<String, Object> VALUES =
+      Map.of(
+          "rebalancer.mode", "execute",
+          "rebalancer.interval", "1s",
+          "rebalancer.pendingFor", "3s",
+          "rebalancer.evictionsPerNode", 3,
+          "rebalancer.evictionsPerOwner", 3);
+
+  private final Path root;
+  private final Sandbox.Driver driver;
+  private final int burst;
+  private final long seed;
+  private final boolean once;
+  private final boolean compare;
+
+  /**
+   * @param compare run the same scenario on the embedded sandbox first (same nodes, seed and
+   *     scheduler), and print where the two agree ({@link Agreement})
+   */
+  RealDemo(Path root, Sandbox.Driver driver, int burst, long seed, boolean once, boolean compare) {
+    this.root = root;
+    this.driver = driver;
+    this.burst = burst;
+    this.seed = seed;
+    this.once = once;
+    this.compare = compare;
+  }
+
+  int run(Path log, PrintWriter out, PrintWriter err) throws IOException, InterruptedException {
+    Consumer<String> progress =
+        line -> {
+          out.println(line);
+          out.flush();
+        };
+    Scenario.Report embedded = null;
+    if (compare) {
+      out.println("The scenario on the embedded sandbox first, for the agreement table:");
+      out.flush();
+      try (Sandbox sandbox =
+          Sandbox.start(
+              new Sandbox.Options(root.resolve("embedded"), driver, Sandbox.DEMO_NODES)
+                  .withRebalancing(Sandbox.DEMO_REBALANCING))) {
+        embedded = new Scenario(sandbox, progress, burst, seed).run();
+      }
+      out.println();
+    }
+    out.println(
+        "vNPU demo on a real control plane: building or finding the upstream binaries, starting"
+            + " etcd, kube-apiserver, kube-controller-manager, kube-scheduler and Volcano, installing"
+            + " the chart, starting 4 nodes, in "
+            + root);
+    out.flush();
+    RealCluster cluster;
+    try {
+      cluster =
+          RealCluster.start(
+              new RealCluster.Options(
+                  root.resolve("cluster"), driver, vnpuCommand(), Sandbox.DEMO_NODES, VALUES));
+    } catch (IOException | RuntimeException e) {
+      err.println("vnpu demo: the real cluster did not start: " + e.getMessage());
+      err.println("  component log: " + log);
+      return 2;
+    }
+    Runtime.getRuntime().addShutdownHook(new Thread(cluster::close, "vnpu-real-cluster-stop"));
+    try {
+      printCluster(out, cluster, log);
+      Scenario.Report report = new Scenario(cluster, progress, burst, seed).run();
+      if (embedded != null) {
+        String table = Agreement.markdown(Agreement.of(embedded, report));
+        Files.writeString(root.resolve("agreement.md"), table);
+        out.println();
+        out.println("Embedded against real, pod by pod (" + root.resolve("agreement.md") + ")");
+        out.print(table);
+      }
+      List<Scenario.Check> checks = new ArrayList<>(report.checks());
+      checks.addAll(new RealClusterChecks(cluster, progress).run());
+      Scenario.Report all =
+          new Scenario.Report(report.placements(), report.unfit(), report.comparison(), checks);
+      DemoCommand.printReport(out, all);
+      if (!once) {
+        out.println();
+        out.println("Serving until Ctrl-C; look inside with the kubeconfig above.");
+        out.flush();
+        Thread.currentThread().join();
+      }
+      return all.passed() ? 0 : 1;
+    } finally {
+      if (once) {
+        cluster.close();
+      }
+    }
+  }
+
+  /** How the scheduler replicas run: this JVM's java, its class path and the {@code vnpu} main. */
+  private static List<String> vnpuCommand() {
+    String java = ProcessHandle.current().info().command().orElse("java");
+    return List.of(java, "-cp", System.getProperty("java.class.path"), VnpuCommand.class.getName());
+  }
+
+  private static void printCluster(PrintWriter out, RealCluster cluster, Path log)
+      throws IOException {
+    out.println();
+    out.println("  upstream     " + cluster.binaries().versions());
+    out.println("  API server   " + cluster.plane().server());
+    out.println("  kubeconfig   " + cluster.plane().adminKubeconfig() + "   (system:masters)");
+    out.println("  scheduler    " + cluster.schedulerUrl() + "   (the leader, through its proxy)");
+    out.println("  logs         " + cluster.plane().logs() + ", components " + log);
+    for (SandboxNode node : cluster.nodes()) {
+      out.println("  node         " + node.name() + "   " + node.metricsUrl());
+    }
+    out.println();
+    out.flush();
+  }
+}
