@@ -222,7 +222,9 @@ final class DemoCommand implements Callable<Integer> {
       throw new InputException(
           "--nodes " + nodes + " --pods " + pods + ": must be 1..1000 nodes and 1..100000 pods");
     }
-    Path root = directory != null ? directory : Files.createTempDirectory("vnpu-demo-");
+    // Absolute: containers run in directories of their own and find the workload by this path.
+    Path root =
+        (directory != null ? directory : Files.createTempDirectory("vnpu-demo-")).toAbsolutePath();
     Files.createDirectories(root);
     Path log = root.resolve("components.log");
     PrintWriter out = spec.commandLine().getOut();
