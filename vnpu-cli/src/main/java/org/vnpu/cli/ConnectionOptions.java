@@ -2,9 +2,10 @@ package org.vnpu.cli;
 
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.vnpu.kube.KubeClients;
 import picocli.CommandLine.Option;
 
 /** The connection to the API server, as kubectl takes it. */
@@ -29,10 +30,18 @@ final class ConnectionOptions {
     if (kubeconfig != null && !Files.isReadable(kubeconfig)) {
       throw new InputException("--kubeconfig " + kubeconfig + ": no readable file there");
     }
-    Config config =
-        kubeconfig == null
-            ? Config.autoConfigure(context)
-            : Config.fromKubeconfig(context, kubeconfig.toFile());
-    return new KubernetesClientBuilder().withConfig(config).build();
+    try {
+      return kubeconfig == null
+          ? KubeClients.build(Config.autoConfigure(context))
+          : KubeClients.fromKubeconfig(kubeconfig, context);
+    } catch (KubernetesClientException e) {
+      // A key or certificate the client cannot read: say which file, not a stack trace.
+      Throwable cause = e.getCause() == null ? e : e.getCause();
+      throw new InputException(
+          (kubeconfig == null ? "the kubeconfig" : "--kubeconfig " + kubeconfig)
+              + (context == null ? "" : " --context " + context)
+              + ": no client can be made from it: "
+              + cause.getMessage());
+    }
   }
 }

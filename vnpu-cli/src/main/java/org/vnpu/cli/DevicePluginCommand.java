@@ -1,7 +1,6 @@
 package org.vnpu.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -13,6 +12,7 @@ import org.vnpu.deviceplugin.DevicePluginSettings;
 import org.vnpu.deviceplugin.NodeDoctor;
 import org.vnpu.deviceplugin.kubelet.ChipOwnership;
 import org.vnpu.driver.NpuDriver;
+import org.vnpu.kube.KubeClients;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -106,7 +106,7 @@ final class DevicePluginCommand implements Callable<Integer> {
             heartbeatInterval,
             cleanupInterval,
             podResourcesSocket);
-    KubernetesClient client = new KubernetesClientBuilder().build();
+    KubernetesClient client = KubeClients.fromEnvironment();
     NodeDoctor.log(
         NodeDoctor.examine(setup.doctorSetup(node, handout, verifyingKeys), () -> npus, client));
     DevicePlugin plugin;

@@ -1,7 +1,6 @@
 package org.vnpu.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -11,6 +10,7 @@ import org.vnpu.dra.DraSettings;
 import org.vnpu.dra.NodeDevices;
 import org.vnpu.dra.Sharing;
 import org.vnpu.driver.NpuDriver;
+import org.vnpu.kube.KubeClients;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -128,7 +128,7 @@ final class DraDriverCommand implements Callable<Integer> {
             handout.shimLogLevel,
             agent.pollInterval);
     NpuDriver npus = agent.openDriver(catalog.load());
-    KubernetesClient client = new KubernetesClientBuilder().build();
+    KubernetesClient client = KubeClients.fromEnvironment();
     DraDriver driver;
     try {
       driver = DraDriver.start(settings, npus, client);

@@ -1,7 +1,6 @@
 package org.vnpu.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -13,6 +12,7 @@ import org.vnpu.driver.NpuDriver;
 import org.vnpu.driver.PublishedReadingsDriver;
 import org.vnpu.exporter.Exporter;
 import org.vnpu.exporter.ExporterSettings;
+import org.vnpu.kube.KubeClients;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -90,7 +90,7 @@ final class ExporterCommand implements Callable<Integer> {
         fromDevicePlugin
             ? new PublishedReadingsDriver(stateDirectory, readingsMaxAge, Clock.systemUTC())
             : agent.openDriver(catalog.load());
-    KubernetesClient client = new KubernetesClientBuilder().build();
+    KubernetesClient client = KubeClients.fromEnvironment();
     Exporter exporter =
         Exporter.start(
             new ExporterSettings(node, address, stateDirectory, agent.pollInterval, !watchAllPods),

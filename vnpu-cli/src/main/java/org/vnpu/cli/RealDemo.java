@@ -17,7 +17,8 @@ import org.vnpu.sandbox.Scenario;
 
 /**
  * {@code vnpu demo --control-plane real}: the demo's scenario on a real control plane (docs/real-
- * cluster.md), then what only a real cluster shows ({@link RealClusterChecks}).
+ * cluster.md), then the operator's commands against it ({@link OperatorCommandChecks}) and what
+ * only a real cluster shows ({@link RealClusterChecks}).
  */
 final class RealDemo {
 
@@ -100,6 +101,7 @@ final class RealDemo {
         out.print(table);
       }
       List<Scenario.Check> checks = new ArrayList<>(report.checks());
+      checks.addAll(new OperatorCommandChecks(cluster, progress).run());
       checks.addAll(new RealClusterChecks(cluster, progress).run());
       Scenario.Report all =
           new Scenario.Report(report.placements(), report.unfit(), report.comparison(), checks);

@@ -1,7 +1,6 @@
 package org.vnpu.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
@@ -16,6 +15,7 @@ import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.api.signing.SigningKey;
 import org.vnpu.kube.ExtenderCertificates;
+import org.vnpu.kube.KubeClients;
 import org.vnpu.kube.SigningKeys;
 import org.vnpu.kube.VerifyingKeyRetirement;
 import org.vnpu.kube.VerifyingKeys;
@@ -239,7 +239,7 @@ final class SchedulerCommand implements Callable<Integer> {
       throw new InputException(
           "--keys-namespace is required (or $POD_NAMESPACE): the signing key lives in a Secret");
     }
-    KubernetesClient client = new KubernetesClientBuilder().build();
+    KubernetesClient client = KubeClients.fromEnvironment();
     PayloadCodec codec = new PayloadCodec();
     SigningKey key;
     try {

@@ -3,9 +3,14 @@ package org.vnpu.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Base64;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class VnpuCommandTest {
 
@@ -48,5 +53,38 @@ class VnpuCommandTest {
     Run run = Run.of("simulat");
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err()).contains("Unmatched argument at index 0: 'simulat'");
+  }
+
+  @Test
+  void aKubeconfigWhoseKeyCannotBeReadIsNamedWithoutAStackTrace(@TempDir Path dir)
+      throws IOException {
+    Path kubeconfig = dir.resolve("broken.kubeconfig");
+    String garbage =
+        Base64.getEncoder()
+            .encodeToString(
+                "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"
+                    .getBytes(StandardCharsets.US_ASCII));
+    Files.writeString(
+        kubeconfig,
+        String.join(
+            "\n",
+            "apiVersion: v1",
+            "kind: Config",
+            "clusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]",
+            "users: [{name: u, user: {client-certificate-data: "
+                + garbage
+                + ", client-key-data: "
+                + garbage
+                + "}}]",
+            "contexts: [{name: x, context: {cluster: c, user: u}}]",
+            "current-context: x",
+            ""));
+
+    Run run = Run.of("get", "nodes", "--kubeconfig", kubeconfig.toString());
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err())
+        .startsWith("vnpu get: --kubeconfig " + kubeconfig + ": no client can be made from it")
+        .doesNotContain("\tat ");
   }
 }

@@ -1,8 +1,6 @@
 package org.vnpu.cluster;
 
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,6 +14,7 @@ import java.util.Map;
 import javax.net.ssl.SSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.vnpu.kube.KubeClients;
 
 /**
  * A real Kubernetes control plane on loopback, from the upstream binaries: etcd, kube-apiserver
@@ -214,10 +213,7 @@ public final class ControlPlane implements AutoCloseable {
 
   /** A client from a kubeconfig this control plane wrote. */
   public static KubernetesClient client(Path kubeconfig) throws IOException {
-    Config config = Config.fromKubeconfig(null, kubeconfig.toFile());
-    // The client keys made here are P-256: fabric8 reads a key as RSA unless told.
-    config.setClientKeyAlgo("EC");
-    return new KubernetesClientBuilder().withConfig(config).build();
+    return KubeClients.fromKubeconfig(kubeconfig, null);
   }
 
   private SSLContext adminTls() {
@@ -234,7 +230,8 @@ public final class ControlPlane implements AutoCloseable {
 
   /**
    * Every request's metadata (user, verb, resource, response code), so that a run can count the
-   * requests per pod and find any 403.
+   * requests per pod and find any 403; the bodies of writes to pods and nodes too, so that a run
+   * shows which annotation each writer set and in what order.
    */
   private Path writeAuditPolicy() throws IOException {
     Path policy = directory.resolve("audit-policy.yaml");
@@ -247,6 +244,11 @@ public final class ControlPlane implements AutoCloseable {
         rules:
           - level: None
             nonResourceURLs: ["/healthz*", "/readyz*", "/livez*"]
+          - level: Request
+            verbs: [create, update, patch]
+            resources:
+              - group: ""
+                resources: [pods, pods/status, pods/binding, nodes]
           - level: Metadata
         """);
     return policy;

@@ -12,8 +12,6 @@ import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.core.chip.ChipCatalog;
-import org.vnpu.core.engine.RejectKind;
-import org.vnpu.core.engine.Rejection;
 import org.vnpu.sandbox.DraNode;
 import org.vnpu.sandbox.NativeFiles;
 import org.vnpu.sandbox.NodeClients;
@@ -36,7 +34,6 @@ public final class RealCluster implements ScenarioCluster, AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(RealCluster.class);
   private static final java.time.Duration VOLCANO_TIMEOUT = java.time.Duration.ofSeconds(1);
-  private static final String LOCKED = Rejection.of(RejectKind.LOCKED).phrase();
 
   /**
    * How a real cluster runs.
@@ -189,8 +186,7 @@ public final class RealCluster implements ScenarioCluster, AutoCloseable {
         .filter(c -> "PodScheduled".equals(c.getType()) && "False".equals(c.getStatus()))
         .filter(c -> "Unschedulable".equals(c.getReason()))
         .map(c -> c.getMessage() == null ? "Unschedulable" : c.getMessage())
-        // A node locked by another pod's reservation frees in moments: the scheduler tries again.
-        .filter(message -> !message.contains(LOCKED))
+        .filter(message -> !ScenarioCluster.waits(message))
         .findFirst();
   }
 

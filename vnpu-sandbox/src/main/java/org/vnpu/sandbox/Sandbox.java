@@ -416,7 +416,9 @@ public final class Sandbox implements ScenarioCluster, AutoCloseable {
   @Override
   public Optional<String> unschedulable(Pod pod) {
     SchedulingLoop.Outcome outcome = loop.outcomes().get(pod.getMetadata().getUid());
-    return outcome != null && !outcome.attempt().isBound() && !outcome.attempt().waitsForALock()
+    return outcome != null
+            && !outcome.attempt().isBound()
+            && !ScenarioCluster.waits(outcome.attempt().reason())
         ? Optional.of(outcome.attempt().reason())
         : Optional.empty();
   }

@@ -145,17 +145,20 @@ public final class Scenario {
   }
 
   /**
-   * Whether the chip the pod gets depends on the order in which a scheduler took the pods of a
-   * batch: the examples that may go anywhere and the burst are submitted together, and the pods
-   * after them find the chips as that order left them. The others are decided alone, on the same
+   * Whether the chip the pod gets may depend on the order in which a scheduler took the pods of a
+   * batch: the examples with the hardware slice, then the examples that may go anywhere, and the
+   * burst are submitted together (two pods of one batch can take each other's chip), and the pod
+   * after them finds the chips as that order left them. The others are decided alone, on the same
    * cluster in every run.
    */
   public static boolean orderDecides(String pod) {
-    Expectation expectation = EXAMPLES.get(pod);
     return pod.startsWith(BURST_PREFIX)
         || pod.equals("over-quota")
-        || (expectation != null && expectation.anywhere());
+        || pod.equals(HARD_SLICE)
+        || EXAMPLES.containsKey(pod);
   }
+
+  private static final String HARD_SLICE = "duo-slice";
 
   private static final String BURST_PREFIX = "infer-";
 
@@ -273,25 +276,25 @@ public final class Scenario {
     for (String name : particular) {
       create(example(name));
     }
-    create(inference("duo-slice", 25, 6, null, Map.of(AnnotationKeys.MODE, "hard"), Map.of()));
+    create(inference(HARD_SLICE, 25, 6, null, Map.of(AnnotationKeys.MODE, "hard"), Map.of()));
     settle(particular);
-    settle(List.of("duo-slice"));
+    settle(List.of(HARD_SLICE));
     List<String> anywhere =
         examples.stream().filter(name -> EXAMPLES.get(name).anywhere()).toList();
     for (String name : anywhere) {
       create(example(name));
     }
     settle(anywhere);
-    Placed slice = placed("duo-slice");
-    progress.accept("      " + describe("duo-slice"));
+    Placed slice = placed(HARD_SLICE);
+    progress.accept("      " + describe(HARD_SLICE));
     checks.add(
         new Check(
             "duo-slice: a hardware template on the 310P3 node in hard mode",
             slice != null
                 && slice.node().equals("duo-hard")
                 && slice.vnpus().get(0).template() != null,
-            describe("duo-slice")));
-    all.add("duo-slice");
+            describe(HARD_SLICE)));
+    all.add(HARD_SLICE);
     for (String name : examples) {
       Expectation expectation = EXAMPLES.get(name);
       Placed placed = placed(name);

@@ -29,9 +29,20 @@ public interface ScenarioCluster {
 
   /**
    * Why the scheduler left {@code pod} unbound, once it has decided so in a scheduling attempt;
-   * empty while it has not (it did not try yet, or it waits for a node's lock).
+   * empty while it has not (it did not try yet, or it only waits: {@link #waits}).
    */
   Optional<String> unschedulable(Pod pod);
+
+  /**
+   * Whether a scheduler's reason for not binding a pod says only that the pod waits to be placed:
+   * for a node's lock, which another pod's reservation frees in moments, or, pipelined by Volcano,
+   * for the pods releasing on its node.
+   */
+  static boolean waits(String reason) {
+    return reason != null
+        && (reason.contains(SchedulingProtocol.LOCKED)
+            || reason.contains(SchedulingProtocol.PIPELINED));
+  }
 
   /** The directory a node keeps its state and its pods' containers in. */
   Path nodeDirectory(String node);

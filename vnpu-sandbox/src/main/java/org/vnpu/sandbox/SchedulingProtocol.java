@@ -64,6 +64,12 @@ interface SchedulingProtocol {
   /** How the engine says a node is locked by another pod's allocation. */
   String LOCKED = Rejection.of(RejectKind.LOCKED).phrase();
 
+  /**
+   * What Volcano writes, reason Unschedulable, on a pod its session pipelined: placed on a node
+   * once the pods releasing there are gone ({@code api/job_info.go TaskSchedulingReason}).
+   */
+  String PIPELINED = "once resource is released";
+
   /** Filters, scores, reserves and binds {@code pod} on one of {@code nodes}. */
   Attempt schedule(Pod pod, Collection<NodeBook> nodes) throws IOException, InterruptedException;
 

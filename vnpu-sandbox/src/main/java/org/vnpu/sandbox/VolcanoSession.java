@@ -39,6 +39,9 @@ final class VolcanoSession implements SchedulingProtocol {
   /** Volcano's {@code TaskStatus} bits ({@code api/types.go}). */
   private static final int PENDING = 1;
 
+  private static final int ALLOCATED = 1 << 1;
+  private static final int PIPELINED = 1 << 2;
+
   private static final int BOUND = 1 << 4;
   private static final int RUNNING = 1 << 5;
   private static final int RELEASING = 1 << 6;
@@ -117,10 +120,15 @@ final class VolcanoSession implements SchedulingProtocol {
     if (idle.isEmpty()) {
       return pipeline(task, best, "until the pods releasing there are gone");
     }
+    // statement.go Allocate: the task is Allocated on its node when the handlers are called.
     task.put("NodeName", best.name());
+    task.put("Status", ALLOCATED);
     String refused =
         extender.post("/volcano/allocateFunc", Map.of("task", task)).path("errorMessage").asText();
     if (!refused.isEmpty()) {
+      // allocate.go: a failed Allocate is rolled back with stmt.UnAllocate, whose unallocate calls
+      // every plugin's deallocate handler, the extender's deallocateFunc among them.
+      extender.post("/volcano/deallocateFunc", Map.of("task", task));
       return Attempt.notBound(refused);
     }
     // framework/session.go dispatch → cache.go AddBindTask: the task is Binding on its node in the
@@ -192,16 +200,30 @@ final class VolcanoSession implements SchedulingProtocol {
   /**
    * Pipelines the task onto {@code node}: framework/statement.go {@code Pipeline} records it on the
    * node in the session and calls every plugin's allocate handler, the extender plugin's
-   * allocateFunc among them (the extender reserves, as for an allocation); nothing binds it, and
-   * the next session places the pod again. A refused allocateFunc leaves it unpipelined.
+   * allocateFunc among them, with the task {@code Pipelined}; nothing binds it, and the next
+   * session places the pod again. A refused allocateFunc leaves it unpipelined.
    */
   private Attempt pipeline(ObjectNode task, NodeBook node, String why)
       throws IOException, InterruptedException {
     task.put("NodeName", node.name());
+    task.put("Status", PIPELINED);
     String refused =
         extender.post("/volcano/allocateFunc", Map.of("task", task)).path("errorMessage").asText();
+    if (!refused.isEmpty()) {
+      return Attempt.notBound(refused);
+    }
+    LOG.info("pod {} pipelined onto node {} {}", task.path("Name").asText(), node.name(), why);
+    // api/job_info.go TaskSchedulingReason: what Volcano writes on a pipelined pod.
     return Attempt.notBound(
-        refused.isEmpty() ? "pipelined onto " + node.name() + " " + why : refused);
+        "Pod "
+            + task.path("Namespace").asText()
+            + "/"
+            + task.path("Name").asText()
+            + " can possibly be assigned to "
+            + node.name()
+            + ", "
+            + SchedulingProtocol.PIPELINED
+            + " and minAvailable is satisfied");
   }
 
   /**
@@ -257,6 +279,9 @@ final class VolcanoSession implements SchedulingProtocol {
         fits = fits(task, request, withEvicted(node, evicted));
       }
       if (fits) {
+        for (Pod victim : evicted) {
+          releasing(victim);
+        }
         evicted.forEach(this::evict);
         return Optional.of(
             pipeline(
@@ -363,6 +388,17 @@ final class VolcanoSession implements SchedulingProtocol {
               : pod);
     }
     return node.withPods(pods);
+  }
+
+  /**
+   * {@code framework/statement.go Evict}: the victim's task becomes {@code Releasing} in the
+   * session, and every plugin's deallocate handler is called with it, the extender's {@code
+   * deallocateFunc} among them, before the preemptor is pipelined.
+   */
+  private void releasing(Pod victim) throws IOException, InterruptedException {
+    ObjectNode task = taskInfo(victim);
+    task.put("Status", RELEASING);
+    extender.post("/volcano/deallocateFunc", Map.of("task", task));
   }
 
   /**

@@ -48,6 +48,7 @@ final class PreemptionHolds {
   private final Consumer<String> release;
   private final Map<String, Map<String, Hold>> waiting = new HashMap<>(); // preemptor, node
   private final Set<String> gone = new HashSet<>();
+  private final Set<String> evicting = new HashSet<>();
   private final Map<String, Instant> charged = new HashMap<>();
   private final Set<String> waitingLogged = new HashSet<>();
 
@@ -71,6 +72,7 @@ final class PreemptionHolds {
    */
   boolean removed(String uid) {
     drop(uid);
+    evicting.remove(uid);
     List<Hold> awaiting =
         waiting.values().stream()
             .flatMap(byNode -> byNode.values().stream())
@@ -99,6 +101,35 @@ final class PreemptionHolds {
         charge(hold);
       }
     }
+  }
+
+  /**
+   * A scheduler evicts the pod {@code uid} (Volcano's {@code Statement.Evict}), which it had only
+   * asked about as a victim: it is leaving, though still charged until it is gone.
+   */
+  void evicting(String uid) {
+    boolean awaited =
+        waiting.values().stream()
+            .flatMap(byNode -> byNode.values().stream())
+            .anyMatch(hold -> hold.victims().contains(uid));
+    if (awaited) {
+      evicting.add(uid);
+    }
+  }
+
+  /**
+   * Whether the place held for the pod {@code uid} on {@code node} is coming: charged already, or
+   * every victim of its hold there is gone or being evicted. A victim only named, never evicted
+   * (Volcano 1.14 asks which pods are preemptable, then evicts none when the node's resources
+   * suffice in sum), makes no room.
+   */
+  boolean coming(String uid, String node) {
+    if (held(uid).filter(plan -> plan.node().equals(node)).isPresent()) {
+      return true;
+    }
+    Hold hold = waiting.getOrDefault(uid, Map.of()).get(node);
+    return hold != null
+        && hold.victims().stream().allMatch(v -> gone.contains(v) || evicting.contains(v));
   }
 
   /** The preemptor {@code uid} was placed (or is gone): its held place and holds go. */
@@ -131,12 +162,43 @@ final class PreemptionHolds {
     retry();
   }
 
-  /** {@code node} as the pod {@code uid} sees it: with its own held place there free. */
+  /**
+   * {@code node} as the pod {@code uid} sees it: with its own held place there free; and, where
+   * another preemptor's victims are still going, as it will be when they are gone, the victims'
+   * room and the rest of that preemptor's place taken. Charging the victims alone kept only their
+   * chips: kube-scheduler placed other pods on the node's free chips the place also needs.
+   */
   NodeState seenBy(String uid, NodeState node) {
-    return held(uid)
-        .filter(plan -> plan.node().equals(node.name()))
-        .map(plan -> Ledger.without(node, plan))
-        .orElse(node);
+    NodeState seen =
+        held(uid)
+            .filter(plan -> plan.node().equals(node.name()))
+            .map(plan -> Ledger.without(node, plan))
+            .orElse(node);
+    for (Map.Entry<String, Map<String, Hold>> holds : waiting.entrySet()) {
+      Hold hold = holds.getValue().get(node.name());
+      if (hold != null && !holds.getKey().equals(uid)) {
+        // Where the place does not fit yet, the victims' charges are what keeps the room.
+        seen = Ledger.with(withoutVictims(hold, seen), place(hold)).orElse(seen);
+      }
+    }
+    return seen;
+  }
+
+  private static AllocationPlan place(Hold hold) {
+    return new AllocationPlan(
+        hold.plan().allocation().forPod(KEY + hold.preemptor()), hold.plan().host());
+  }
+
+  /** {@code node} without the vNPUs the hold's victims are charged there. */
+  private NodeState withoutVictims(Hold hold, NodeState node) {
+    NodeState seen = node;
+    for (String victim : hold.victims()) {
+      AllocationPlan charge = ledger.placements().get(victim);
+      if (charge != null && charge.node().equals(seen.name())) {
+        seen = Ledger.without(seen, charge);
+      }
+    }
+    return seen;
   }
 
   /** The place charged for the preemptor {@code uid}, if its victims are gone. */
@@ -152,16 +214,15 @@ final class PreemptionHolds {
    * releasing them would let other pods take the room made for the preemptor.
    */
   private void charge(Hold hold) {
-    AllocationPlan place =
-        new AllocationPlan(
-            hold.plan().allocation().forPod(KEY + hold.preemptor()), hold.plan().host());
+    AllocationPlan place = place(hold);
     if (!fitsWithoutVictims(hold, place)) {
       if (waitingLogged.add(hold.preemptor())) {
         LOG.info(
-            "the victims of pod UID {} are gone, but node {} has no room for its place yet; the"
-                + " victims stay charged until it has",
+            "pod UID {}: node {} has no room for its held place yet; its {} victim(s) stay"
+                + " charged until it has",
             hold.preemptor(),
-            hold.plan().node());
+            hold.plan().node(),
+            hold.victims().size());
       }
       return;
     }
@@ -173,12 +234,13 @@ final class PreemptionHolds {
     if (ledger.apply(place)) {
       charged.put(hold.preemptor(), hold.expiresAt());
       LOG.info(
-          "the victims of pod UID {} are gone; its place on node {} is held for it",
+          "pod UID {}: its place on node {} is held for it ({} victim(s) gone)",
           hold.preemptor(),
-          hold.plan().node());
+          hold.plan().node(),
+          hold.victims().size());
     } else {
       LOG.warn(
-          "the victims of pod UID {} are gone but node {} changed; its place is not held",
+          "pod UID {}: node {} changed; its place is not held",
           hold.preemptor(),
           hold.plan().node());
     }
@@ -186,24 +248,17 @@ final class PreemptionHolds {
 
   /** Whether {@code place} fits its node once the hold's victims are released. */
   private boolean fitsWithoutVictims(Hold hold, AllocationPlan place) {
-    Optional<NodeState> node = ledger.node(hold.plan().node());
-    if (node.isEmpty()) {
-      return false;
-    }
-    NodeState seen = node.get();
-    for (String victim : hold.victims()) {
-      AllocationPlan charge = ledger.placements().get(victim);
-      if (charge != null && charge.node().equals(seen.name())) {
-        seen = Ledger.without(seen, charge);
-      }
-    }
-    return Ledger.with(seen, place).isPresent();
+    return ledger
+        .node(hold.plan().node())
+        .flatMap(node -> Ledger.with(withoutVictims(hold, node), place))
+        .isPresent();
   }
 
   /** Releases the victims that are gone and that no hold waits for any more. */
   private void releaseGoneVictims() {
     Set<String> awaited = new HashSet<>();
     waiting.values().forEach(byNode -> byNode.values().forEach(h -> awaited.addAll(h.victims())));
+    evicting.retainAll(awaited);
     for (String uid : new ArrayList<>(gone)) {
       if (!awaited.contains(uid)) {
         gone.remove(uid);

@@ -69,9 +69,15 @@ final class ReplacementHolds {
         .orElse(node);
   }
 
-  /** A pod of {@code owner} was placed on {@code node}: one place held there is its own now. */
+  /**
+   * A pod of {@code owner} was placed on {@code node}: one place held there is its own now. Placed
+   * elsewhere (its scores preferred another node), it is still the replacement of one moved pod:
+   * one place held for its kind on another node goes, rather than stay charged until it expires.
+   */
   void taken(String owner, String node) {
-    find(owner, node).ifPresent(this::end);
+    find(owner, node)
+        .or(() -> held.stream().filter(h -> h.owner().equals(owner)).findFirst())
+        .ifPresent(this::end);
   }
 
   /** The move of {@code movedPod} did not happen: its replacement's place goes. */

@@ -48,6 +48,7 @@ import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.api.signing.SignedAllocation;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.core.engine.NodeFit;
+import org.vnpu.core.engine.NodePlan;
 import org.vnpu.core.engine.PlacementContext;
 import org.vnpu.core.engine.PlacementEngine;
 import org.vnpu.core.engine.RebalancePlanner;
@@ -911,21 +912,15 @@ public final class Scheduler {
 
   /**
    * Places the pod on {@code node}: charges the ledger, takes the node's lock, writes the signed
-   * allocation on the pod. A pod that already has its allocation on this node is left as it is.
-   * When the lock or the annotations cannot be written, the ledger and the lock are undone.
+   * allocation on the pod. A pod that already has its allocation on this node is left as it is; one
+   * that has it on another node and is not bound is refused, not moved: Volcano's binder sends the
+   * pod's annotations as its session read them ({@code pkg/scheduler/cache/cache.go
+   * DefaultBinder.Bind}), and the API server writes them back onto the pod, so a binding after a
+   * move would carry the old node's allocation. Volcano undoes the refused allocation with
+   * deallocateFunc, and its next session finds the pod without one. When the lock or the
+   * annotations cannot be written, the ledger and the lock are undone.
    */
   public AllocationPlan reserve(PodManifest pod, String node) throws SchedulingException {
-    AllocationPlan elsewhere = reservedElsewhere(pod.uid(), node);
-    if (elsewhere != null) {
-      LOG.info(
-          "pod {}/{} was reserved on node {} and never bound (a Volcano session pipelined it);"
-              + " moving its reservation to node {}",
-          pod.namespace(),
-          pod.name(),
-          elsewhere.node(),
-          node);
-      unreserve(pod.namespace(), pod.name(), pod.uid());
-    }
     Claim claim = claim(pod, node);
     if (claim.lock() == null) {
       return claim.plan();
@@ -965,12 +960,50 @@ public final class Scheduler {
     return claim.plan();
   }
 
-  /** The pod's reservation on another node than {@code node} that no binding followed, or null. */
-  private synchronized AllocationPlan reservedElsewhere(String uid, String node) {
-    AllocationPlan existing = cluster.allocation(uid);
-    return existing != null && !existing.node().equals(node) && cluster.reserved(uid)
-        ? existing
-        : null;
+  /**
+   * Volcano pipelined the pod onto {@code node} ({@code framework/statement.go Pipeline}): it will
+   * be placed there once the pods releasing there are gone, or placed again by a later session,
+   * maybe elsewhere. Its place is held in the ledger as a preemptor's is ({@link PreemptionHolds}),
+   * nothing is written to the API server: a pipelined pod is not bound, and annotations written now
+   * would come back with the binding of a later session that placed it elsewhere ({@link
+   * #reserve}). A place held for it there by its preemption stays as it is when its victims are
+   * being evicted ({@link #evicting}); otherwise the pod must fit the node as it is, since Volcano
+   * pipelines where the node's resources suffice in sum without evicting anyone.
+   */
+  public synchronized void pipeline(PodManifest pod, String node) throws SchedulingException {
+    AllocationPlan existing = cluster.allocation(pod.uid());
+    if (existing != null) {
+      if (existing.node().equals(node)) {
+        return;
+      }
+      throw alreadyPlaced(pod, existing);
+    }
+    if (cluster.holds().coming(pod.uid(), node)) {
+      return;
+    }
+    PodRequest request = request(pod);
+    AllocationPlan place = fit(pod, request, node).toAllocationPlan(request);
+    cluster
+        .holds()
+        .hold(
+            new PreemptionHolds.Hold(
+                pod.uid(), place, Set.of(), clock.instant().plus(PREEMPTION_HOLD)));
+    cluster.holds().retry();
+    LOG.info(
+        "pod {}/{} pipelined onto node {}: {} held for it",
+        pod.namespace(),
+        pod.name(),
+        node,
+        describe(place));
+  }
+
+  /**
+   * Volcano's session evicts the pod {@code uid} ({@code Statement.Evict}, its {@code
+   * deallocateFunc} with the task {@code Releasing}): a preemptor waiting for it may be pipelined
+   * into the place it leaves ({@link #pipeline}).
+   */
+  public synchronized void evicting(String uid) {
+    cluster.holds().evicting(uid);
   }
 
   /** A placement decided and charged; lock null when the pod already had it. */
@@ -986,35 +1019,10 @@ public final class Scheduler {
       if (existing.node().equals(node)) {
         return new Claim(existing, null);
       }
-      throw new SchedulingException(
-          "pod "
-              + pod.namespace()
-              + "/"
-              + pod.name()
-              + " is already placed on node "
-              + existing.node());
+      throw alreadyPlaced(pod, existing);
     }
     PodRequest request = request(pod);
-    NodeState state =
-        nodeFor(pod, request, node)
-            .orElseThrow(() -> new SchedulingException("node " + node + " has no vNPU inventory"));
-    NodeFit fit = PlacementEngine.fit(request, HostResources.NONE, state, context());
-    if (fit instanceof NodeFit.Rejected rejected) {
-      this.rejected.merge(rejected.rejection().kind(), 1L, Long::sum);
-      if (rejected.rejection().kind() == RejectKind.LOCKED) {
-        lockRefusals++;
-      }
-      throw new SchedulingException(
-          "pod "
-              + pod.namespace()
-              + "/"
-              + pod.name()
-              + " does not fit node "
-              + node
-              + ": "
-              + rejected.rejection().phrase());
-    }
-    AllocationPlan plan = ((NodeFit.Fits) fit).plan().toAllocationPlan(request);
+    AllocationPlan plan = fit(pod, request, node).toAllocationPlan(request);
     cluster.holds().drop(pod.uid()); // a place held for it is its own now
     cluster.replacements().taken(replacementOwner(pod, request), node);
     if (!cluster.ledger().apply(plan)) {
@@ -1039,6 +1047,44 @@ public final class Scheduler {
     return new Claim(plan, lock);
   }
 
+  /** How the pod fits {@code node} as it sees it; refused with the reason when it does not. */
+  private NodePlan fit(PodManifest pod, PodRequest request, String node)
+      throws SchedulingException {
+    NodeState state =
+        nodeFor(pod, request, node)
+            .orElseThrow(() -> new SchedulingException("node " + node + " has no vNPU inventory"));
+    NodeFit fit = PlacementEngine.fit(request, HostResources.NONE, state, context());
+    if (fit instanceof NodeFit.Rejected rejected) {
+      this.rejected.merge(rejected.rejection().kind(), 1L, Long::sum);
+      if (rejected.rejection().kind() == RejectKind.LOCKED) {
+        lockRefusals++;
+      }
+      throw new SchedulingException(
+          "pod "
+              + pod.namespace()
+              + "/"
+              + pod.name()
+              + " does not fit node "
+              + node
+              + ": "
+              + rejected.rejection().phrase());
+    }
+    return ((NodeFit.Fits) fit).plan();
+  }
+
+  private static SchedulingException alreadyPlaced(PodManifest pod, AllocationPlan existing) {
+    return new SchedulingException(
+        "pod "
+            + pod.namespace()
+            + "/"
+            + pod.name()
+            + " is already placed on node "
+            + existing.node()
+            + " and not bound there; it is not moved while that allocation is on the pod (a"
+            + " Volcano binding would carry it back): it ends with deallocateFunc or when the"
+            + " reservation expires");
+  }
+
   /** Undoes a reservation: the ledger, the pod's annotations, the node's lock if it is ours. */
   public void unreserve(String namespace, String name, String uid) {
     AllocationPlan plan = drop(uid);
@@ -1053,10 +1099,14 @@ public final class Scheduler {
     unlock(plan.node(), uid);
   }
 
-  /** Drops the reservation of pod {@code uid} from the view; its plan, null without one. */
+  /**
+   * Drops the reservation of pod {@code uid} from the view, and any place held for it (Volcano
+   * undoes a pipeline with deallocateFunc too); its plan, null without one.
+   */
   private synchronized AllocationPlan drop(String uid) {
     AllocationPlan plan = cluster.allocation(uid);
     cluster.unreserved(uid);
+    cluster.holds().drop(uid);
     return plan;
   }
 

@@ -47,6 +47,12 @@ final class VolcanoProtocol {
   /** Volcano's {@code TaskStatus} {@code Releasing}, {@code 1 << 6} ({@code api/types.go}). */
   static final int RELEASING = 1 << 6;
 
+  /**
+   * Volcano's {@code TaskStatus} {@code Pipelined}, {@code 1 << 2}: the status {@code
+   * Statement.Pipeline} gives the task before it calls the allocate handlers.
+   */
+  static final int PIPELINED = 1 << 2;
+
   /** {@code PrioritizeRequest}: the task's pod and the names of the candidate nodes. */
   record PrioritizeRequest(PodManifest pod, List<String> nodes) {
     static PrioritizeRequest read(JsonNode request) throws BadRequest {
@@ -60,14 +66,26 @@ final class VolcanoProtocol {
   }
 
   /**
-   * The {@code framework.Event} of {@code allocateFunc} and {@code deallocateFunc}: the task's pod
-   * and the node it was allocated to (empty when deallocated before one was).
+   * The {@code framework.Event} of {@code allocateFunc} and {@code deallocateFunc}: the task's pod,
+   * the node it was allocated to (empty when deallocated before one was), and its {@code Status}:
+   * pipelined there rather than allocated, or releasing because the session evicts it.
    */
-  record EventRequest(PodManifest pod, String node) {
+  record EventRequest(PodManifest pod, String node, int status) {
     static EventRequest read(JsonNode request) throws BadRequest {
       return new EventRequest(
           ExtenderRequests.pod(request.path("task").path("Pod"), "task.Pod"),
-          request.path("task").path("NodeName").asText());
+          request.path("task").path("NodeName").asText(),
+          request.path("task").path("Status").asInt());
+    }
+
+    /** {@code Statement.Pipeline}: placed where pods are still releasing, not bound. */
+    boolean pipelined() {
+      return status == PIPELINED;
+    }
+
+    /** {@code Statement.Evict}: the session evicts this task for a preemptor or a reclaimer. */
+    boolean releasing() {
+      return status == RELEASING;
     }
   }
 
@@ -243,8 +261,13 @@ final class VolcanoProtocol {
       return error(leadership.notLeader());
     }
     try {
-      scheduler.reserve(
-          requests.placeable(requests.stored(pod.namespace(), pod.name(), pod.uid()), node), node);
+      PodManifest stored =
+          requests.placeable(requests.stored(pod.namespace(), pod.name(), pod.uid()), node);
+      if (request.pipelined()) {
+        scheduler.pipeline(stored, node);
+      } else {
+        scheduler.reserve(stored, node);
+      }
       return error("");
     } catch (SchedulingException e) {
       return error(e.getMessage());
@@ -262,6 +285,11 @@ final class VolcanoProtocol {
     if (current != null
         && current.getMetadata().getUid().equals(pod.uid())
         && Fabric8Views.bound(current)) {
+      if (request.releasing()) {
+        // Statement.Evict: the session evicts it, so the place its preemptor holds is coming.
+        scheduler.evicting(pod.uid());
+        return error("");
+      }
       return error(
           "pod "
               + pod.namespace()

@@ -1,6 +1,7 @@
 package org.vnpu.scheduler;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
@@ -83,7 +84,12 @@ class PreemptionTest {
   }
 
   private Set<String> victims(PodManifest preemptor, String... offered) throws SchedulingException {
-    Scheduler.Preemption preemption = scheduler.preemption(preemptor, "c", List.of(offered));
+    return victimsOn("c", preemptor, offered);
+  }
+
+  private Set<String> victimsOn(String node, PodManifest preemptor, String... offered)
+      throws SchedulingException {
+    Scheduler.Preemption preemption = scheduler.preemption(preemptor, node, List.of(offered));
     assertThat(preemption).isInstanceOf(Scheduler.Preemption.Victims.class);
     return ((Scheduler.Preemption.Victims) preemption).uids();
   }
@@ -162,6 +168,45 @@ class PreemptionTest {
     assertThat(fits(other)).isFalse();
   }
 
+  /**
+   * On the real control plane, while the rebalancer's victims went, kube-scheduler placed the
+   * ReplicaSet's replacements on the free chips of the very node whose whole chips the pending pod
+   * was to get: only the victims' chips were kept. Every other pod now sees a node with a waiting
+   * hold as it will be, the victims gone and the preemptor's place taken.
+   */
+  @Test
+  void whileTheVictimsGoNoOtherPodTakesThePartOfTheHeldPlaceTheyDidNotHold() throws Exception {
+    ClusterFixture.create(client, ClusterFixture.node("d", 2, null));
+    scheduler.nodeChanged(client.nodes().withName("d").get());
+    Pod batch = ClusterFixture.create(client, share("batch", 50), "d");
+    String victim = batch.getMetadata().getUid();
+    batch
+        .getMetadata()
+        .getAnnotations()
+        .put(
+            AnnotationKeys.ALLOCATION,
+            ClusterFixture.signed(
+                ClusterFixture.share(victim, "d", 0, "d-die-0", 4096, 50, new OfflineWork(1))));
+    batch.getSpec().setPriority(-100);
+    scheduler.podChanged(client.pods().inNamespace("default").resource(batch).update());
+    PodManifest whole =
+        Fabric8Views.manifest(
+            ClusterFixture.create(client, ClusterFixture.wholeCardsPod("whole", "1", 2), null));
+    PodManifest other =
+        Fabric8Views.manifest(
+            ClusterFixture.create(client, ClusterFixture.wholeCardPod("other", "1"), null));
+    assertThat(scheduler.filter(other, List.of("d")).get("d").fits()).isTrue();
+
+    assertThat(victimsOn("d", whole, victim)).containsExactly(victim);
+
+    assertThat(scheduler.filter(other, List.of("d")).get("d").fits())
+        .as("chip 1 is part of the place held for pod whole")
+        .isFalse();
+    scheduler.podRemoved(victim);
+    assertThat(scheduler.filter(whole, List.of("d")).get("d").fits()).isTrue();
+    assertThat(scheduler.filter(other, List.of("d")).get("d").fits()).isFalse();
+  }
+
   @Test
   void aHeldPlaceEndsWithItsTime() throws Exception {
     String victim = running("batch", 90, true, -100);
@@ -175,5 +220,23 @@ class PreemptionTest {
     clock.advance(Scheduler.PREEMPTION_HOLD.plus(Duration.ofSeconds(1)));
     scheduler.expireReservations();
     assertThat(scheduler.placements()).as("the held place is released").isEmpty();
+  }
+
+  @Test
+  void aPreemptorIsPipelinedIntoItsHeldPlaceOnlyOnceItsVictimsAreEvicted() throws Exception {
+    String batch = running("batch", 70, true, -100);
+    PodManifest urgent = pending("urgent", 60);
+    assertThat(victims(urgent, batch)).containsExactly(batch);
+
+    // Volcano 1.14 asks which pods are preemptable, then evicts none (the node's vNPU resources
+    // suffice in sum) and pipelines the preemptor: no room is coming, so the pipeline is refused.
+    assertThatThrownBy(() -> scheduler.pipeline(urgent, "c"))
+        .isInstanceOf(SchedulingException.class)
+        .hasMessageContaining("AI Core");
+
+    scheduler.evicting(batch); // Statement.Evict: deallocateFunc with the victim Releasing
+    scheduler.pipeline(urgent, "c"); // accepted: the room is coming
+    scheduler.podRemoved(batch);
+    assertThat(fits(urgent)).as("and the place is its own once the victim is gone").isTrue();
   }
 }

@@ -114,6 +114,32 @@ class RebalanceControllerTest {
   }
 
   @Test
+  void aReplacementPlacedOnAnotherNodeThanItsHeldPlaceEndsThatHold() throws Exception {
+    answerEvictions(201, new StatusBuilder().withStatus("Success").build());
+    pendingJob("job");
+    RebalanceController.Decision decision =
+        controller(RebalanceController.Mode.EXECUTE, 6).pass().get(0);
+    String moved = decision.plan().moves().get(0).pod().podUid();
+    String movedName = decision.plan().moves().get(0).pod().request().name();
+    String destination = decision.plan().moves().get(0).to().node();
+    evicted(movedName, moved);
+    String elsewhere =
+        List.of("a", "b", "c").stream()
+            .filter(node -> !node.equals(destination))
+            .filter(node -> !node.equals(decision.plan().pending().node()))
+            .findFirst()
+            .orElseThrow();
+
+    Pod replacement = replacementOf(movedName);
+    scheduler.podChanged(replacement);
+    scheduler.reserve(Fabric8Views.manifest(replacement), elsewhere);
+
+    assertThat(scheduler.placements())
+        .as("its place on node %s is not left charged until it expires", destination)
+        .doesNotContainKey(ReplacementHolds.KEY + moved);
+  }
+
+  @Test
   void aDisruptionBudgetThatRefusesTheEvictionCancelsThePlanAndItsHolds() {
     answerEvictions(
         429,

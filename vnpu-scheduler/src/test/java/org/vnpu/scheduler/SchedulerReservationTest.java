@@ -93,26 +93,81 @@ class SchedulerReservationTest {
   /**
    * Volcano's {@code Statement.Pipeline} calls the allocate handlers, the extender's allocateFunc
    * among them ({@code pkg/scheduler/framework/statement.go}), and a pipelined task is not bound:
-   * the next session places it again. The real Volcano found the pod's own reservation counted
-   * against it (the node it was pipelined to "had no chip for it") and allocateFunc on another node
-   * refused as "already placed". The pod sees its own unbound reservation as free, and moves it.
+   * the next session places it again, maybe elsewhere, and binds it with the annotations its
+   * session read ({@code cache.go DefaultBinder.Bind}). The real Volcano bound a pod pipelined to
+   * one node onto another with the first node's allocation, which the device plugin refused. A
+   * pipeline writes nothing: it holds the place, free for its pod only.
    */
   @Test
-  void aReservationVolcanoPipelinedButNeverBoundIsFreeForItsPodAndMovesWithIt() throws Exception {
+  void aPipelinedPodHoldsItsPlaceWithoutWritingAndMayStillBeAllocatedElsewhere() throws Exception {
+    Scheduler scheduler = scheduler();
+    PodManifest whole =
+        Fabric8Views.manifest(
+            ClusterFixture.create(client, ClusterFixture.wholeCardsPod("whole", "1", 2), null));
+    PodManifest other =
+        Fabric8Views.manifest(
+            ClusterFixture.create(client, ClusterFixture.wholeCardsPod("other", "1", 2), null));
+
+    scheduler.pipeline(whole, "a");
+
+    assertThat(lockOf("a")).as("nothing written on the node").isNull();
+    assertThat(stored("whole").getMetadata().getAnnotations())
+        .as("nothing written on the pod")
+        .doesNotContainKey(AnnotationKeys.ALLOCATION);
+    assertThat(scheduler.filter(other, List.of("a")).get("a").fits())
+        .as("its place on a is held")
+        .isFalse();
+    assertThat(scheduler.filter(whole, List.of("a", "b")))
+        .allSatisfy((node, verdict) -> assertThat(verdict.fits()).as(node).isTrue());
+
+    scheduler.reserve(whole, "b");
+    assertThat(scheduler.placements()).doesNotContainKey(PreemptionHolds.KEY + whole.uid());
+    assertThat(scheduler.filter(other, List.of("a")).get("a").fits())
+        .as("allocated elsewhere, its place on a is free again")
+        .isTrue();
+    assertThat(stored("whole").getMetadata().getAnnotations())
+        .containsEntry(AnnotationKeys.ASSIGNED_NODE, "b");
+  }
+
+  @Test
+  void aPodPipelinedWhereItIsThenAllocatedTakesItsHeldPlace() throws Exception {
+    Scheduler scheduler = scheduler();
+    PodManifest whole =
+        Fabric8Views.manifest(
+            ClusterFixture.create(client, ClusterFixture.wholeCardsPod("whole", "1", 2), null));
+    scheduler.pipeline(whole, "a");
+
+    scheduler.reserve(whole, "a");
+
+    assertThat(scheduler.placements())
+        .containsKey(whole.uid())
+        .doesNotContainKey(PreemptionHolds.KEY + whole.uid());
+    assertThat(lockOf("a")).isNotNull();
+  }
+
+  /**
+   * An allocation written on a pod that was never bound is not moved to another node: a Volcano
+   * binding there would carry the written one back. Refused, Volcano undoes it with deallocateFunc,
+   * and the pod is free to go anywhere.
+   */
+  @Test
+  void aWrittenReservationIsNotMovedToAnotherNodeUntilItIsUndone() throws Exception {
     Scheduler scheduler = scheduler();
     PodManifest whole =
         Fabric8Views.manifest(
             ClusterFixture.create(client, ClusterFixture.wholeCardsPod("whole", "1", 2), null));
     scheduler.reserve(whole, "a");
 
-    assertThat(scheduler.filter(whole, List.of("a", "b")))
-        .as("both nodes fit: on a it holds both chips itself")
-        .allSatisfy((node, verdict) -> assertThat(verdict.fits()).as(node).isTrue());
+    assertThatThrownBy(() -> scheduler.reserve(whole, "b"))
+        .isInstanceOf(SchedulingException.class)
+        .hasMessageContaining("already placed on node a")
+        .hasMessageContaining("Volcano binding would carry it back");
+    assertThat(stored("whole").getMetadata().getAnnotations())
+        .containsEntry(AnnotationKeys.ASSIGNED_NODE, "a");
 
+    scheduler.unreserve(whole.namespace(), whole.name(), whole.uid());
     scheduler.reserve(whole, "b");
-    assertThat(scheduler.placements().get(whole.uid()).node()).isEqualTo("b");
-    assertThat(lockOf("a")).as("the reservation on a is undone").isNull();
-    assertThat(lockOf("b")).isNotNull();
+    assertThat(lockOf("a")).isNull();
     assertThat(stored("whole").getMetadata().getAnnotations())
         .containsEntry(AnnotationKeys.ASSIGNED_NODE, "b");
   }

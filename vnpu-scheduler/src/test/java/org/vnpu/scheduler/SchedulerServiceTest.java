@@ -194,6 +194,31 @@ class SchedulerServiceTest {
     assertThat(scheduler.placements()).isEmpty();
   }
 
+  /**
+   * Statement.Pipeline calls allocateFunc with the task {@code Pipelined} (1 << 2): the place is
+   * held and nothing is written, so that a later session's binding elsewhere carries no allocation
+   * back; deallocateFunc (Statement.Discard) lets the place go.
+   */
+  @Test
+  void aPipelinedTasksAllocateFuncHoldsItsPlaceAndWritesNothing() throws Exception {
+    Pod pod = create("waiting", "50", "8");
+    ObjectNode task = JSON.createObjectNode();
+    task.set("Pod", json(pod));
+    task.put("NodeName", node.node);
+    task.put("Status", 1 << 2);
+
+    JsonNode allocate = post("/volcano/allocateFunc", Map.of("task", task));
+
+    assertThat(allocate.path("errorMessage").asText()).isEmpty();
+    assertThat(node.pods.podAnnotation("waiting", AnnotationKeys.ALLOCATION)).isNull();
+    assertThat(node.pods.nodeAnnotation(AnnotationKeys.NODE_LOCK)).isNull();
+    assertThat(scheduler.placements())
+        .containsKey(PreemptionHolds.KEY + pod.getMetadata().getUid());
+
+    post("/volcano/deallocateFunc", Map.of("task", task));
+    assertThat(scheduler.placements()).isEmpty();
+  }
+
   @Test
   void allocateFuncReservesWhatTheStoredPodAsksNotWhatTheRequestSays() throws Exception {
     Pod stored = create("honest", "30", "8");
@@ -242,6 +267,23 @@ class SchedulerServiceTest {
                 + ": its vNPUs are released when it ends, not by deallocateFunc");
     assertThat(scheduler.placements()).containsKey(pod.getMetadata().getUid());
     assertThat(node.pods.podAnnotation("running", AnnotationKeys.ALLOCATION)).isNotNull();
+  }
+
+  @Test
+  void aBoundPodTheSessionEvictsKeepsItsVnpusUntilItIsGone() throws Exception {
+    Pod pod = create("victim", "30", "8");
+    assertThat(bind(pod).path("Error").asText()).isEmpty();
+    bound(pod);
+    ObjectNode task = JSON.createObjectNode();
+    task.set("Pod", json(pod));
+    task.put("NodeName", node.node);
+    task.put("Status", VolcanoProtocol.RELEASING); // Statement.Evict
+
+    JsonNode deallocate = post("/volcano/deallocateFunc", Map.of("task", task));
+
+    assertThat(deallocate.path("errorMessage").asText()).isEmpty();
+    assertThat(scheduler.placements()).containsKey(pod.getMetadata().getUid());
+    assertThat(node.pods.podAnnotation("victim", AnnotationKeys.ALLOCATION)).isNotNull();
   }
 
   @Test
