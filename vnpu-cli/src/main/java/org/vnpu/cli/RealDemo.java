@@ -83,7 +83,12 @@ final class RealDemo {
       cluster =
           RealCluster.start(
               new RealCluster.Options(
-                  root.resolve("cluster"), driver, vnpuCommand(), Sandbox.DEMO_NODES, VALUES));
+                  root.resolve("cluster"),
+                  driver,
+                  vnpuCommand(),
+                  Sandbox.DEMO_NODES,
+                  List.of(),
+                  VALUES));
     } catch (IOException | RuntimeException e) {
       err.println("vnpu demo: the real cluster did not start: " + e.getMessage());
       err.println("  component log: " + log);
@@ -103,6 +108,12 @@ final class RealDemo {
       List<Scenario.Check> checks = new ArrayList<>(report.checks());
       checks.addAll(new OperatorCommandChecks(cluster, progress).run());
       checks.addAll(new RealClusterChecks(cluster, progress).run());
+      if (driver == Sandbox.Driver.KUBE_SCHEDULER) {
+        checks.addAll(dra(out, progress));
+      } else {
+        progress.accept(
+            "[dra] (DRA claims are placed by kube-scheduler: --scheduler kube-scheduler)");
+      }
       Scenario.Report all =
           new Scenario.Report(report.placements(), report.unfit(), report.comparison(), checks);
       DemoCommand.printReport(out, all);
@@ -117,6 +128,35 @@ final class RealDemo {
       if (once) {
         cluster.close();
       }
+    }
+  }
+
+  /**
+   * The demo's DRA step on a real control plane of its own: the chart with {@code dra.enabled}
+   * deploys the DRA driver instead of the device plugin, so its nodes are two DRA nodes, and
+   * kube-scheduler's DynamicResources plugin allocates the claims the extender ranks.
+   */
+  private List<Scenario.Check> dra(PrintWriter out, Consumer<String> progress)
+      throws IOException, InterruptedException {
+    Path directory = root.resolve("dra");
+    progress.accept(
+        "[dra] a second real control plane, the chart with dra.enabled and two DRA nodes, in "
+            + directory);
+    try (RealCluster cluster =
+        RealCluster.start(
+            new RealCluster.Options(
+                directory, driver, vnpuCommand(), List.of(), Sandbox.DEMO_DRA_NODES, Map.of()))) {
+      List<Scenario.Check> checks =
+          new ArrayList<>(new Scenario(cluster, progress, burst, seed).runClaims());
+      checks.add(RealClusterChecks.noRefusals(cluster));
+      return checks;
+    } catch (IOException | RuntimeException e) {
+      out.println("vnpu demo: the DRA cluster failed: " + e.getMessage());
+      return List.of(
+          new Scenario.Check(
+              "dra: claims on a real control plane with the chart's dra.enabled",
+              false,
+              String.valueOf(e.getMessage())));
     }
   }
 

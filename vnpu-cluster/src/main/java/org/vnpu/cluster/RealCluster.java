@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -41,7 +42,10 @@ public final class RealCluster implements ScenarioCluster, AutoCloseable {
    * @param directory where everything goes (the control plane's files, the nodes' state, logs)
    * @param driver which scheduler places the scenario's pods (both run)
    * @param vnpu the command that runs {@code vnpu}: java, its class path and the main class
-   * @param nodes the simulated NPU nodes
+   * @param nodes the simulated NPU nodes with the device plugin
+   * @param draNodes the simulated NPU nodes with the DRA driver; when there are any, the chart is
+   *     installed with {@code dra.enabled}, whose kube-scheduler profile serves claims only (the
+   *     chart deploys DRA instead of the device plugin, so a cluster has one or the other)
    * @param values chart values on top of the real cluster's own
    */
   public record Options(
@@ -49,11 +53,27 @@ public final class RealCluster implements ScenarioCluster, AutoCloseable {
       Sandbox.Driver driver,
       List<String> vnpu,
       List<NodeSpec> nodes,
+      List<NodeSpec> draNodes,
       Map<String, Object> values) {
     public Options {
       vnpu = List.copyOf(vnpu);
       nodes = List.copyOf(nodes);
+      draNodes = List.copyOf(draNodes);
       values = Map.copyOf(values);
+      if (!draNodes.isEmpty() && (!nodes.isEmpty() || driver != Sandbox.Driver.KUBE_SCHEDULER)) {
+        throw new IllegalArgumentException(
+            "DRA nodes need kube-scheduler and no device-plugin nodes beside them: the chart"
+                + " with dra.enabled deploys DRA instead of the device plugin");
+      }
+    }
+
+    /** The chart's values: the caller's, with {@code dra.enabled} where there are DRA nodes. */
+    Map<String, Object> chartValues() {
+      Map<String, Object> all = new HashMap<>(values);
+      if (!draNodes.isEmpty()) {
+        all.put("dra.enabled", true);
+      }
+      return all;
     }
   }
 
@@ -62,6 +82,7 @@ public final class RealCluster implements ScenarioCluster, AutoCloseable {
   private Options options;
   private final List<AutoCloseable> parts = new ArrayList<>();
   private final List<SandboxNode> nodes = new ArrayList<>();
+  private final List<DraNode> draNodes = new ArrayList<>();
   private SchedulerReplicas schedulers;
   private UpstreamBinaries binaries;
 
@@ -97,7 +118,7 @@ public final class RealCluster implements ScenarioCluster, AutoCloseable {
 
   private void startVnpu(SourceTree tree, Options options)
       throws IOException, InterruptedException {
-    VnpuRelease.install(tree.chart(), plane.adminKubeconfig(), admin, options.values());
+    VnpuRelease.install(tree.chart(), plane.adminKubeconfig(), admin, options.chartValues());
     ServiceAccountTokens tokens = new ServiceAccountTokens(plane, admin);
     schedulers = SchedulerReplicas.start(plane, admin, tokens, options.vnpu(), 2);
     parts.add(schedulers);
@@ -117,19 +138,12 @@ public final class RealCluster implements ScenarioCluster, AutoCloseable {
     ChipCatalog catalog = ChipCatalog.builtIn();
     Sandbox.Options sandbox =
         new Sandbox.Options(plane.directory(), options.driver(), options.nodes());
+    KubernetesClient exporter = serviceAccountClient(tokens, "exporter");
     KubernetesClient devicePlugin =
-        ControlPlane.client(
-            tokens.kubeconfig(VnpuRelease.NAMESPACE, VnpuRelease.NAME + "-device-plugin"));
-    KubernetesClient exporter =
-        ControlPlane.client(
-            tokens.kubeconfig(VnpuRelease.NAMESPACE, VnpuRelease.NAME + "-exporter"));
-    parts.add(devicePlugin);
-    parts.add(exporter);
+        options.nodes().isEmpty() ? null : serviceAccountClient(tokens, "device-plugin");
     for (NodeSpec spec : options.nodes()) {
       Path directory = nodeDirectory(spec.name());
-      Path kubeconfig =
-          plane.writeKubeconfig(
-              "node-" + spec.name(), "system:node:" + spec.name(), List.of("system:nodes"));
+      Path kubeconfig = nodeKubeconfig(spec);
       KubernetesClient kubelet = ControlPlane.client(kubeconfig);
       parts.add(kubelet);
       nodes.add(
@@ -149,6 +163,44 @@ public final class RealCluster implements ScenarioCluster, AutoCloseable {
           spec.description(),
           spec.name());
     }
+    if (options.draNodes().isEmpty()) {
+      return;
+    }
+    KubernetesClient draDriver = serviceAccountClient(tokens, "dra-driver");
+    for (NodeSpec spec : options.draNodes()) {
+      KubernetesClient kubelet = ControlPlane.client(nodeKubeconfig(spec));
+      parts.add(kubelet);
+      DraNode node =
+          DraNode.start(
+              spec,
+              nodeDirectory(spec.name()),
+              new NodeClients(kubelet, draDriver, exporter),
+              natives,
+              catalog,
+              sandbox);
+      draNodes.add(node);
+      LOG.info(
+          "DRA node {} ({}) registered as system:node:{}, its slices published",
+          spec.name(),
+          spec.description(),
+          spec.name());
+    }
+  }
+
+  /** The kubeconfig of the node's kubelet: {@code system:node:NAME} with a client certificate. */
+  private Path nodeKubeconfig(NodeSpec spec) throws IOException {
+    return plane.writeKubeconfig(
+        "node-" + spec.name(), "system:node:" + spec.name(), List.of("system:nodes"));
+  }
+
+  /** A client with a token of the release's ServiceAccount {@code vnpu-<component>}. */
+  private KubernetesClient serviceAccountClient(ServiceAccountTokens tokens, String component)
+      throws IOException {
+    KubernetesClient client =
+        ControlPlane.client(
+            tokens.kubeconfig(VnpuRelease.NAMESPACE, VnpuRelease.NAME + "-" + component));
+    parts.add(client);
+    return client;
   }
 
   /** A client of the cluster's administrator ({@code system:masters}). */
@@ -164,7 +216,7 @@ public final class RealCluster implements ScenarioCluster, AutoCloseable {
 
   @Override
   public List<DraNode> draNodes() {
-    return List.of();
+    return List.copyOf(draNodes);
   }
 
   @Override
@@ -221,6 +273,9 @@ public final class RealCluster implements ScenarioCluster, AutoCloseable {
   @Override
   public void close() {
     for (SandboxNode node : nodes) {
+      node.close();
+    }
+    for (DraNode node : draNodes) {
       node.close();
     }
     for (int i = parts.size() - 1; i >= 0; i--) {

@@ -371,13 +371,16 @@ public final class RealClusterChecks {
   // ---- audit ----
 
   private void audit() throws IOException {
+    checks.add(noRefusals(cluster));
+  }
+
+  /** No request of vNPU's components on {@code cluster} was refused with 403 (its audit log). */
+  public static Check noRefusals(RealCluster cluster) throws IOException {
     List<String> refused = AuditLog.refusedRequests(cluster.plane().logs().resolve("audit.log"));
-    checks.add(
-        new Check(
-            "no request of the scheduler, the device plugins, the exporters or the nodes was"
-                + " refused with 403",
-            refused.isEmpty(),
-            refused.isEmpty() ? "none" : String.join("; ", refused)));
+    return new Check(
+        "no request of the scheduler, the node agents or the nodes was refused with 403",
+        refused.isEmpty(),
+        refused.isEmpty() ? "none" : String.join("; ", refused));
   }
 
   // ---- helpers ----

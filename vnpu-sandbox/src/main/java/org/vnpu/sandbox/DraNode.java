@@ -153,17 +153,28 @@ public final class DraNode implements AutoCloseable {
     return node;
   }
 
+  /**
+   * The kubelet's wipe of a node's slices ({@code pkg/kubelet/cm/dra/plugin/dra_plugin_manager.go}:
+   * a DeleteCollection selected by {@code spec.nodeName} and {@code spec.driver}), as a selected
+   * list and deletes by name: the Node authorizer lets a node list, watch and delete-collect slices
+   * only with its own {@code spec.nodeName} selector, and delete those of its node by name.
+   */
   private static void wipe(KubernetesClient client, String node, String driver) {
-    client.resources(ResourceSlice.class).list().getItems().stream()
-        .filter(slice -> node.equals(slice.getSpec().getNodeName()))
-        .filter(slice -> driver == null || driver.equals(slice.getSpec().getDriver()))
-        .forEach(slice -> client.resource(slice).delete());
+    var selected = client.resources(ResourceSlice.class).withField("spec.nodeName", node);
+    if (driver != null) {
+      selected = selected.withField("spec.driver", driver);
+    }
+    selected.list().getItems().forEach(slice -> client.resource(slice).delete());
   }
 
   private void awaitSlices(KubernetesClient client, Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
-    while (client.resources(ResourceSlice.class).list().getItems().stream()
-        .noneMatch(slice -> spec.name().equals(slice.getSpec().getNodeName()))) {
+    while (client
+        .resources(ResourceSlice.class)
+        .withField("spec.nodeName", spec.name())
+        .list()
+        .getItems()
+        .isEmpty()) {
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException(
             "the DRA driver of node " + spec.name() + " published no slice in " + timeout);
