@@ -1,7 +1,5 @@
 package org.vnpu.cluster;
 
-import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -9,7 +7,6 @@ import io.fabric8.kubernetes.api.model.ResourceQuotaBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.io.IOException;
@@ -17,13 +14,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.ResourceNames;
-import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.sandbox.Overcommit;
 import org.vnpu.sandbox.Sandbox;
@@ -45,11 +39,13 @@ public final class RealClusterChecks {
   private final KubernetesClient admin;
   private final Consumer<String> progress;
   private final List<Check> checks = new ArrayList<>();
+  private final ClusterPods pods;
 
   public RealClusterChecks(RealCluster cluster, Consumer<String> progress) {
     this.cluster = cluster;
     this.admin = cluster.client();
     this.progress = progress;
+    this.pods = new ClusterPods(admin, cluster.schedulerName());
   }
 
   /** Runs every check; each is a line of the report. */
@@ -62,8 +58,7 @@ public final class RealClusterChecks {
     quota();
     if (cluster.driver() == Sandbox.Driver.VOLCANO) {
       progress.accept("[real 3/5] a Volcano gang of 4 shared-chip pods, and a queue's capability");
-      gang();
-      queue();
+      checks.addAll(new VolcanoChecks(admin, pods, progress).run());
     } else {
       progress.accept("[real 3/5] (Volcano's gangs and queues: run with --scheduler volcano)");
     }
@@ -76,9 +71,10 @@ public final class RealClusterChecks {
 
   /** Deletes every pod and ReplicaSet of the scenario's namespace and waits until they are gone. */
   private void clear() throws InterruptedException {
-    admin.apps().replicaSets().inNamespace(NAMESPACE).delete();
-    admin.pods().inNamespace(NAMESPACE).delete();
-    await(() -> admin.pods().inNamespace(NAMESPACE).list().getItems().isEmpty(), SETTLE);
+    admin.apps().replicaSets().inNamespace(ClusterPods.NAMESPACE).delete();
+    admin.pods().inNamespace(ClusterPods.NAMESPACE).delete();
+    ClusterPods.await(
+        () -> admin.pods().inNamespace(ClusterPods.NAMESPACE).list().getItems().isEmpty(), SETTLE);
   }
 
   // ---- a tenant ----
@@ -89,7 +85,7 @@ public final class RealClusterChecks {
    * Docker Runtime would mount: the chart's policies refuse both, as the API server evaluates them.
    */
   private void tenant() throws IOException {
-    namespace(TENANT_NAMESPACE);
+    pods.namespace(TENANT_NAMESPACE);
     admin
         .rbac()
         .roles()
@@ -127,12 +123,12 @@ public final class RealClusterChecks {
         ControlPlane.client(
             new ServiceAccountTokens(cluster.plane(), admin)
                 .kubeconfig(TENANT_NAMESPACE, TENANT))) {
-      Pod own = plainPod("own");
+      Pod own = pods.plainPod("own");
       tenant.pods().inNamespace(TENANT_NAMESPACE).resource(own).create();
       // A merge patch, as kubectl annotate sends it: no resourceVersion, so no conflict with
       // the scheduler's and the node's own writes to the pod.
       String forged =
-          refusal(
+          ClusterPods.refusal(
               () ->
                   tenant
                       .pods()
@@ -148,7 +144,7 @@ public final class RealClusterChecks {
           forged,
           message -> message.contains("only the vNPU scheduler and device plugins may set"));
       Pod chooser =
-          new PodBuilder(plainPod("chooser"))
+          new PodBuilder(pods.plainPod("chooser"))
               .editSpec()
               .editFirstContainer()
               .addNewEnv()
@@ -159,7 +155,8 @@ public final class RealClusterChecks {
               .endSpec()
               .build();
       String chosen =
-          refusal(() -> tenant.pods().inNamespace(TENANT_NAMESPACE).resource(chooser).create());
+          ClusterPods.refusal(
+              () -> tenant.pods().inNamespace(TENANT_NAMESPACE).resource(chooser).create());
       check(
           "the chart's policy refuses a pod whose env names the chips Ascend Docker Runtime mounts",
           chosen,
@@ -173,7 +170,7 @@ public final class RealClusterChecks {
   /** A quota of 50 AI Core percent in a namespace: a pod of 30 is admitted, a second refused. */
   private void quota() throws InterruptedException {
     String namespace = "quota";
-    namespace(namespace);
+    pods.namespace(namespace);
     admin
         .resourceQuotas()
         .inNamespace(namespace)
@@ -188,14 +185,14 @@ public final class RealClusterChecks {
                 .build())
         .serverSideApply();
     awaitQuotaStatus(namespace);
-    admin.pods().inNamespace(namespace).resource(shared("first", namespace, 30)).create();
+    admin.pods().inNamespace(namespace).resource(pods.shared("first", namespace, 30)).create();
     String second =
-        refusal(
+        ClusterPods.refusal(
             () ->
                 admin
                     .pods()
                     .inNamespace(namespace)
-                    .resource(shared("second", namespace, 30))
+                    .resource(pods.shared("second", namespace, 30))
                     .create());
     check(
         "a ResourceQuota on requests.huawei.com/vnpu-cores admits 30 of 50 and refuses 30 more",
@@ -218,115 +215,6 @@ public final class RealClusterChecks {
     }
   }
 
-  // ---- Volcano ----
-
-  /**
-   * A PodGroup of minMember 4 and four identical shared-chip pods: with three of them Volcano binds
-   * none (the gang is not whole); with the fourth it binds all four.
-   */
-  private void gang() throws InterruptedException {
-    String group = "gang";
-    admin
-        .genericKubernetesResources("scheduling.volcano.sh/v1beta1", "PodGroup")
-        .inNamespace(NAMESPACE)
-        .resource(
-            new GenericKubernetesResourceBuilder()
-                .withApiVersion("scheduling.volcano.sh/v1beta1")
-                .withKind("PodGroup")
-                .withNewMetadata()
-                .withName(group)
-                .withNamespace(NAMESPACE)
-                .endMetadata()
-                .withAdditionalProperties(
-                    Map.of("spec", Map.of("minMember", 4, "queue", "default")))
-                .build())
-        .create();
-    List<String> names = List.of("gang-1", "gang-2", "gang-3", "gang-4");
-    for (String name : names.subList(0, 3)) {
-      create(grouped(name, group));
-    }
-    Thread.sleep(10_000);
-    long early = names.subList(0, 3).stream().filter(this::bound).count();
-    create(grouped(names.get(3), group));
-    boolean all = await(() -> names.stream().allMatch(this::running), SETTLE);
-    List<String> chips = names.stream().map(this::chipOf).toList();
-    String detail =
-        early
-            + " of 3 bound before the fourth came; then "
-            + names.stream().filter(this::running).count()
-            + " of 4 running, on chips "
-            + chips;
-    progress.accept("      " + detail);
-    checks.add(
-        new Check(
-            "Volcano places a PodGroup of minMember 4 shared-chip pods as one gang: none before"
-                + " the fourth, then all four",
-            early == 0 && all,
-            detail));
-    names.forEach(this::delete);
-    admin
-        .genericKubernetesResources("scheduling.volcano.sh/v1beta1", "PodGroup")
-        .inNamespace(NAMESPACE)
-        .withName(group)
-        .delete();
-  }
-
-  /**
-   * A Volcano Queue whose capability is 40 % of AI Core: a pod of 30 % runs; a second of 30 % waits
-   * though a node has room, and runs once the first is gone.
-   */
-  private void queue() throws InterruptedException {
-    String queue = "capped";
-    admin
-        .genericKubernetesResources("scheduling.volcano.sh/v1beta1", "Queue")
-        .resource(
-            new GenericKubernetesResourceBuilder()
-                .withApiVersion("scheduling.volcano.sh/v1beta1")
-                .withKind("Queue")
-                .withNewMetadata()
-                .withName(queue)
-                .endMetadata()
-                .withAdditionalProperties(
-                    Map.of(
-                        "spec",
-                        Map.of(
-                            "weight",
-                            1,
-                            "reclaimable",
-                            false,
-                            "capability",
-                            Map.of(ResourceNames.VNPU_CORES, "40"))))
-                .build())
-        .create();
-    create(queued("capped-1", queue));
-    boolean first = await(() -> running("capped-1"), SETTLE);
-    create(queued("capped-2", queue));
-    Thread.sleep(15_000);
-    boolean heldBack = !bound("capped-2");
-    delete("capped-1");
-    boolean after = await(() -> running("capped-2"), SETTLE);
-    String detail =
-        "capped-1 "
-            + (first ? "ran" : "did not run")
-            + "; capped-2 "
-            + (heldBack ? "waited" : "was placed")
-            + " while it ran, and "
-            + (after ? "ran" : "did not run")
-            + " once it was gone";
-    progress.accept("      " + detail);
-    checks.add(
-        new Check(
-            "a Volcano Queue whose capability names huawei.com/vnpu-cores holds back the pod past"
-                + " it",
-            first && heldBack && after,
-            detail));
-    delete("capped-2");
-    admin
-        .genericKubernetesResources("scheduling.volcano.sh/v1beta1", "Queue")
-        .withName(queue)
-        .delete();
-  }
-
   // ---- failover ----
 
   /**
@@ -339,15 +227,18 @@ public final class RealClusterChecks {
     for (int i = 1; i <= 12; i++) {
       String name = String.format("failover-%02d", i);
       names.add(name);
-      create(shared(name, NAMESPACE, 20 + 5 * (i % 3)));
+      pods.create(pods.shared(name, ClusterPods.NAMESPACE, 20 + 5 * (i % 3)));
     }
     cluster.schedulers().replicas().stream()
         .filter(replica -> replica.identity().equals(before))
         .forEach(replica -> replica.process().kill());
-    boolean all = await(() -> names.stream().allMatch(this::running), Duration.ofSeconds(180));
+    boolean all =
+        ClusterPods.await(() -> names.stream().allMatch(pods::running), Duration.ofSeconds(180));
     String after = cluster.schedulers().leader();
     List<String> overcommitted =
-        Overcommit.of(admin.pods().inNamespace(NAMESPACE).list().getItems(), ChipCatalog.builtIn())
+        Overcommit.of(
+                admin.pods().inNamespace(ClusterPods.NAMESPACE).list().getItems(),
+                ChipCatalog.builtIn())
             .overcommitted();
     String detail =
         "leader "
@@ -355,7 +246,7 @@ public final class RealClusterChecks {
             + " killed, "
             + after
             + " leads; "
-            + names.stream().filter(this::running).count()
+            + names.stream().filter(pods::running).count()
             + " of 12 running; over-committed chips: "
             + (overcommitted.isEmpty() ? "none" : String.join(", ", overcommitted));
     progress.accept("      " + detail);
@@ -365,7 +256,7 @@ public final class RealClusterChecks {
                 + " and every pod runs, no chip over-committed",
             all && after != null && !after.equals(before) && overcommitted.isEmpty(),
             detail));
-    names.forEach(this::delete);
+    names.forEach(pods::delete);
   }
 
   // ---- audit ----
@@ -385,136 +276,8 @@ public final class RealClusterChecks {
 
   // ---- helpers ----
 
-  private static final String NAMESPACE = "default";
-
-  private void create(Pod pod) {
-    admin.pods().inNamespace(NAMESPACE).resource(pod).create();
-  }
-
-  private void delete(String name) {
-    admin.pods().inNamespace(NAMESPACE).withName(name).delete();
-  }
-
-  private Pod get(String name) {
-    return admin.pods().inNamespace(NAMESPACE).withName(name).get();
-  }
-
-  private boolean bound(String name) {
-    Pod pod = get(name);
-    return pod != null && pod.getSpec().getNodeName() != null;
-  }
-
-  private boolean running(String name) {
-    Pod pod = get(name);
-    return pod != null && pod.getStatus() != null && "Running".equals(pod.getStatus().getPhase());
-  }
-
-  /** The die ID of the pod's first vNPU, from its signed allocation; "-" when it has none. */
-  private String chipOf(String name) {
-    Pod pod = get(name);
-    String value =
-        pod == null || pod.getMetadata().getAnnotations() == null
-            ? null
-            : pod.getMetadata().getAnnotations().get(AnnotationKeys.ALLOCATION);
-    return value == null
-        ? "-"
-        : new PayloadCodec()
-            .decodeAllocation(value)
-            .allocation()
-            .containers()
-            .get(0)
-            .vnpus()
-            .get(0)
-            .dieId();
-  }
-
-  private static boolean await(BooleanSupplier condition, Duration timeout)
-      throws InterruptedException {
-    Instant deadline = Instant.now().plus(timeout);
-    while (Instant.now().isBefore(deadline)) {
-      if (condition.getAsBoolean()) {
-        return true;
-      }
-      Thread.sleep(500);
-    }
-    return condition.getAsBoolean();
-  }
-
-  /** A shared-chip pod of a Volcano PodGroup. */
-  private Pod grouped(String name, String group) {
-    return new PodBuilder(shared(name, NAMESPACE, 20))
-        .editMetadata()
-        .addToAnnotations("scheduling.k8s.io/group-name", group)
-        .endMetadata()
-        .build();
-  }
-
-  /** A pod of 30 % in Volcano Queue {@code queue}. */
-  private Pod queued(String name, String queue) {
-    return new PodBuilder(shared(name, NAMESPACE, 30))
-        .editMetadata()
-        .addToAnnotations("scheduling.volcano.sh/queue-name", queue)
-        .endMetadata()
-        .build();
-  }
-
-  private void namespace(String name) {
-    admin
-        .namespaces()
-        .resource(new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build())
-        .serverSideApply();
-  }
-
-  /** The API server's message refusing {@code request}, or "admitted" when it was not refused. */
-  private static String refusal(Runnable request) {
-    try {
-      request.run();
-      return "admitted";
-    } catch (KubernetesClientException e) {
-      return e.getCode() + " " + e.getMessage();
-    }
-  }
-
   private void check(String name, String detail, Predicate<String> holds) {
     progress.accept("      " + detail);
     checks.add(new Check(name, holds.test(detail), detail));
-  }
-
-  private Pod plainPod(String name) {
-    return new PodBuilder()
-        .withNewMetadata()
-        .withName(name)
-        .endMetadata()
-        .withNewSpec()
-        .addNewContainer()
-        .withName("main")
-        .withImage("vnpu.local/workload")
-        .endContainer()
-        .endSpec()
-        .build();
-  }
-
-  /** A pod of one soft vNPU of {@code cores} percent and 4 GiB. */
-  private Pod shared(String name, String namespace, int cores) {
-    return new PodBuilder()
-        .withNewMetadata()
-        .withName(name)
-        .withNamespace(namespace)
-        .endMetadata()
-        .withNewSpec()
-        .withSchedulerName(cluster.schedulerName())
-        .addNewContainer()
-        .withName("main")
-        .withImage("vnpu.local/workload")
-        .withNewResources()
-        .withLimits(
-            Map.of(
-                ResourceNames.VNPU_NUMBER, new Quantity("1"),
-                ResourceNames.VNPU_CORES, new Quantity(Integer.toString(cores)),
-                ResourceNames.VNPU_MEMORY_GIB, new Quantity("4")))
-        .endResources()
-        .endContainer()
-        .endSpec()
-        .build();
   }
 }
