@@ -243,8 +243,9 @@ final class VolcanoSession implements SchedulingProtocol {
    *       ({@link #victims}), checked by {@code ValidateVictims}; then evicted in the session one
    *       at a time, lowest priority first ({@code BuildVictimsPriorityQueue}), until {@code
    *       preemptorFitsOnNode}: the request within the node's future idle and the predicate passing
-   *       with the evicted tasks {@code Releasing}. Only then are the evictions committed and the
-   *       pod pipelined; otherwise they are discarded and the next node is tried.
+   *       with the evicted tasks {@code Releasing}; then the pod is pipelined there, the evictions
+   *       committed when its allocate handlers accept and discarded when they refuse; a node where
+   *       it does not fit is skipped for the next.
    * </ol>
    *
    * The queue is the default one for every pod (no {@code proportion} limit), so {@code
@@ -279,17 +280,26 @@ final class VolcanoSession implements SchedulingProtocol {
         fits = fits(task, request, withEvicted(node, evicted));
       }
       if (fits) {
+        // Statement.Evict in the session, Statement.Pipeline, then preempt.go's Commit when the
+        // preemptor's job is pipelined, else Discard (unevict: the victims stay).
         for (Pod victim : evicted) {
           releasing(victim);
         }
-        evicted.forEach(this::evict);
-        return Optional.of(
+        Attempt attempt =
             pipeline(
                 task,
                 node,
                 "after preempting "
                     + evicted.stream().map(SchedulingProtocol::key).toList()
-                    + "; waits until they are gone"));
+                    + "; waits until they are gone");
+        if (ScenarioCluster.waits(attempt.reason())) {
+          evicted.forEach(this::evict);
+        } else {
+          for (Pod victim : evicted) {
+            unevicted(victim);
+          }
+        }
+        return Optional.of(attempt);
       }
     }
     return Optional.empty();
@@ -399,6 +409,15 @@ final class VolcanoSession implements SchedulingProtocol {
     ObjectNode task = taskInfo(victim);
     task.put("Status", RELEASING);
     extender.post("/volcano/deallocateFunc", Map.of("task", task));
+  }
+
+  /**
+   * {@code framework/statement.go unevict}, on {@code Discard}: the victim's task is running again
+   * in the session, and every plugin's allocate handler is called with it.
+   */
+  private void unevicted(Pod victim) throws IOException, InterruptedException {
+    ObjectNode task = taskInfo(victim);
+    extender.post("/volcano/allocateFunc", Map.of("task", task));
   }
 
   /**
