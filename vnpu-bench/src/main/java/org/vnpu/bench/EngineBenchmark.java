@@ -31,6 +31,7 @@ import org.vnpu.core.engine.PlacementEngine;
 import org.vnpu.core.fragmentation.FragmentationMeter;
 import org.vnpu.core.fragmentation.WorkloadMix;
 import org.vnpu.core.fragmentation.WorkloadShape;
+import org.vnpu.core.inventory.ChipSupply;
 import org.vnpu.core.inventory.NodeInventory;
 import org.vnpu.core.ledger.ChipDemand;
 import org.vnpu.core.ledger.ChipState;
@@ -43,13 +44,14 @@ import org.vnpu.core.request.PodOptions;
 import org.vnpu.core.request.PodRequest;
 
 /**
- * One pod's filter, score and allocate over a cluster of 910B3 nodes with 8 chips and 192 cores
- * each, chips about half used by random shares that took some of the cores: the engine's quality
- * bar is a median of at most 1 ms at 5,000 nodes, and a cost per node that stays flat up to 50,000
- * (issue 22). It runs with transparent huge pages, as the chart runs the scheduler: with 4 KiB
- * pages a decision's walk over 20,000 nodes misses the TLB on every node (docs/benchmarks.md). Each
- * figure is taken over three JVMs: one JVM's figure at 5,000 nodes moves by up to 30 % from the
- * next one's (the JIT's choices and where the heap put the arrays), enough to swing a ratio.
+ * One pod's filter, score and allocate over a cluster of 910B3 nodes (a quarter of them 910B2, with
+ * {@code chipTypes=two}) with 8 chips and 192 cores each, chips about half used by random shares
+ * that took some of the cores: the engine's quality bar is a median of at most 1 ms at 5,000 nodes,
+ * and a cost per node that stays flat up to 50,000 (issue 22). It runs with transparent huge pages,
+ * as the chart runs the scheduler: with 4 KiB pages a decision's walk over 20,000 nodes misses the
+ * TLB on every node (docs/benchmarks.md). Each figure is taken over three JVMs: one JVM's figure at
+ * 5,000 nodes moves by up to 30 % from the next one's (the JIT's choices and where the heap put the
+ * arrays), enough to swing a ratio.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SampleTime)
@@ -69,6 +71,14 @@ public class EngineBenchmark {
   @Param({"binpack", "fragmentation-aware"})
   String policy;
 
+  /**
+   * {@code one}: every node has 910B3 chips and every shape of the mix accepts any type. {@code
+   * two}: every fourth node has 910B2 chips instead, and the mix has shapes that accept only 910B2,
+   * which makes 910B2 a scarce type (ADR 0024).
+   */
+  @Param({"one", "two"})
+  String chipTypes;
+
   private NodeTable snapshot;
   private PlacementContext context;
   private PodRequest pod;
@@ -80,26 +90,31 @@ public class EngineBenchmark {
     Random random = new Random(42);
     List<NodeState> states = new ArrayList<>(nodes);
     for (int n = 0; n < nodes; n++) {
-      states.add(usedNode(catalog, "node-" + n, random));
+      String type = chipTypes.equals("two") && n % 4 == 0 ? "910B2" : "910B3";
+      states.add(usedNode(catalog, "node-" + n, type, random));
     }
     snapshot = NodeTable.of(states); // as a ledger keeps it (Ledger#table)
-    WorkloadMix mix =
-        WorkloadMix.typical(
+    List<WorkloadShape> shapes =
+        new ArrayList<>(
             List.of(
                 new WorkloadShape(1, 25, 16_384L, ChipTypes.ANY, 8000),
                 new WorkloadShape(1, 50, 32_768L, ChipTypes.ANY, 16000),
                 new WorkloadShape(1, 10, 4096L, ChipTypes.ANY, 4000),
                 new WorkloadShape(1, 100, null, ChipTypes.ANY, 16000),
-                new WorkloadShape(8, 100, null, ChipTypes.ANY, 96000)),
-            1.0,
-            1);
+                new WorkloadShape(8, 100, null, ChipTypes.ANY, 96000)));
+    if (chipTypes.equals("two")) {
+      shapes.add(new WorkloadShape(1, 25, 16_384L, ChipTypes.of("910B2"), 8000));
+      shapes.add(new WorkloadShape(1, 100, null, ChipTypes.of("910B2"), 16000));
+    }
+    WorkloadMix mix = WorkloadMix.typical(shapes, 1.0, 1);
+    ChipSupply supply = ChipSupply.of(states.stream().map(NodeState::inventory).toList());
     PlacementPolicy chosen = PlacementPolicy.valueOf(policy.toUpperCase().replace('-', '_'));
     context =
         new PlacementContext(
             NOW,
             Duration.ofSeconds(60),
             Policies.fixed(Policies.of(chosen).node(), Policies.of(chosen).chip()),
-            new FragmentationMeter(mix));
+            new FragmentationMeter(mix, supply));
     pod =
         new PodRequest(
             "bench",
@@ -121,10 +136,10 @@ public class EngineBenchmark {
     return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
   }
 
-  private static NodeState usedNode(ChipCatalog catalog, String name, Random random) {
+  private static NodeState usedNode(ChipCatalog catalog, String name, String type, Random random) {
     List<RegisteredChip> chips = new ArrayList<>();
     for (int i = 0; i < 8; i++) {
-      chips.add(new RegisteredChip(i, name + "-" + i, "910B3", 65_536, 0, 0, true, i / 4, ""));
+      chips.add(new RegisteredChip(i, name + "-" + i, type, 65_536, 0, 0, true, i / 4, ""));
     }
     NodeInventory inventory =
         NodeInventory.from(name, new NodeRegistration(SplitMode.SOFT, 20, chips), catalog)

@@ -13,6 +13,7 @@ import org.vnpu.core.fragmentation.WorkloadMix;
 import org.vnpu.sim.SharingComparison;
 import org.vnpu.sim.SimCluster;
 import org.vnpu.sim.SimPod;
+import org.vnpu.sim.baseline.Baselines;
 import org.vnpu.sim.experiment.Contenders;
 import org.vnpu.sim.experiment.Experiment;
 import org.vnpu.sim.experiment.Protocol;
@@ -254,12 +255,22 @@ final class SimulateCommand implements Callable<Integer> {
     List<RunResult> results =
         experiment.run(threads == null ? Runtime.getRuntime().availableProcessors() : threads, bar);
     bar.done();
-    Summary summary = Summary.of(results, workloadName, paper(workloadName));
+    PaperResults paper = paper(workloadName);
+    Summary summary = Summary.of(results, workloadName, paper);
     if (csv != null) {
       CsvReport.write(csv, results);
     }
     if (plot != null) {
-      PlotReport.write(plot, "Unallocated compute — " + workloadName, results);
+      PlotReport.write(
+          plot,
+          "Unallocated compute — " + workloadName,
+          results,
+          paper == null
+              ? null
+              : paper
+                  .meanUnallocated(workloadName, Baselines.FGD.paperName())
+                  .map(curve -> new PlotReport.Reference("paper's FGD (published mean)", curve))
+                  .orElse(null));
     }
     PrintWriter out = spec.commandLine().getOut();
     out.print(

@@ -15,6 +15,7 @@ import java.util.Collections;
 import java.util.Deque;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -35,6 +36,7 @@ import org.slf4j.LoggerFactory;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.BindPhase;
 import org.vnpu.api.KubernetesNames;
+import org.vnpu.api.PlacementPolicy;
 import org.vnpu.api.Priority;
 import org.vnpu.api.codec.MalformedPayloadException;
 import org.vnpu.api.codec.PayloadCodec;
@@ -951,12 +953,13 @@ public final class Scheduler {
           "cannot annotate pod " + pod.namespace() + "/" + pod.name() + ": " + e.getMessage());
     }
     LOG.info(
-        "reserved {} for pod {}/{} on node {}",
+        "reserved {} for pod {}/{} on node {}{}",
         describe(claim.plan()),
         pod.namespace(),
         pod.name(),
-        node);
-    events.allocated(pod, "vNPUs on node " + node + ": " + describe(claim.plan()));
+        node,
+        claim.left());
+    events.allocated(pod, "vNPUs on node " + node + ": " + describe(claim.plan()) + claim.left());
     return claim.plan();
   }
 
@@ -1007,7 +1010,11 @@ public final class Scheduler {
   }
 
   /** A placement decided and charged; lock null when the pod already had it. */
-  private record Claim(AllocationPlan plan, NodeLock lock) {}
+  /**
+   * A placement charged to the ledger: its plan, the node's lock for it (null when the pod already
+   * had it), and what the decision left to other pods, as a clause of the pod's event.
+   */
+  private record Claim(AllocationPlan plan, NodeLock lock, String left) {}
 
   /**
    * Decides the pod's placement on {@code node} and charges it to the ledger, with the node locked
@@ -1017,7 +1024,7 @@ public final class Scheduler {
     AllocationPlan existing = cluster.allocation(pod.uid());
     if (existing != null) {
       if (existing.node().equals(node)) {
-        return new Claim(existing, null);
+        return new Claim(existing, null, "");
       }
       throw alreadyPlaced(pod, existing);
     }
@@ -1043,8 +1050,9 @@ public final class Scheduler {
             shape.counts(),
             0);
     cluster.ledger().lock(node, lock);
+    String left = leftScarce(request, plan);
     observe(request, cluster.reserved(pod, plan, lock.nonce(), now));
-    return new Claim(plan, lock);
+    return new Claim(plan, lock, left);
   }
 
   /** How the pod fits {@code node} as it sees it; refused with the reason when it does not. */
@@ -1247,6 +1255,24 @@ public final class Scheduler {
         clock.instant(), settings.heartbeatTolerance(), Policies.asRequested(), meter);
   }
 
+  /**
+   * Where fragmentation-aware placed the pod off chip types scarcer than those it took, a clause
+   * naming them; else empty.
+   */
+  private String leftScarce(PodRequest request, AllocationPlan plan) {
+    if (request.options().nodePolicy() != PlacementPolicy.FRAGMENTATION_AWARE) {
+      return "";
+    }
+    Set<String> taken = new HashSet<>();
+    plan.allocation().containers().forEach(c -> c.vnpus().forEach(v -> taken.add(v.chipType())));
+    List<String> left = meter.leftScarce(request.containers().get(0).chipTypes(), taken);
+    return left.isEmpty()
+        ? ""
+        : "; left chip type(s) "
+            + String.join(", ", left)
+            + " to the pods that accept only them (scarce among the pods seen lately)";
+  }
+
   /** Keeps the last pods' shapes; the fragmentation measure weighs placements by them. */
   private void observe(PodRequest request, HostResources host) {
     ContainerRequest first = request.containers().get(0);
@@ -1256,7 +1282,9 @@ public final class Scheduler {
     if (shapes.size() > OBSERVED_SHAPES) {
       shapes.removeFirst();
     }
-    meter = new FragmentationMeter(WorkloadMix.typical(new ArrayList<>(shapes), 0.9, 1));
+    meter =
+        new FragmentationMeter(
+            WorkloadMix.typical(new ArrayList<>(shapes), 0.9, 1), cluster.ledger().chipSupply());
   }
 
   private Map<String, String> allocationAnnotations(AllocationPlan plan, String nonce) {

@@ -29,6 +29,7 @@ import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.api.signing.SigningKey;
 import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.core.chip.ChipModel;
 
 /** Nodes and pods for scheduler tests, written to an API server (fabric8's CRUD mock). */
 final class ClusterFixture {
@@ -51,10 +52,25 @@ final class ClusterFixture {
    * allocatable CPU, or null when it does not say.
    */
   static Node node(String name, int chips, String cpu) {
+    return node(name, chips, cpu, "910B3");
+  }
+
+  /** As {@link #node(String, int, String)}, with chips of {@code type} as the catalog has it. */
+  static Node node(String name, int chips, String cpu, String type) {
+    ChipModel model = ChipCatalog.builtIn().find(type).orElseThrow();
     List<RegisteredChip> registered = new ArrayList<>();
     for (int i = 0; i < chips; i++) {
       registered.add(
-          new RegisteredChip(i, name + "-die-" + i, "910B3", 65_536, 20, 7, true, -1, ""));
+          new RegisteredChip(
+              i,
+              name + "-die-" + i,
+              type,
+              model.memoryMiB(),
+              model.aiCores(),
+              model.aiCpus(),
+              true,
+              -1,
+              ""));
     }
     NodeBuilder node =
         new NodeBuilder()

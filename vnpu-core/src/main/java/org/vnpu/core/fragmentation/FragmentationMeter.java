@@ -3,15 +3,18 @@ package org.vnpu.core.fragmentation;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.IntStream;
 import org.vnpu.api.AiCorePolicy;
 import org.vnpu.api.AiCpuLevel;
 import org.vnpu.api.SplitMode;
 import org.vnpu.core.chip.ChipTypes;
+import org.vnpu.core.inventory.ChipSupply;
 import org.vnpu.core.ledger.ChipState;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.NodeState;
@@ -29,7 +32,11 @@ import org.vnpu.core.ledger.VnpuSizer;
  * <p>A placement's {@linkplain #growth growth} adds a second, longer view: the node's {@linkplain
  * #stranded stranded} compute, which its free host CPU cannot feed at the CPU the mix asks per
  * percent of compute. The paper's measure sees host CPU only when the next pod would not fit; a
- * node whose CPU is eaten by CPU-hungry pods strands its chips long before that (ADR 0008).
+ * node whose CPU is eaten by CPU-hungry pods strands its chips long before that (ADR 0008). And a
+ * third: the compute it takes from chips of a {@linkplain #scarcity scarce} type, one that the
+ * mix's typed shapes seek more than the cluster has of it, so that pods that accept other types
+ * leave it to the pods that accept only it (ADR 0024). The paper's measure counts a chip a shape
+ * cannot use as fragment for it, but never says which shapes have nowhere else to go.
  *
  * <p>Evaluating a hypothetical placement costs one pass over the mix's distinct device shapes: with
  * each node state ({@link NodeState#derived}) the meter keeps, per shape, how many chips can host
@@ -41,6 +48,7 @@ public final class FragmentationMeter {
   private final long[] cpuLevels;
   private final double[][] withinByLevel;
   private final double cpuMilliPerCompute;
+  private final Map<String, Double> scarcity;
   private final Function<NodeState, Probe> newProbe = Probe::new;
   private final NodeTable.RowDeriver summarize = this::summarize;
   private final int summaryWidth;
@@ -48,13 +56,14 @@ public final class FragmentationMeter {
   /**
    * Where a node's figures lie in its summary row of a {@link NodeTable} column ({@link
    * #summarize}), which the coarse bound reads for every node: its free compute, the compute its
-   * host cannot feed, then per CPU level what the chip that keeps least, of those that take some
-   * vNPU, keeps.
+   * host cannot feed, the least {@linkplain #scarcity scarcity} of its chips, then per CPU level
+   * what the chip that keeps least, of those that take some vNPU, keeps.
    */
   private static final int TOTAL_FREE = 0;
 
   private static final int STRANDED = 1;
-  private static final int LEAST_KEPT = 2;
+  private static final int LEAST_SCARCITY = 2;
+  private static final int LEAST_KEPT = 3;
 
   /**
    * Staircase chips a row keeps per CPU level ({@link Probe#stairs}): enough that a bound almost
@@ -70,7 +79,12 @@ public final class FragmentationMeter {
   private static final int STAIRS_WIDTH = 1 + 3 * STAIRS;
 
   public FragmentationMeter(WorkloadMix mix) {
+    this(mix, ChipSupply.UNKNOWN);
+  }
+
+  public FragmentationMeter(WorkloadMix mix, ChipSupply supply) {
     this.groups = group(mix);
+    this.scarcity = scarcity(groups, supply);
     this.cpuLevels =
         groups.stream().flatMapToLong(g -> Arrays.stream(g.cpu())).distinct().sorted().toArray();
     this.withinByLevel = new double[cpuLevels.length + 1][];
@@ -102,6 +116,89 @@ public final class FragmentationMeter {
     return compute == 0 ? 0 : cpu / compute;
   }
 
+  /**
+   * How much a percent of compute taken from a chip of a scarce type weighs against a percent of
+   * fragmentation (see {@link #scarcity}). Measured on the typed openb traces (docs/benchmarks.md,
+   * "Typed workloads"): weights of 0.5, 1, 2, 3 and 5 leave 9.45, 6.98, 5.00, 5.13 and 5.22 %
+   * unallocated on gpuspec33 and 4.18, 4.32, 4.30, 4.24 and 4.30 % on gpuspec10.
+   */
+  static final double SCARCITY_WEIGHT = 2;
+
+  /**
+   * Per chip type of {@code supply}, how much more than the least sought type the mix seeks it:
+   * each group's share of the mix's compute, spread over the types it accepts in proportion to
+   * their chips, per chip of the type, relative to the cluster's mean, times {@link
+   * #SCARCITY_WEIGHT}. A mix whose shapes all accept every type seeks none more than another, and
+   * the map is empty: the measure is then the untyped one exactly.
+   */
+  private static Map<String, Double> scarcity(List<Group> groups, ChipSupply supply) {
+    double demand = 0;
+    for (Group group : groups) {
+      demand += group.compute();
+    }
+    long total = supply.total();
+    if (demand == 0 || total == 0) {
+      return Map.of();
+    }
+    Map<String, Double> sought = new HashMap<>();
+    supply.chipsByType().keySet().forEach(type -> sought.put(type, 0.0));
+    for (Group group : groups) {
+      long accepted = 0;
+      for (Map.Entry<String, Long> type : supply.chipsByType().entrySet()) {
+        accepted += group.chipTypes().accepts(type.getKey()) ? type.getValue() : 0;
+      }
+      double perChip = group.compute() / demand * total / Math.max(1, accepted);
+      sought.replaceAll((type, s) -> group.chipTypes().accepts(type) ? s + perChip : s);
+    }
+    double least = sought.values().stream().mapToDouble(Double::doubleValue).min().orElse(0);
+    Map<String, Double> scarcity = new HashMap<>();
+    sought.forEach(
+        (type, s) -> {
+          if (s > least) {
+            scarcity.put(type, SCARCITY_WEIGHT * (s - least));
+          }
+        });
+    return Map.copyOf(scarcity);
+  }
+
+  /**
+   * The scarce chip types a pod that accepts {@code accepted} left to the pods that need them by
+   * taking chips of the types {@code taken}: those it accepts that are scarcer than every type it
+   * took, scarcest first; none where the mix seeks no type more than another.
+   */
+  public List<String> leftScarce(ChipTypes accepted, Set<String> taken) {
+    double took = taken.stream().mapToDouble(t -> scarcity.getOrDefault(t, 0.0)).max().orElse(0);
+    return scarcity.entrySet().stream()
+        .filter(e -> e.getValue() > took && accepted.accepts(e.getKey()))
+        .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+        .map(Map.Entry::getKey)
+        .toList();
+  }
+
+  /** The scarcity of {@code chip}'s type: 0 for the least sought type and for unknown types. */
+  private double scarcity(ChipState chip) {
+    return scarcity.isEmpty() ? 0 : scarcity.getOrDefault(chip.chip().model().name(), 0.0);
+  }
+
+  /**
+   * The scarce compute a placement takes from the mix: the compute {@code chips} take from {@code
+   * node}'s chips, each percent weighed by its chip's {@link #scarcity}; 0 where the mix seeks no
+   * type more than another.
+   */
+  public double scarceTaken(NodeState node, ChipState[] chips) {
+    if (scarcity.isEmpty()) {
+      return 0;
+    }
+    double taken = 0;
+    for (int c = 0; c < chips.length; c++) {
+      ChipState before = node.chips().get(c);
+      if (chips[c] != before) {
+        taken += (before.freeComputePercent() - chips[c].freeComputePercent()) * scarcity(before);
+      }
+    }
+    return taken;
+  }
+
   /** The fragmentation of {@code node} as it is. */
   public double fragmentation(NodeState node) {
     return probe(node).fragmentation();
@@ -115,7 +212,7 @@ public final class FragmentationMeter {
   /**
    * What a placement costs the mix on {@code node}: the growth of its fragmentation plus the growth
    * of its stranded compute, with its chips and host resources replaced by {@code chips} and {@code
-   * hostAfter}.
+   * hostAfter}. The scarce compute it takes is apart ({@link #scarceTaken}).
    */
   public double growth(NodeState node, ChipState[] chips, HostResources hostAfter) {
     Probe probe = probe(node);
@@ -227,6 +324,18 @@ public final class FragmentationMeter {
   }
 
   /**
+   * The least {@link #scarceTaken} when a placement takes {@code computeTaken} percent of compute
+   * from the node in {@code row} of {@code nodes}: all of it from the node's least scarce chips (a
+   * plan of the engine takes the compute its vNPUs reserve in full, {@code PlanLimits}).
+   */
+  public double leastScarceTaken(NodeTable nodes, int row, double computeTaken) {
+    if (scarcity.isEmpty()) {
+      return 0;
+    }
+    return computeTaken * column(nodes, row).summary()[row * summaryWidth + LEAST_SCARCITY];
+  }
+
+  /**
    * Writes {@code node}'s row of a table column: its summary (see {@link #TOTAL_FREE}) and its
    * staircase at each CPU level (see {@link #STAIRS_WIDTH}).
    */
@@ -235,6 +344,11 @@ public final class FragmentationMeter {
     Probe probe = probe(node);
     summary[summaryAt + TOTAL_FREE] = probe.totalFree;
     summary[summaryAt + STRANDED] = stranded(probe.totalFree, node.hostFree());
+    double leastScarcity = node.chips().isEmpty() ? 0 : Double.POSITIVE_INFINITY;
+    for (ChipState chip : node.chips()) {
+      leastScarcity = Math.min(leastScarcity, scarcity(chip));
+    }
+    summary[summaryAt + LEAST_SCARCITY] = leastScarcity;
     for (int level = 0; level < withinByLevel.length; level++) {
       probe.stairs(level, stairs[level], stairsAt);
       summary[summaryAt + LEAST_KEPT + level] = stairs[level][stairsAt + 1];
@@ -276,6 +390,11 @@ public final class FragmentationMeter {
       int i = Arrays.binarySearch(cpu, cpuFree);
       int last = i >= 0 ? i : -i - 2;
       return last < 0 ? 0 : cumulative[last];
+    }
+
+    /** The compute the group's shapes reserve, weighted by their probability. */
+    double compute() {
+      return cumulative[cumulative.length - 1] * count * corePercent;
     }
 
     boolean hosts(ChipState state, NodeState node) {

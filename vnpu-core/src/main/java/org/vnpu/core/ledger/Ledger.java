@@ -15,6 +15,7 @@ import org.vnpu.api.payload.ContainerAllocation;
 import org.vnpu.api.payload.NodeLock;
 import org.vnpu.api.payload.NodeLockSet;
 import org.vnpu.api.payload.VnpuAssignment;
+import org.vnpu.core.inventory.ChipSupply;
 import org.vnpu.core.inventory.NodeInventory;
 
 /**
@@ -28,6 +29,7 @@ public final class Ledger {
   private final Map<String, AllocationPlan> placements = new HashMap<>();
   private NodeTable
       table; // the nodes as decisions read them; null until asked after a node came or went
+  private ChipSupply supply; // null until asked after a node came, went or changed its chips
 
   /**
    * Adds a node or replaces its inventory and host capacity, keeping its heartbeat, lock and the
@@ -44,12 +46,14 @@ public final class Ledger {
       }
     }
     store(fresh);
+    supply = null;
   }
 
   /** Forgets a node and the allocations on it. */
   public void removeNode(String node) {
     nodes.remove(node);
     table = null;
+    supply = null;
     placements.values().removeIf(plan -> plan.node().equals(node));
   }
 
@@ -147,6 +151,14 @@ public final class Ledger {
   /** The nodes in name order; a live view, not to be read while the ledger changes. */
   public Collection<NodeState> nodes() {
     return Collections.unmodifiableCollection(nodes.values());
+  }
+
+  /** The healthy chips of every node, by type. */
+  public ChipSupply chipSupply() {
+    if (supply == null) {
+      supply = ChipSupply.of(nodes.values().stream().map(NodeState::inventory).toList());
+    }
+    return supply;
   }
 
   /**

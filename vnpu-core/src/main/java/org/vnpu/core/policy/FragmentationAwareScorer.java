@@ -12,11 +12,13 @@ import org.vnpu.core.ledger.NodeState;
 import org.vnpu.core.ledger.Utilization;
 
 /**
- * Least growth first, measured against the context's mix of request shapes: at chip level the
- * fragmentation after the FGD paper, at node level that plus the compute the node's host CPU can no
- * longer feed ({@link FragmentationMeter#growth}). Among placements whose growth differs by less
- * than {@link #GROWTH_STEP}, the fuller chip or node wins, so that nearly-equal choices pack
- * instead of scattering.
+ * Least growth first, measured against the context's mix of request shapes: the growth of the
+ * fragmentation after the FGD paper plus the compute the node's host CPU can no longer feed ({@link
+ * FragmentationMeter#growth}), in the same steps for a node's chips and for nodes, and at node
+ * level plus the compute it takes from chips of a type the mix seeks more than others ({@link
+ * FragmentationMeter#scarceTaken}). Among placements whose growth differs by less than {@link
+ * #GROWTH_STEP}, the fuller chip or node wins, so that nearly-equal choices pack instead of
+ * scattering; between equally full ones, the less growth.
  */
 final class FragmentationAwareScorer implements NodeScorer, ChipScorer {
 
@@ -33,6 +35,13 @@ final class FragmentationAwareScorer implements NodeScorer, ChipScorer {
   private static final double TIE_BREAK = 1e-3;
 
   /**
+   * Weight of the exact growth, smaller still: between equally full candidates whose growth falls
+   * in one step, the one that grows less wins, so that a pod leaves a chip of a scarce type to the
+   * pods that need it even where the compute it takes is small.
+   */
+  private static final double EXACT_TIE_BREAK = 1e-7;
+
+  /**
    * The growth part of a node's score, 0..100 (less growth higher), per whole number of growth
    * steps from {@code -STEPS_TABULATED} to {@code STEPS_TABULATED}: every node bound asks for it,
    * and a table is cheaper than {@code tanh}.
@@ -44,7 +53,7 @@ final class FragmentationAwareScorer implements NodeScorer, ChipScorer {
   static {
     GROWTH_SCORES = new double[2 * STEPS_TABULATED + 1];
     for (int k = -STEPS_TABULATED; k <= STEPS_TABULATED; k++) {
-      GROWTH_SCORES[k + STEPS_TABULATED] = growthScore(k);
+      GROWTH_SCORES[k + STEPS_TABULATED] = growthScore(k * GROWTH_STEP);
     }
   }
 
@@ -56,23 +65,26 @@ final class FragmentationAwareScorer implements NodeScorer, ChipScorer {
     return steps(growth) * GROWTH_STEP;
   }
 
-  private static double growthScore(long steps) {
-    return 50 - 50 * Math.tanh(steps * GROWTH_STEP / 400);
+  /** The growth part of a node's score for a cost in percent of one chip, 0..100. */
+  private static double growthScore(double cost) {
+    return 50 - 50 * Math.tanh(cost / 400);
   }
 
   @Override
   public double score(ChipCandidate candidate, PlacementContext context) {
     ChipState[] trial = candidate.chipsAfter();
-    double fragmentation =
-        context.fragmentation().fragmentationAfter(candidate.node(), trial, candidate.hostAfter());
-    return -quantize(fragmentation) + TIE_BREAK * Utilization.of(trial[candidate.position()]);
+    double growth = context.fragmentation().growth(candidate.node(), trial, candidate.hostAfter());
+    return -quantize(growth) + TIE_BREAK * Utilization.of(trial[candidate.position()]);
   }
 
   @Override
   public double score(
       NodeState before, ChipState[] after, HostResources hostAfter, PlacementContext context) {
+    FragmentationMeter meter = context.fragmentation();
     return nodeScore(
-        context.fragmentation().growth(before, after, hostAfter), Utilization.of(after));
+        meter.growth(before, after, hostAfter),
+        meter.scarceTaken(before, after),
+        Utilization.of(after));
   }
 
   /**
@@ -94,7 +106,10 @@ final class FragmentationAwareScorer implements NodeScorer, ChipScorer {
                 limits.maxComputeTaken(),
                 limits.onlyVnpuFits(),
                 limits.hostAfter());
-    return nodeScore(leastGrowth, limits.utilizationBefore() + limits.maxUtilizationGain());
+    return nodeScore(
+        leastGrowth,
+        meter.leastScarceTaken(limits.nodes(), limits.row(), limits.maxComputeTaken()),
+        limits.utilizationBefore() + limits.maxUtilizationGain());
   }
 
   /**
@@ -108,21 +123,27 @@ final class FragmentationAwareScorer implements NodeScorer, ChipScorer {
     if (limits.onlyVnpuFits() == null) {
       return Double.POSITIVE_INFINITY; // the bound reads no chip either
     }
+    FragmentationMeter meter = context.fragmentation();
     return nodeScore(
-        context
-            .fragmentation()
-            .leastGrowthOnAnyChip(
-                limits.nodes(), limits.row(), limits.maxComputeTaken(), limits.hostAfter()),
+        meter.leastGrowthOnAnyChip(
+            limits.nodes(), limits.row(), limits.maxComputeTaken(), limits.hostAfter()),
+        meter.leastScarceTaken(limits.nodes(), limits.row(), limits.maxComputeTaken()),
         limits.utilizationBefore() + limits.maxUtilizationGain());
   }
 
-  private static double nodeScore(double growth, double utilizationAfter) {
+  /**
+   * A node's score from its growth in whole steps and the scarce compute it takes as it is (a pod
+   * that accepts other types leaves a scarce one however little it takes), then fullness, then the
+   * exact growth.
+   */
+  private static double nodeScore(double growth, double scarceTaken, double utilizationAfter) {
     long steps = steps(growth);
     double score =
-        (Math.abs(steps) <= STEPS_TABULATED
+        (scarceTaken == 0 && Math.abs(steps) <= STEPS_TABULATED
                 ? GROWTH_SCORES[(int) steps + STEPS_TABULATED]
-                : growthScore(steps))
-            + TIE_BREAK * utilizationAfter;
+                : growthScore(steps * GROWTH_STEP + scarceTaken))
+            + TIE_BREAK * utilizationAfter
+            - EXACT_TIE_BREAK * (growth + scarceTaken);
     return Math.max(0, Math.min(100, score));
   }
 }

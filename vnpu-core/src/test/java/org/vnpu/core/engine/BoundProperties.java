@@ -14,6 +14,7 @@ import net.jqwik.api.Provide;
 import net.jqwik.api.Tuple;
 import org.vnpu.api.SplitMode;
 import org.vnpu.core.fragmentation.FragmentationMeter;
+import org.vnpu.core.inventory.ChipSupply;
 import org.vnpu.core.ledger.ChipDemand;
 import org.vnpu.core.ledger.ChipState;
 import org.vnpu.core.ledger.HostResources;
@@ -24,7 +25,7 @@ import org.vnpu.core.request.PodRequest;
 
 /**
  * A node's bound, and its coarse bound, are never below the score of the pod's plan there, whatever
- * the policy.
+ * the policy, and whether or not the mix seeks the node's chip type more than others.
  */
 class BoundProperties {
 
@@ -32,8 +33,8 @@ class BoundProperties {
   void noPlanScoresAboveItsNodesBoundOrCoarseBound(
       @ForAll("usedNodes") NodeState node,
       @ForAll("pods") PodRequest pod,
-      @ForAll("hostRequests") HostResources host) {
-    PlacementContext context = Fixtures.context(Fixtures.SHARES_AND_WHOLE_CARDS);
+      @ForAll("hostRequests") HostResources host,
+      @ForAll("contexts") PlacementContext context) {
     NodePlanner.ForPod planning = new NodePlanner.ForPod(pod, host, context);
     NodeScorer scorer = context.scorers().nodeScorer(pod.options());
     PlanLimits limits = planning.limits(NodeTable.of(List.of(node)), 0);
@@ -85,6 +86,18 @@ class BoundProperties {
     return Arbitraries.of(0L, 2000L, 8000L, 24_000L).map(cpu -> new HostResources(cpu, 0));
   }
 
+  /**
+   * The untyped mix, or one that seeks 910B2 chips more than 910B3 ones (of which the cluster has
+   * three times as many).
+   */
+  @Provide
+  Arbitrary<PlacementContext> contexts() {
+    return Arbitraries.of(
+        Fixtures.context(Fixtures.SHARES_AND_WHOLE_CARDS),
+        Fixtures.context(
+            Fixtures.WITH_SCARCE_TYPE, new ChipSupply(Map.of("910B3", 12L, "910B2", 4L))));
+  }
+
   @Provide
   Arbitrary<NodeState> usedNodes() {
     return usedNodes(4);
@@ -96,8 +109,9 @@ class BoundProperties {
   }
 
   /**
-   * Nodes of {@code chipCount} chips with random shares (up to the node's limit of four), some
-   * chips unhealthy or owned by a whole card, and host CPU untracked or from none to plenty.
+   * Nodes of {@code chipCount} 910B3 or 910B2 chips with random shares (up to the node's limit of
+   * four), some chips unhealthy or owned by a whole card, and host CPU untracked or from none to
+   * plenty.
    */
   private static Arbitrary<NodeState> usedNodes(int chipCount) {
     Arbitrary<ChipDemand> share =
@@ -117,14 +131,13 @@ class BoundProperties {
     return Combinators.combine(
             share.list().ofMaxSize(4).list().ofSize(chipCount),
             condition.list().ofSize(chipCount),
-            hostFree)
+            hostFree,
+            Arbitraries.of("910B3", "910B2"))
         .as(
-            (perChip, conditions, host) -> {
+            (perChip, conditions, host, type) -> {
               NodeState idle =
                   NodeState.idle(
-                      Fixtures.node("n", "910B3", chipCount, SplitMode.SOFT, 4),
-                      host,
-                      Fixtures.NOW);
+                      Fixtures.node("n", type, chipCount, SplitMode.SOFT, 4), host, Fixtures.NOW);
               List<ChipState> chips = new ArrayList<>(idle.chips());
               for (int i = 0; i < chips.size(); i++) {
                 ChipState chip = chips.get(i);
@@ -149,18 +162,21 @@ class BoundProperties {
     WHOLE_CARD
   }
 
+  /** The limits of a share of one chip, or of whole cards of one or two chips. */
+  Arbitrary<String[]> limits() {
+    return Arbitraries.oneOf(
+        Combinators.combine(
+                Arbitraries.of("cores=0", "cores=10", "cores=25", "cores=60"),
+                Arbitraries.of("memory.1Gi=1", "memory.1Gi=8", "memory.1Gi=30"))
+            .as((cores, memory) -> new String[] {"number=1", cores, memory}),
+        Arbitraries.of("number=1", "number=2").map(number -> new String[] {number}));
+  }
+
   /** Shares of one chip, or whole cards of one or two chips, under every pair of policies. */
   @Provide
   Arbitrary<PodRequest> pods() {
-    Arbitrary<String[]> limits =
-        Arbitraries.oneOf(
-            Combinators.combine(
-                    Arbitraries.of("cores=0", "cores=10", "cores=25", "cores=60"),
-                    Arbitraries.of("memory.1Gi=1", "memory.1Gi=8", "memory.1Gi=30"))
-                .as((cores, memory) -> new String[] {"number=1", cores, memory}),
-            Arbitraries.of("number=1", "number=2").map(number -> new String[] {number}));
     Arbitrary<String> policy = Arbitraries.of("binpack", "spread", "fragmentation-aware");
-    return Combinators.combine(limits, policy, policy)
+    return Combinators.combine(limits(), policy, policy)
         .as(
             (container, nodePolicy, devicePolicy) ->
                 Fixtures.pod(

@@ -8,6 +8,7 @@ import static org.vnpu.core.engine.Fixtures.placeAndApply;
 import static org.vnpu.core.engine.Fixtures.pod;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -19,6 +20,7 @@ import org.vnpu.api.payload.VnpuAssignment;
 import org.vnpu.core.chip.ChipTypes;
 import org.vnpu.core.fragmentation.WorkloadMix;
 import org.vnpu.core.fragmentation.WorkloadShape;
+import org.vnpu.core.inventory.ChipSupply;
 import org.vnpu.core.ledger.ChipDemand;
 import org.vnpu.core.ledger.ChipState;
 import org.vnpu.core.ledger.HostResources;
@@ -184,6 +186,42 @@ class PlacementEngineTest {
     assertThat(((Decision.Placed) blind).plan().node())
         .as("a mix that asks no CPU sees two equal nodes; the first name wins")
         .isEqualTo("a-lean");
+  }
+
+  @Test
+  void fragmentationAwareLeavesAScarceTypeToThePodsThatAcceptOnlyIt() {
+    NodeState scarce =
+        NodeState.idle(node("a-scarce", "910B2", 4), HostResources.UNTRACKED, Fixtures.NOW);
+    List<ChipState> chips = new ArrayList<>(scarce.chips());
+    chips.set(0, chips.get(0).plus(new ChipDemand(16_384, 75, 0, 0, false)));
+    List<NodeState> snapshot =
+        List.of(
+            scarce.withChips(chips, HostResources.UNTRACKED),
+            NodeState.idle(node("b-plenty", "910B3", 4), HostResources.UNTRACKED, Fixtures.NOW));
+    PodRequest flexible =
+        pod(
+            "p",
+            Map.of(
+                "huawei.com/vnpu-pod-node-scheduler-policy", "fragmentation-aware",
+                "huawei.com/vnpu-pod-device-scheduler-policy", "fragmentation-aware"),
+            "number=1",
+            "cores=25",
+            "memory.1Gi=8");
+    ChipSupply supply = new ChipSupply(Map.of("910B2", 4L, "910B3", 12L));
+
+    Decision knowingSupply =
+        PlacementEngine.place(
+            flexible, HostResources.NONE, snapshot, context(Fixtures.WITH_SCARCE_TYPE, supply));
+    Decision blind =
+        PlacementEngine.place(
+            flexible, HostResources.NONE, snapshot, context(Fixtures.WITH_SCARCE_TYPE));
+
+    assertThat(((Decision.Placed) knowingSupply).plan().node())
+        .as("half the mix's 910B2-only compute seeks a quarter of the chips")
+        .isEqualTo("b-plenty");
+    assertThat(((Decision.Placed) blind).plan().node())
+        .as("without the supply, filling the quarter left on a 910B2 chip fragments least")
+        .isEqualTo("a-scarce");
   }
 
   @Test

@@ -14,8 +14,6 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import org.vnpu.api.SplitMode;
-import org.vnpu.core.ledger.ChipDemand;
-import org.vnpu.core.ledger.ChipState;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.NodeState;
 import org.vnpu.core.request.PodRequest;
@@ -27,15 +25,14 @@ import org.vnpu.core.request.PodRequest;
  */
 class PruningProperties {
 
-  private static final PlacementContext CONTEXT = Fixtures.context(Fixtures.SHARES_AND_WHOLE_CARDS);
-
   @Property(tries = 300)
   void theEngineDecidesAsPlanningEveryNode(
       @ForAll("clusters") List<NodeState> nodes,
       @ForAll("pods") PodRequest pod,
-      @ForAll("hostRequests") HostResources host) {
-    Decision engine = PlacementEngine.place(pod, host, nodes, CONTEXT);
-    Decision reference = reference(pod, host, nodes);
+      @ForAll("hostRequests") HostResources host,
+      @ForAll("contexts") PlacementContext context) {
+    Decision engine = PlacementEngine.place(pod, host, nodes, context);
+    Decision reference = reference(pod, host, nodes, context);
 
     if (reference instanceof Decision.Placed expected) {
       assertThat(engine).isInstanceOf(Decision.Placed.class);
@@ -49,10 +46,11 @@ class PruningProperties {
    * Every node planned and scored; the best kept: higher by more than the tolerance, or tied and
    * named first.
    */
-  private static Decision reference(PodRequest pod, HostResources host, List<NodeState> nodes) {
+  private static Decision reference(
+      PodRequest pod, HostResources host, List<NodeState> nodes, PlacementContext context) {
     NodeFit.Fits best = null;
     for (NodeState node : nodes) {
-      if (PlacementEngine.fit(pod, host, node, CONTEXT) instanceof NodeFit.Fits fits) {
+      if (PlacementEngine.fit(pod, host, node, context) instanceof NodeFit.Fits fits) {
         double by = best == null ? 0 : fits.score() - best.score();
         if (best == null
             || by > PlacementEngine.SCORE_TOLERANCE
@@ -72,9 +70,14 @@ class PruningProperties {
     return Arbitraries.of(0L, 2000L, 8000L, 24_000L).map(cpu -> new HostResources(cpu, 0));
   }
 
+  @Provide
+  Arbitrary<PlacementContext> contexts() {
+    return new BoundProperties().contexts();
+  }
+
   /**
-   * Up to 40 nodes of four 910B3 chips with random shares and host CPU, named so that name order
-   * and list order differ (ties break by name).
+   * Up to 40 nodes of four 910B3 or 910B2 chips with random shares and host CPU, named so that name
+   * order and list order differ (ties break by name).
    */
   @Provide
   Arbitrary<List<NodeState>> clusters() {
@@ -84,36 +87,15 @@ class PruningProperties {
 
   private static List<NodeState> cluster(int size, long seed) {
     Random random = new Random(seed);
-    int[] cores = {0, 5, 10, 25, 30, 50};
-    long[] memory = {0L, 2048L, 8192L, 16_384L, 30_000L};
     List<NodeState> nodes = new ArrayList<>();
     for (int n = 0; n < size; n++) {
-      HostResources hostFree =
-          random.nextInt(4) == 0
-              ? HostResources.UNTRACKED
-              : new HostResources(random.nextInt(64_000), 1 << 20);
-      NodeState idle =
-          NodeState.idle(
-              Fixtures.node("node-" + random.nextInt(1000), "910B3", 4, SplitMode.SOFT, 4),
-              hostFree,
-              Fixtures.NOW);
-      List<ChipState> chips = new ArrayList<>(idle.chips());
-      for (int c = 0; c < chips.size(); c++) {
-        for (int s = random.nextInt(4); s > 0; s--) {
-          chips.set(
-              c,
-              chips
-                  .get(c)
-                  .plus(
-                      new ChipDemand(
-                          memory[random.nextInt(memory.length)],
-                          cores[random.nextInt(cores.length)],
-                          0,
-                          0,
-                          false)));
-        }
-      }
-      nodes.add(idle.withChips(chips, hostFree));
+      HostResources hostFree = Fixtures.randomHostFree(random);
+      String type = random.nextInt(3) == 0 ? "910B2" : "910B3";
+      nodes.add(
+          Fixtures.used(
+              Fixtures.node("node-" + random.nextInt(1000), type, 4, SplitMode.SOFT, 4),
+              Fixtures.randomShares(random, 4),
+              hostFree));
     }
     Collections.shuffle(nodes, random);
     return nodes;

@@ -113,7 +113,7 @@ public record Experiment(
     String label = rebalancing == null ? policy : Rebalancing.label(policy);
     Contender contender = Contenders.create(policy, seed, tieBreak);
     Ledger ledger = cluster.newLedger();
-    FragmentationMeter meter = new FragmentationMeter(mix);
+    FragmentationMeter meter = new FragmentationMeter(mix, ledger.chipSupply());
     PlacementContext context =
         new PlacementContext(SimCluster.EPOCH, Duration.ofDays(1), Policies.asRequested(), meter);
     Rebalancer rebalancer =

@@ -54,7 +54,11 @@ class ReportTest {
     Path png = dir.resolve("runs.png");
 
     CsvReport.write(csv, runs);
-    PlotReport.write(png, "test", runs);
+    PlotReport.write(
+        png,
+        "test",
+        runs,
+        new PlotReport.Reference("published", new double[] {Double.NaN, 12.0, 11.0}));
 
     List<String> lines = Files.readAllLines(csv);
     assertThat(lines.get(0)).isEqualTo(CsvReport.HEADER);
