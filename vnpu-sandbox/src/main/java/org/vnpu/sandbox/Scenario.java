@@ -234,7 +234,12 @@ public final class Scenario {
   public Report run() throws IOException, InterruptedException {
     List<String> all = new ArrayList<>();
     progress.accept(
-        "[1/8] a pod of "
+        "[1/9] pods that accept only 310P3, then a pod that accepts any chip type: it leaves the"
+            + " scarce 310P3 chips to them");
+    scarceType();
+
+    progress.accept(
+        "[2/9] a pod of "
             + WHOLE_CARD_COUNT
             + " whole cards that fits nowhere until the rebalancer moves shared pods");
     rebalance();
@@ -242,7 +247,7 @@ public final class Scenario {
     // The steps pinned to a chip come before the examples: where the unpinned examples land
     // depends on when the node locks before them are released, and they could take those chips.
     progress.accept(
-        "[2/8] two pods sharing " + SHARED_CHIP + " at fixed AI Core shares of 30 % and 60 %");
+        "[3/9] two pods sharing " + SHARED_CHIP + " at fixed AI Core shares of 30 % and 60 %");
     for (Map.Entry<String, Integer> share : SHARES.entrySet()) {
       create(
           inference(
@@ -258,7 +263,7 @@ public final class Scenario {
     measureShares();
 
     progress.accept(
-        "[3/8] an online and an offline pod on "
+        "[4/9] an online and an offline pod on "
             + COLOCATED_CHIP
             + ": online latency alone, then beside 8 ms offline kernels"
             + (sandbox.driver() == Sandbox.Driver.VOLCANO
@@ -268,7 +273,7 @@ public final class Scenario {
     all.addAll(List.of("online", "offline"));
     preempt().ifPresent(all::add);
 
-    progress.accept("[4/8] the example pods of deploy/examples, and a hardware slice of a 310P3");
+    progress.accept("[5/9] the example pods of deploy/examples, and a hardware slice of a 310P3");
     List<String> examples = new ArrayList<>(EXAMPLES.keySet());
     // Those that must land on particular chips are settled before the others are submitted: in
     // one batch, which pods a scheduling cycle takes first depends on node locks held a moment
@@ -309,7 +314,7 @@ public final class Scenario {
     }
     all.addAll(examples);
 
-    progress.accept("[5/8] a pod with a 4 GiB quota whose model needs 6 GiB");
+    progress.accept("[6/9] a pod with a 4 GiB quota whose model needs 6 GiB");
     create(
         inference("over-quota", 20, 4, "elastic", Map.of(), Map.of("WORKLOAD_MEMORY_MIB", "6144")));
     settle(List.of("over-quota"));
@@ -322,12 +327,12 @@ public final class Scenario {
     // scheduler timed out on two cores, leaving the claims unranked.
     if (!sandbox.draNodes().isEmpty()) {
       progress.accept(
-          "[6/8] DRA: three quarter-chip claims on the DRA nodes, ranked by the extender, each"
+          "[7/9] DRA: three quarter-chip claims on the DRA nodes, ranked by the extender, each"
               + " prepared by the DRA driver and run under the shim");
       claims();
     }
 
-    progress.accept("[7/8] a burst of " + burst + " inference pods");
+    progress.accept("[8/9] a burst of " + burst + " inference pods");
     Random random = new Random(seed);
     int[] cores = {10, 20, 25, 30, 40};
     int[] memory = {2, 4, 8, 12};
@@ -349,7 +354,7 @@ public final class Scenario {
     progress.accept("      " + bound + " of " + burst + " placed");
     all.addAll(burstPods);
 
-    progress.accept("[8/8] reading every node's exporter");
+    progress.accept("[9/9] reading every node's exporter");
     checkMetrics(all);
     List<Row> rows = new ArrayList<>();
     List<Unfit> unfit = new ArrayList<>();
@@ -646,6 +651,59 @@ public final class Scenario {
     List<String> parts = new ArrayList<>();
     counts.forEach((node, count) -> parts.add(node + " " + count));
     return String.join(", ", parts);
+  }
+
+  /**
+   * Two pods that accept only 310P3 chips, then a fragmentation-aware pod that accepts any type,
+   * then a third 310P3-only pod: the scheduler has seen 310P3 sought by pods that can go nowhere
+   * else (the cluster has 6 of them beside 18 910B3), so the flexible pod takes a 910B3 chip and
+   * its event says which type it left (ADR 0024), and the later 310P3-only pod is placed. The pods
+   * are deleted afterwards.
+   */
+  private void scarceType() throws InterruptedException {
+    Map<String, String> only310p = Map.of(AnnotationKeys.USE_NPU_TYPE, "310P3");
+    List<String> first = List.of("only-310p-1", "only-310p-2");
+    for (String name : first) {
+      create(inference(name, 10, 2, null, only310p, Map.of()));
+    }
+    settle(first);
+    create(
+        inference(
+            "flexible",
+            10,
+            2,
+            null,
+            Map.of(
+                AnnotationKeys.NODE_SCHEDULER_POLICY, "fragmentation-aware",
+                AnnotationKeys.DEVICE_SCHEDULER_POLICY, "fragmentation-aware"),
+            Map.of()));
+    settle(List.of("flexible"));
+    create(inference("only-310p-3", 10, 2, null, only310p, Map.of()));
+    settle(List.of("only-310p-3"));
+    Placed flexible = placed("flexible");
+    Instant deadline = Instant.now().plus(Duration.ofSeconds(10));
+    while (Instant.now().isBefore(deadline) && events("flexible", "VnpuAllocated").isEmpty()) {
+      Thread.sleep(200);
+    }
+    List<String> said = events("flexible", "VnpuAllocated");
+    progress.accept("      " + describe("flexible") + "; " + said);
+    checks.add(
+        new Check(
+            "scarce type: a pod that accepts any chip type takes a 910B3 and says it left the"
+                + " 310P3 chips to the pods that accept only them",
+            flexible != null
+                && flexible.vnpus().get(0).chipType().equals("910B3")
+                && said.stream().anyMatch(m -> m.contains("left chip type(s) 310P3")),
+            describe("flexible") + "; events " + said));
+    Placed later = placed("only-310p-3");
+    checks.add(
+        new Check(
+            "scarce type: a later pod that accepts only 310P3 is placed on one",
+            later != null && later.vnpus().get(0).chipType().equals("310P3"),
+            describe("only-310p-3")));
+    for (String name : List.of("only-310p-1", "only-310p-2", "flexible", "only-310p-3")) {
+      client.pods().inNamespace(NAMESPACE).withName(name).delete();
+    }
   }
 
   /** The messages of the pod's Events of this reason, oldest first. */
