@@ -28,7 +28,8 @@ public final class Fabric8Views {
         pod.getMetadata().getAnnotations() == null ? Map.of() : pod.getMetadata().getAnnotations(),
         containers(pod.getSpec() == null ? null : pod.getSpec().getInitContainers()),
         containers(pod.getSpec() == null ? null : pod.getSpec().getContainers()),
-        pod.getSpec() == null ? null : pod.getSpec().getPriority());
+        pod.getSpec() == null ? null : pod.getSpec().getPriority(),
+        texts(pod.getSpec() == null ? null : pod.getSpec().getOverhead()));
   }
 
   /** Whether the pod is bound to a node ({@code spec.nodeName}). */
@@ -81,8 +82,12 @@ public final class Fabric8Views {
   }
 
   private static Map<String, String> quantities(ResourceRequirements resources, boolean limits) {
-    Map<String, io.fabric8.kubernetes.api.model.Quantity> quantities =
-        resources == null ? null : limits ? resources.getLimits() : resources.getRequests();
+    return texts(
+        resources == null ? null : limits ? resources.getLimits() : resources.getRequests());
+  }
+
+  private static Map<String, String> texts(
+      Map<String, io.fabric8.kubernetes.api.model.Quantity> quantities) {
     Map<String, String> texts = new LinkedHashMap<>();
     if (quantities != null) {
       quantities.forEach((name, quantity) -> texts.put(name, quantity.toString()));

@@ -8,6 +8,7 @@ import static org.vnpu.scheduler.ClusterFixture.wholeCardPod;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.time.Clock;
@@ -49,6 +50,20 @@ class SchedulerHostTest {
 
     scheduler.podRemoved(batch.getMetadata().getUid());
     assertThat(scheduler.scores(share, List.of("a", "b"))).containsOnlyKeys("a", "b");
+  }
+
+  @Test
+  void aRuntimeClassPodsOverheadTakesCpuAsKubeSchedulersFitCountsIt() throws Exception {
+    node("a", 2, "16");
+    PodBuilder kata = plainPod("kata", "8");
+    kata.editSpec().addToOverhead("cpu", new Quantity("1")).endSpec();
+    create(kata, "a");
+    scheduler.rebuild();
+    PodManifest share = Fabric8Views.manifest(create(sharePod("share", "8"), null));
+
+    assertThat(scheduler.scores(share, List.of("a")))
+        .as("8 cores asked and 1 of overhead leave 7 of 16, short of the share's 8")
+        .isEmpty();
   }
 
   @Test

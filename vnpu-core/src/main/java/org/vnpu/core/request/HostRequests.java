@@ -1,12 +1,17 @@
 package org.vnpu.core.request;
 
+import java.util.Map;
 import java.util.function.ToLongFunction;
 import org.vnpu.core.ledger.HostResources;
 
 /**
  * The host CPU and memory a pod requests, counted as kube-scheduler's resource fit counts them: the
- * sum over its app containers, or the largest init container when that asks more. A container that
- * requests nothing of a resource but limits it requests its limit, as the API server defaults it.
+ * sum over its app containers, or the largest init container when that asks more, plus the pod's
+ * {@code spec.overhead} (kube-scheduler {@code noderesources/fit.go computePodResourceRequest}
+ * calls {@code component-helpers resource/helpers.go PodRequests} without {@code ExcludeOverhead},
+ * which adds it; the sandbox's emulated schedulers count it as {@code PodRequests} does). A
+ * container that requests nothing of a resource but limits it requests its limit, as the API server
+ * defaults it.
  */
 public final class HostRequests {
 
@@ -33,7 +38,9 @@ public final class HostRequests {
       cpu = Math.max(cpu, asked.cpuMilli());
       memory = Math.max(memory, asked.memoryMiB());
     }
-    return new HostResources(cpu, memory);
+    return new HostResources(
+        cpu + amount(pod.overhead(), "overhead", CPU, Quantity::milliRoundedUp),
+        memory + amount(pod.overhead(), "overhead", MEMORY, Quantity::mebibytesRoundedUp));
   }
 
   private static HostResources of(ContainerSpec container) {
@@ -45,11 +52,21 @@ public final class HostRequests {
   private static long amount(
       ContainerSpec container, String resource, ToLongFunction<Quantity> unit) {
     String request = container.requests().get(resource);
-    String text = request != null ? request : container.limits().get(resource);
+    Map<String, String> asked = request != null ? container.requests() : container.limits();
+    return amount(asked, "container " + container.name(), resource, unit);
+  }
+
+  /** {@code resource} of {@code quantities}, 0 when absent; {@code whose} names them in errors. */
+  private static long amount(
+      Map<String, String> quantities,
+      String whose,
+      String resource,
+      ToLongFunction<Quantity> unit) {
+    String text = quantities.get(resource);
     if (text == null) {
       return 0;
     }
-    String which = "host request of container " + container.name() + ": " + resource + " ";
+    String which = "host request of " + whose + ": " + resource + " ";
     try {
       return unit.applyAsLong(Quantity.parse(text));
     } catch (ArithmeticException e) {

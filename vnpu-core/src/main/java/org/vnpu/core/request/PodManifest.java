@@ -14,6 +14,8 @@ import java.util.Map;
  * @param containers app containers
  * @param priority the pod's {@code spec.priority}, resolved by the API server from its
  *     PriorityClass; null when absent (a manifest not yet created)
+ * @param overhead the pod's {@code spec.overhead}, quantities by resource name, which the API
+ *     server sets from the pod's RuntimeClass; empty when absent
  */
 public record PodManifest(
     String namespace,
@@ -22,15 +24,29 @@ public record PodManifest(
     Map<String, String> annotations,
     List<ContainerSpec> initContainers,
     List<ContainerSpec> containers,
-    Integer priority) {
+    Integer priority,
+    Map<String, String> overhead) {
 
   public PodManifest {
+    overhead = Map.copyOf(overhead);
     annotations = Map.copyOf(annotations);
     initContainers = List.copyOf(initContainers);
     containers = List.copyOf(containers);
   }
 
-  /** A pod without {@code spec.priority}. */
+  /** A pod without {@code spec.overhead}. */
+  public PodManifest(
+      String namespace,
+      String name,
+      String uid,
+      Map<String, String> annotations,
+      List<ContainerSpec> initContainers,
+      List<ContainerSpec> containers,
+      Integer priority) {
+    this(namespace, name, uid, annotations, initContainers, containers, priority, Map.of());
+  }
+
+  /** A pod without {@code spec.priority} or {@code spec.overhead}. */
   public PodManifest(
       String namespace,
       String name,
@@ -38,6 +54,6 @@ public record PodManifest(
       Map<String, String> annotations,
       List<ContainerSpec> initContainers,
       List<ContainerSpec> containers) {
-    this(namespace, name, uid, annotations, initContainers, containers, null);
+    this(namespace, name, uid, annotations, initContainers, containers, null, Map.of());
   }
 }

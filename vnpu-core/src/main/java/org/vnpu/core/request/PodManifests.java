@@ -26,7 +26,8 @@ public final class PodManifests {
         strings(metadata.path("annotations")),
         containers(spec.path("initContainers")),
         containers(spec.path("containers")),
-        spec.path("priority").isInt() ? spec.path("priority").intValue() : null);
+        spec.path("priority").isInt() ? spec.path("priority").intValue() : null,
+        strings(spec.path("overhead")));
   }
 
   private static List<ContainerSpec> containers(JsonNode list) {

@@ -49,6 +49,40 @@ class HostRequestsTest {
                 + " optional suffix such as m, Mi, Gi)");
   }
 
+  @Test
+  void addsThePodsOverheadAsKubeSchedulersFitDoes() {
+    PodManifest pod =
+        new PodManifest(
+            "default",
+            "kata",
+            "uid",
+            Map.of(),
+            List.of(requests("download", "4", "1Gi")),
+            List.of(requests("main", "1", "8Gi")),
+            null,
+            Map.of("cpu", "250m", "memory", "160Mi"));
+
+    assertThat(HostRequests.of(pod)).isEqualTo(new HostResources(4250, 8352));
+  }
+
+  @Test
+  void anOverheadItCannotReadIsNamed() {
+    PodManifest pod =
+        new PodManifest(
+            "default",
+            "kata",
+            "uid",
+            Map.of(),
+            List.of(),
+            List.of(requests("main", "1", "1Gi")),
+            null,
+            Map.of("memory", "lots"));
+
+    assertThatThrownBy(() -> HostRequests.of(pod))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("host request of overhead: memory \"lots\" is not a quantity");
+  }
+
   private static ContainerSpec requests(String name, String cpu, String memory) {
     return new ContainerSpec(name, Map.of(), Map.of("cpu", cpu, "memory", memory));
   }
