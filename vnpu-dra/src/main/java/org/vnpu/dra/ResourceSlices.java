@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.vnpu.api.DraDeviceAttributes;
 import org.vnpu.api.payload.RegisteredChip;
 
 /**
@@ -37,9 +38,9 @@ import org.vnpu.api.payload.RegisteredChip;
 public final class ResourceSlices {
 
   /** Capacity names (C identifiers). */
-  static final String AI_CORE = "aiCore";
+  static final String AI_CORE = DraDeviceAttributes.AI_CORE_CAPACITY;
 
-  static final String MEMORY = "memory";
+  static final String MEMORY = DraDeviceAttributes.MEMORY_CAPACITY;
 
   /** Counter names (DNS labels). */
   static final String AI_CORE_COUNTER = "aicore";
@@ -130,16 +131,16 @@ public final class ResourceSlices {
   private static Device device(NodeDevices.NpuDevice npu, boolean consumesCounters) {
     RegisteredChip chip = npu.chip();
     Map<String, DeviceAttribute> attributes = new LinkedHashMap<>();
-    attributes.put("type", text(chip.chipType()));
-    attributes.put("dieID", text(chip.dieId()));
-    attributes.put("index", number(chip.index()));
-    attributes.put("numaNode", number(chip.numaNode()));
-    attributes.put("interconnectGroup", text(chip.interconnectGroup()));
-    attributes.put("splitMode", text("soft"));
-    attributes.put("aiCores", number(chip.aiCores()));
+    attributes.put(DraDeviceAttributes.TYPE, text(chip.chipType()));
+    attributes.put(DraDeviceAttributes.DIE_ID, text(chip.dieId()));
+    attributes.put(DraDeviceAttributes.INDEX, number(chip.index()));
+    attributes.put(DraDeviceAttributes.NUMA_NODE, number(chip.numaNode()));
+    attributes.put(DraDeviceAttributes.INTERCONNECT_GROUP, text(chip.interconnectGroup()));
+    attributes.put(DraDeviceAttributes.SPLIT_MODE, text("soft"));
+    attributes.put(DraDeviceAttributes.AI_CORES, number(chip.aiCores()));
     DeviceAttribute whole = new DeviceAttribute();
     whole.setBool(npu.wholeCard());
-    attributes.put("wholeCard", whole);
+    attributes.put(DraDeviceAttributes.WHOLE_CARD, whole);
 
     Map<String, DeviceCapacity> capacity = new LinkedHashMap<>();
     DeviceCapacity cores = new DeviceCapacity();

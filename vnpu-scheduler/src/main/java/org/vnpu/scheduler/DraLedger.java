@@ -30,6 +30,7 @@ import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.api.AiCorePolicy;
+import org.vnpu.api.DraDeviceAttributes;
 import org.vnpu.api.SplitMode;
 import org.vnpu.api.payload.ContainerAllocation;
 import org.vnpu.api.payload.NodeRegistration;
@@ -251,8 +252,11 @@ final class DraLedger {
             exactly.getCapacity() == null || exactly.getCapacity().getRequests() == null
                 ? Map.of()
                 : exactly.getCapacity().getRequests();
-        int cores = asked(capacity, device, "aiCore").setScale(0, RoundingMode.CEILING).intValue();
-        long memory = mebibytes(asked(capacity, device, "memory"));
+        int cores =
+            asked(capacity, device, DraDeviceAttributes.AI_CORE_CAPACITY)
+                .setScale(0, RoundingMode.CEILING)
+                .intValue();
+        long memory = mebibytes(asked(capacity, device, DraDeviceAttributes.MEMORY_CAPACITY));
         return Optional.of(
             new ContainerRequest(
                 container, false, count, cores, memory, ChipTypes.ANY, CHARGED_POLICY));
@@ -273,8 +277,8 @@ final class DraLedger {
               container,
               false,
               count,
-              capacity(device, "aiCore").intValue(),
-              mebibytes(capacity(device, "memory")),
+              capacity(device, DraDeviceAttributes.AI_CORE_CAPACITY).intValue(),
+              mebibytes(capacity(device, DraDeviceAttributes.MEMORY_CAPACITY)),
               ChipTypes.ANY,
               CHARGED_POLICY));
     }
@@ -382,15 +386,16 @@ final class DraLedger {
           whole
               ? chip.memoryMiB()
               : mebibytes(
-                  consumed != null && consumed.containsKey("memory")
-                      ? Quantity.getAmountInBytes(consumed.get("memory"))
-                      : capacity(device, "memory"));
+                  consumed != null && consumed.containsKey(DraDeviceAttributes.MEMORY_CAPACITY)
+                      ? Quantity.getAmountInBytes(consumed.get(DraDeviceAttributes.MEMORY_CAPACITY))
+                      : capacity(device, DraDeviceAttributes.MEMORY_CAPACITY));
       int cores =
           whole
               ? 100
-              : (consumed != null && consumed.containsKey("aiCore")
-                      ? Quantity.getAmountInBytes(consumed.get("aiCore"))
-                      : capacity(device, "aiCore"))
+              : (consumed != null && consumed.containsKey(DraDeviceAttributes.AI_CORE_CAPACITY)
+                      ? Quantity.getAmountInBytes(
+                          consumed.get(DraDeviceAttributes.AI_CORE_CAPACITY))
+                      : capacity(device, DraDeviceAttributes.AI_CORE_CAPACITY))
                   .setScale(0, RoundingMode.CEILING)
                   .intValue();
       vnpus.add(
@@ -495,7 +500,7 @@ final class DraLedger {
   private static List<RegisteredChip> chips(String node, Collection<Device> devices) {
     Map<Long, List<Device>> byChip = new TreeMap<>();
     for (Device device : devices) {
-      DeviceAttribute index = attributes(device).get("index");
+      DeviceAttribute index = attributes(device).get(DraDeviceAttributes.INDEX);
       if (index != null && index.getInt() != null) {
         byChip.computeIfAbsent(index.getInt(), i -> new ArrayList<>()).add(device);
       }
@@ -506,34 +511,36 @@ final class DraLedger {
       long memory =
           chip.getValue().stream()
               .filter(device -> wholeCard(device) || isShared(device))
-              .mapToLong(device -> mebibytes(capacity(device, "memory")))
+              .mapToLong(device -> mebibytes(capacity(device, DraDeviceAttributes.MEMORY_CAPACITY)))
               .max()
               .orElse(
                   chip.getValue().stream()
-                      .mapToLong(device -> mebibytes(capacity(device, "memory")))
+                      .mapToLong(
+                          device ->
+                              mebibytes(capacity(device, DraDeviceAttributes.MEMORY_CAPACITY)))
                       .sum());
       chips.add(
           new RegisteredChip(
               Math.toIntExact(chip.getKey()),
-              text(any, "dieID", node + "-npu-" + chip.getKey()),
-              text(any, "type", ""),
+              text(any, DraDeviceAttributes.DIE_ID, node + "-npu-" + chip.getKey()),
+              text(any, DraDeviceAttributes.TYPE, ""),
               memory,
-              Math.toIntExact(number(any, "aiCores")),
+              Math.toIntExact(number(any, DraDeviceAttributes.AI_CORES)),
               0,
               true,
-              Math.toIntExact(number(any, "numaNode")),
-              text(any, "interconnectGroup", "")));
+              Math.toIntExact(number(any, DraDeviceAttributes.NUMA_NODE)),
+              text(any, DraDeviceAttributes.INTERCONNECT_GROUP, "")));
     }
     return chips;
   }
 
   private static RegisteredChip chipOf(NodeDevices devices, Device device) {
-    long index = attributes(device).get("index").getInt();
+    long index = attributes(device).get(DraDeviceAttributes.INDEX).getInt();
     return devices.chips().stream().filter(chip -> chip.index() == index).findFirst().orElseThrow();
   }
 
   private static boolean wholeCard(Device device) {
-    DeviceAttribute whole = attributes(device).get("wholeCard");
+    DeviceAttribute whole = attributes(device).get(DraDeviceAttributes.WHOLE_CARD);
     return whole != null && Boolean.TRUE.equals(whole.getBool());
   }
 
