@@ -71,15 +71,8 @@ public final class NodeLocks {
    * decoded (logged), which anyone may replace.
    */
   public NodeLockSet held(Node node) {
-    String value =
-        node.getMetadata().getAnnotations() == null
-            ? null
-            : node.getMetadata().getAnnotations().get(AnnotationKeys.NODE_LOCK);
-    if (value == null) {
-      return NodeLockSet.EMPTY;
-    }
     try {
-      return codec.decodeLock(value);
+      return codec.locksOf(node.getMetadata().getAnnotations());
     } catch (MalformedPayloadException e) {
       LOG.warn("node {} has a malformed lock: {}", node.getMetadata().getName(), e.getMessage());
       return NodeLockSet.EMPTY;

@@ -19,7 +19,6 @@ import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.codec.MalformedPayloadException;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.payload.HandoutRecord;
-import org.vnpu.api.payload.NodeLockSet;
 import org.vnpu.api.payload.NodeRegistration;
 import org.vnpu.api.payload.PodAllocation;
 import org.vnpu.api.payload.PodRef;
@@ -158,9 +157,8 @@ final class ClusterView {
    * check, outside the scheduler's lock.
    */
   List<HandoutRecord> handoutRecords(Node node) {
-    String lock = annotations(node.getMetadata().getAnnotations()).get(AnnotationKeys.NODE_LOCK);
     try {
-      return lock == null ? List.of() : codec.decodeLock(lock).handouts();
+      return codec.locksOf(node.getMetadata().getAnnotations()).handouts();
     } catch (MalformedPayloadException e) {
       return List.of(); // nodeChanged logs it
     }
@@ -191,8 +189,7 @@ final class ClusterView {
       if (handshake != null) {
         ledger.heartbeat(name, codec.decodeHandshake(handshake).at());
       }
-      String lock = annotations.get(AnnotationKeys.NODE_LOCK);
-      ledger.locks(name, lock == null ? NodeLockSet.EMPTY : codec.decodeLock(lock));
+      ledger.locks(name, codec.locksOf(annotations));
       allocations.values().stream()
           .filter(plan -> plan.node().equals(name))
           .filter(plan -> !ledger.placements().containsKey(plan.podUid()))

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import java.util.Map;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.payload.NodeHandshake;
 import org.vnpu.api.payload.NodeLockSet;
@@ -74,6 +75,17 @@ public final class PayloadCodec {
 
   public NodeLockSet decodeLock(String value) {
     return read(AnnotationKeys.NODE_LOCK, value, NodeLockSet.class);
+  }
+
+  /**
+   * The locks a node carries in its annotations ({@link AnnotationKeys#NODE_LOCK}), decoded; none
+   * when there is no such annotation (or no annotations).
+   *
+   * @throws MalformedPayloadException when the annotation cannot be decoded
+   */
+  public NodeLockSet locksOf(Map<String, String> nodeAnnotations) {
+    String value = nodeAnnotations == null ? null : nodeAnnotations.get(AnnotationKeys.NODE_LOCK);
+    return value == null ? NodeLockSet.EMPTY : decodeLock(value);
   }
 
   public String encodePending(PendingContainers pending) {

@@ -8,8 +8,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.Priority;
+import org.vnpu.api.payload.NodeLockSet;
 import org.vnpu.api.payload.OfflineWork;
 import org.vnpu.api.payload.PodAllocation;
 import org.vnpu.api.signing.SignedAllocation;
@@ -39,6 +42,19 @@ class PayloadCodecTest {
   void lockMatchesGoldenFile() throws IOException {
     GoldenFile.assertMatches("vnpu-node-lock.json", codec.encodeLock(Payloads.lock()));
     assertThat(codec.decodeLock(GoldenFile.read("vnpu-node-lock.json"))).isEqualTo(Payloads.lock());
+  }
+
+  @Test
+  void aNodesLocksAreReadFromItsAnnotationsAndNoneWithout() {
+    String encoded = codec.encodeLock(Payloads.lock());
+
+    assertThat(codec.locksOf(Map.of(AnnotationKeys.NODE_LOCK, encoded, "other", "x")))
+        .isEqualTo(Payloads.lock());
+    assertThat(codec.locksOf(Map.of("other", "x"))).isEqualTo(NodeLockSet.EMPTY);
+    assertThat(codec.locksOf(null)).isEqualTo(NodeLockSet.EMPTY);
+    assertThatThrownBy(() -> codec.locksOf(Map.of(AnnotationKeys.NODE_LOCK, "{")))
+        .isInstanceOf(MalformedPayloadException.class)
+        .hasMessageContaining(AnnotationKeys.NODE_LOCK);
   }
 
   @Test

@@ -56,8 +56,7 @@ public final class AllocationGate {
    */
   public List<NodeLock> holders(Map<String, String> nodeAnnotations, int count, Instant now)
       throws AllocationRefusedException {
-    String value = nodeAnnotations == null ? null : nodeAnnotations.get(AnnotationKeys.NODE_LOCK);
-    if (value == null) {
+    if (nodeAnnotations == null || !nodeAnnotations.containsKey(AnnotationKeys.NODE_LOCK)) {
       throw new AllocationRefusedException(
           "node "
               + node
@@ -68,7 +67,7 @@ public final class AllocationGate {
     }
     NodeLockSet locks;
     try {
-      locks = codec.decodeLock(value);
+      locks = codec.locksOf(nodeAnnotations);
     } catch (MalformedPayloadException e) {
       throw new AllocationRefusedException(
           "node " + node + " has a malformed lock: " + e.getMessage());
