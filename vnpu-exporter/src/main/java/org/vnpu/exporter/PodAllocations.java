@@ -87,7 +87,7 @@ public final class PodAllocations implements AutoCloseable {
       PodAllocation allocation = signed.allocation();
       if (!allocation.node().equals(node)) {
         pods.remove(uid); // another node's pod: its exporter checks it
-      } else if (!verifier.verifies(signed) || !allocation.podUid().equals(uid)) {
+      } else if (!verifier.verifiesFor(signed, uid, node)) {
         LOG.warn(
             "pod {}/{}: its allocation's signature does not verify; not shown",
             pod.getMetadata().getNamespace(),

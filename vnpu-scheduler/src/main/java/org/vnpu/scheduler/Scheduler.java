@@ -188,9 +188,7 @@ public final class Scheduler {
     try {
       SignedAllocation signed = codec.decodeAllocation(record.allocation());
       if (signed.nonce().equals(record.nonce())
-          && signed.allocation().podUid().equals(record.signedFor().uid())
-          && signed.allocation().node().equals(node)
-          && verifier.verifies(signed)) {
+          && verifier.verifiesFor(signed, record.signedFor().uid(), node)) {
         return Optional.of(new ClusterView.VerifiedHandout(record, signed));
       }
     } catch (MalformedPayloadException e) {
@@ -453,9 +451,7 @@ public final class Scheduler {
     try {
       return Optional.ofNullable(value)
           .map(codec::decodeAllocation)
-          .filter(signed -> signed.allocation().podUid().equals(uid))
-          .filter(signed -> signed.allocation().node().equals(node))
-          .filter(verifier::verifies);
+          .filter(signed -> verifier.verifiesFor(signed, uid, node));
     } catch (MalformedPayloadException e) {
       return Optional.empty();
     }

@@ -48,6 +48,18 @@ public final class AllocationVerifier {
   }
 
   /**
+   * Whether {@code signed} is an allocation for the pod {@code podUid} on the node {@code node} and
+   * carries a valid signature ({@link #verifies}): the test before anything read from an annotation
+   * or a record is acted on for a pod there. The pod and node are compared first, so a copy for
+   * another pod or node costs no signature check.
+   */
+  public boolean verifiesFor(SignedAllocation signed, String podUid, String node) {
+    return signed.allocation().podUid().equals(podUid)
+        && signed.allocation().node().equals(node)
+        && verifies(signed);
+  }
+
+  /**
    * Whether {@code signed} carries a signature, by the key it names, over exactly its allocation
    * and nonce; false for an unknown key or anything malformed.
    */

@@ -36,6 +36,21 @@ class AllocationSignerTest {
   }
 
   @Test
+  void anAllocationVerifiesOnlyForThePodAndNodeItWasSignedFor() {
+    SignedAllocation signed = signed();
+    String pod = signed.allocation().podUid();
+    String node = signed.allocation().node();
+
+    assertThat(verifier.verifiesFor(signed, pod, node)).isTrue();
+    assertThat(verifier.verifiesFor(signed, "other-uid", node)).isFalse();
+    assertThat(verifier.verifiesFor(signed, pod, "other-node")).isFalse();
+    PodAllocation moved = new PodAllocation(pod, "other-node", signed.allocation().containers());
+    assertThat(verifier.verifiesFor(with(signed, moved, signed.nonce()), pod, "other-node"))
+        .as("edited to name another node: the signature no longer holds")
+        .isFalse();
+  }
+
+  @Test
   void aSignatureSeenAgainIsNotCheckedAgainButOnlyForTheSameBytesAndAStillKnownKey() {
     AtomicReference<List<VerifyingKey>> known = new AtomicReference<>(List.of(KEY.verifying()));
     AllocationVerifier remembering =
