@@ -27,20 +27,27 @@ public final class HostRequests {
    *     quantity cannot be read
    */
   public static HostResources of(PodManifest pod) {
-    HostResources apps = HostResources.NONE;
-    for (ContainerSpec container : pod.containers()) {
-      apps = apps.plus(of(container));
+    long cpu = 0;
+    long memory = 0;
+    try {
+      for (ContainerSpec container : pod.containers()) {
+        HostResources asked = of(container);
+        cpu = Math.addExact(cpu, asked.cpuMilli());
+        memory = Math.addExact(memory, asked.memoryMiB());
+      }
+      for (ContainerSpec init : pod.initContainers()) {
+        HostResources asked = of(init);
+        cpu = Math.max(cpu, asked.cpuMilli());
+        memory = Math.max(memory, asked.memoryMiB());
+      }
+      return new HostResources(
+          Math.addExact(cpu, amount(pod.overhead(), "overhead", CPU, Quantity::milliRoundedUp)),
+          Math.addExact(
+              memory, amount(pod.overhead(), "overhead", MEMORY, Quantity::mebibytesRoundedUp)));
+    } catch (ArithmeticException e) {
+      throw new IllegalArgumentException(
+          "host request of pod " + pod.name() + ": the sum of its requests is too large", e);
     }
-    long cpu = apps.cpuMilli();
-    long memory = apps.memoryMiB();
-    for (ContainerSpec init : pod.initContainers()) {
-      HostResources asked = of(init);
-      cpu = Math.max(cpu, asked.cpuMilli());
-      memory = Math.max(memory, asked.memoryMiB());
-    }
-    return new HostResources(
-        cpu + amount(pod.overhead(), "overhead", CPU, Quantity::milliRoundedUp),
-        memory + amount(pod.overhead(), "overhead", MEMORY, Quantity::mebibytesRoundedUp));
   }
 
   private static HostResources of(ContainerSpec container) {

@@ -52,14 +52,9 @@ class HostRequestsTest {
   @Test
   void addsThePodsOverheadAsKubeSchedulersFitDoes() {
     PodManifest pod =
-        new PodManifest(
-            "default",
-            "kata",
-            "uid",
-            Map.of(),
+        withOverhead(
             List.of(requests("download", "4", "1Gi")),
             List.of(requests("main", "1", "8Gi")),
-            null,
             Map.of("cpu", "250m", "memory", "160Mi"));
 
     assertThat(HostRequests.of(pod)).isEqualTo(new HostResources(4250, 8352));
@@ -68,19 +63,28 @@ class HostRequestsTest {
   @Test
   void anOverheadItCannotReadIsNamed() {
     PodManifest pod =
-        new PodManifest(
-            "default",
-            "kata",
-            "uid",
-            Map.of(),
-            List.of(),
-            List.of(requests("main", "1", "1Gi")),
-            null,
-            Map.of("memory", "lots"));
+        withOverhead(List.of(), List.of(requests("main", "1", "1Gi")), Map.of("memory", "lots"));
 
     assertThatThrownBy(() -> HostRequests.of(pod))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("host request of overhead: memory \"lots\" is not a quantity");
+  }
+
+  @Test
+  void requestsThatAddUpBeyondWhatCanBeCountedAreRefusedNotWrappedAround() {
+    String huge = Long.MAX_VALUE / 1000 + "";
+    PodManifest pod =
+        withOverhead(
+            List.of(), List.of(requests("a", huge, "1Gi"), requests("b", huge, "1Gi")), Map.of());
+
+    assertThatThrownBy(() -> HostRequests.of(pod))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("host request of pod p: the sum of its requests is too large");
+  }
+
+  private static PodManifest withOverhead(
+      List<ContainerSpec> init, List<ContainerSpec> containers, Map<String, String> overhead) {
+    return new PodManifest("default", "p", "uid", Map.of(), init, containers, null, overhead);
   }
 
   private static ContainerSpec requests(String name, String cpu, String memory) {
