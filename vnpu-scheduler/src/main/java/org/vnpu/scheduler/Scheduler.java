@@ -1261,7 +1261,7 @@ public final class Scheduler {
     }
     Set<String> taken = new HashSet<>();
     plan.allocation().containers().forEach(c -> c.vnpus().forEach(v -> taken.add(v.chipType())));
-    List<String> left = meter.leftScarce(request.containers().get(0).chipTypes(), taken);
+    List<String> left = meter.scarceTypes().leftBy(request.containers().get(0).chipTypes(), taken);
     return left.isEmpty()
         ? ""
         : "; left chip type(s) "

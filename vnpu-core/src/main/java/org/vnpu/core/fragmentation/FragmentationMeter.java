@@ -3,11 +3,9 @@ package org.vnpu.core.fragmentation;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.IntStream;
 import org.vnpu.api.AiCorePolicy;
@@ -33,7 +31,7 @@ import org.vnpu.core.ledger.VnpuSizer;
  * #stranded stranded} compute, which its free host CPU cannot feed at the CPU the mix asks per
  * percent of compute. The paper's measure sees host CPU only when the next pod would not fit; a
  * node whose CPU is eaten by CPU-hungry pods strands its chips long before that (ADR 0008). And a
- * third: the compute it takes from chips of a {@linkplain #scarcity scarce} type, one that the
+ * third: the compute it takes from chips of a {@linkplain ScarceTypes scarce} type, one that the
  * mix's typed shapes seek more than the cluster has of it, so that pods that accept other types
  * leave it to the pods that accept only it (ADR 0024). The paper's measure counts a chip a shape
  * cannot use as fragment for it, but never says which shapes have nowhere else to go.
@@ -48,7 +46,7 @@ public final class FragmentationMeter {
   private final long[] cpuLevels;
   private final double[][] withinByLevel;
   private final double cpuMilliPerCompute;
-  private final Map<String, Double> scarcity;
+  private final ScarceTypes scarce;
   private final Function<NodeState, Probe> newProbe = Probe::new;
   private final NodeTable.RowDeriver summarize = this::summarize;
   private final int summaryWidth;
@@ -56,7 +54,7 @@ public final class FragmentationMeter {
   /**
    * Where a node's figures lie in its summary row of a {@link NodeTable} column ({@link
    * #summarize}), which the coarse bound reads for every node: its free compute, the compute its
-   * host cannot feed, the least {@linkplain #scarcity scarcity} of its chips, then per CPU level
+   * host cannot feed, the least {@linkplain ScarceTypes scarcity} of its chips, then per CPU level
    * what the chip that keeps least, of those that take some vNPU, keeps.
    */
   private static final int TOTAL_FREE = 0;
@@ -84,7 +82,7 @@ public final class FragmentationMeter {
 
   public FragmentationMeter(WorkloadMix mix, ChipSupply supply) {
     this.groups = group(mix);
-    this.scarcity = scarcity(groups, supply);
+    this.scarce = ScarceTypes.of(mix, supply);
     this.cpuLevels =
         groups.stream().flatMapToLong(g -> Arrays.stream(g.cpu())).distinct().sorted().toArray();
     this.withinByLevel = new double[cpuLevels.length + 1][];
@@ -116,77 +114,23 @@ public final class FragmentationMeter {
     return compute == 0 ? 0 : cpu / compute;
   }
 
-  /**
-   * How much a percent of compute taken from a chip of a scarce type weighs against a percent of
-   * fragmentation (see {@link #scarcity}). Measured on the typed openb traces (docs/benchmarks.md,
-   * "Typed workloads"): weights of 0.5, 1, 2, 3 and 5 leave 9.45, 6.98, 5.00, 5.13 and 5.22 %
-   * unallocated on gpuspec33 and 4.18, 4.32, 4.30, 4.24 and 4.30 % on gpuspec10.
-   */
-  static final double SCARCITY_WEIGHT = 2;
-
-  /**
-   * Per chip type of {@code supply}, how much more than the least sought type the mix seeks it:
-   * each group's share of the mix's compute, spread over the types it accepts in proportion to
-   * their chips, per chip of the type, relative to the cluster's mean, times {@link
-   * #SCARCITY_WEIGHT}. A mix whose shapes all accept every type seeks none more than another, and
-   * the map is empty: the measure is then the untyped one exactly.
-   */
-  private static Map<String, Double> scarcity(List<Group> groups, ChipSupply supply) {
-    double demand = 0;
-    for (Group group : groups) {
-      demand += group.compute();
-    }
-    long total = supply.total();
-    if (demand == 0 || total == 0) {
-      return Map.of();
-    }
-    Map<String, Double> sought = new HashMap<>();
-    supply.chipsByType().keySet().forEach(type -> sought.put(type, 0.0));
-    for (Group group : groups) {
-      long accepted = 0;
-      for (Map.Entry<String, Long> type : supply.chipsByType().entrySet()) {
-        accepted += group.chipTypes().accepts(type.getKey()) ? type.getValue() : 0;
-      }
-      double perChip = group.compute() / demand * total / Math.max(1, accepted);
-      sought.replaceAll((type, s) -> group.chipTypes().accepts(type) ? s + perChip : s);
-    }
-    double least = sought.values().stream().mapToDouble(Double::doubleValue).min().orElse(0);
-    Map<String, Double> scarcity = new HashMap<>();
-    sought.forEach(
-        (type, s) -> {
-          if (s > least) {
-            scarcity.put(type, SCARCITY_WEIGHT * (s - least));
-          }
-        });
-    return Map.copyOf(scarcity);
+  /** The scarce chip types this meter weighs placements by. */
+  public ScarceTypes scarceTypes() {
+    return scarce;
   }
 
-  /**
-   * The scarce chip types a pod that accepts {@code accepted} left to the pods that need them by
-   * taking chips of the types {@code taken}: those it accepts that are scarcer than every type it
-   * took, scarcest first; none where the mix seeks no type more than another.
-   */
-  public List<String> leftScarce(ChipTypes accepted, Set<String> taken) {
-    double took = taken.stream().mapToDouble(t -> scarcity.getOrDefault(t, 0.0)).max().orElse(0);
-    return scarcity.entrySet().stream()
-        .filter(e -> e.getValue() > took && accepted.accepts(e.getKey()))
-        .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
-        .map(Map.Entry::getKey)
-        .toList();
-  }
-
-  /** The scarcity of {@code chip}'s type: 0 for the least sought type and for unknown types. */
+  /** The scarcity of {@code chip}'s type. */
   private double scarcity(ChipState chip) {
-    return scarcity.isEmpty() ? 0 : scarcity.getOrDefault(chip.chip().model().name(), 0.0);
+    return scarce.of(chip.chip().model().name());
   }
 
   /**
    * The scarce compute a placement takes from the mix: the compute {@code chips} take from {@code
-   * node}'s chips, each percent weighed by its chip's {@link #scarcity}; 0 where the mix seeks no
-   * type more than another.
+   * node}'s chips, each percent weighed by its chip type's {@link ScarceTypes scarcity}; 0 where
+   * the mix seeks no type more than another.
    */
   public double scarceTaken(NodeState node, ChipState[] chips) {
-    if (scarcity.isEmpty()) {
+    if (scarce.none()) {
       return 0;
     }
     double taken = 0;
@@ -329,7 +273,7 @@ public final class FragmentationMeter {
    * plan of the engine takes the compute its vNPUs reserve in full, {@code PlanLimits}).
    */
   public double leastScarceTaken(NodeTable nodes, int row, double computeTaken) {
-    if (scarcity.isEmpty()) {
+    if (scarce.none()) {
       return 0;
     }
     return computeTaken * column(nodes, row).summary()[row * summaryWidth + LEAST_SCARCITY];
@@ -390,11 +334,6 @@ public final class FragmentationMeter {
       int i = Arrays.binarySearch(cpu, cpuFree);
       int last = i >= 0 ? i : -i - 2;
       return last < 0 ? 0 : cumulative[last];
-    }
-
-    /** The compute the group's shapes reserve, weighted by their probability. */
-    double compute() {
-      return cumulative[cumulative.length - 1] * count * corePercent;
     }
 
     boolean hosts(ChipState state, NodeState node) {

@@ -27,22 +27,22 @@ class ScarcityTest {
   void aMixWhoseShapesAcceptEveryTypeFindsNoneScarce() {
     FragmentationMeter meter = new FragmentationMeter(mix(0), THREE_TO_ONE);
 
-    assertThat(meter.leftScarce(ChipTypes.ANY, Set.of("910B3"))).isEmpty();
+    assertThat(meter.scarceTypes().leftBy(ChipTypes.ANY, Set.of("910B3"))).isEmpty();
   }
 
   @Test
   void aTypeThatPodsAcceptingOnlyItSeekIsScarceForPodsThatAcceptOthers() {
     FragmentationMeter meter = new FragmentationMeter(mix(0.2), THREE_TO_ONE);
 
-    assertThat(meter.leftScarce(ChipTypes.ANY, Set.of("910B3"))).containsExactly("310P3");
-    assertThat(meter.leftScarce(ChipTypes.ANY, Set.of("310P3"))).isEmpty();
-    assertThat(meter.leftScarce(ChipTypes.of("910B3"), Set.of("910B3"))).isEmpty();
+    assertThat(meter.scarceTypes().leftBy(ChipTypes.ANY, Set.of("910B3"))).containsExactly("310P3");
+    assertThat(meter.scarceTypes().leftBy(ChipTypes.ANY, Set.of("310P3"))).isEmpty();
+    assertThat(meter.scarceTypes().leftBy(ChipTypes.of("910B3"), Set.of("910B3"))).isEmpty();
   }
 
   @Test
   void anUnknownSupplyFindsNoneScarce() {
     FragmentationMeter meter = new FragmentationMeter(mix(0.2));
 
-    assertThat(meter.leftScarce(ChipTypes.ANY, Set.of("910B3"))).isEmpty();
+    assertThat(meter.scarceTypes().leftBy(ChipTypes.ANY, Set.of("910B3"))).isEmpty();
   }
 }
