@@ -666,7 +666,12 @@ public final class Scenario {
     for (String name : first) {
       create(inference(name, 10, 2, null, only310p, Map.of()));
     }
-    settle(first);
+    // Placed, not only settled: as the first step, a scheduler may call them unschedulable for a
+    // moment while the nodes come up, and the flexible pod must come after their reservations.
+    Instant placedBy = Instant.now().plus(SETTLE);
+    while (Instant.now().isBefore(placedBy) && first.stream().anyMatch(n -> placed(n) == null)) {
+      Thread.sleep(200);
+    }
     create(
         inference(
             "flexible",
