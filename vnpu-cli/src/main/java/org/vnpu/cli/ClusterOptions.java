@@ -9,6 +9,7 @@ import org.vnpu.api.signing.SigningKey;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.kube.VerifyingKeys;
 import org.vnpu.scheduler.Scheduler;
+import org.vnpu.scheduler.SchedulerReader;
 import org.vnpu.scheduler.SchedulerSettings;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -43,22 +44,38 @@ final class ClusterOptions {
   }
 
   /**
-   * A scheduler that only reads: its ledger rebuilt from the cluster as the scheduler rebuilds it,
-   * allocations verified with the scheduler's public keys; it never signs.
+   * The scheduler's state rebuilt from the cluster as the scheduler rebuilds it, allocations
+   * verified with the scheduler's public keys; it holds no signing key.
    */
-  Scheduler ledger(KubernetesClient client, ChipCatalog catalog) {
-    PayloadCodec codec = new PayloadCodec();
+  SchedulerReader reader(KubernetesClient client, ChipCatalog catalog) {
+    SchedulerReader reader =
+        new SchedulerReader(
+            client, catalog, verifier(client), SchedulerSettings.defaults(), Clock.systemUTC());
+    reader.rebuild();
+    return reader;
+  }
+
+  /**
+   * A scheduler for a preview of its rebalancer, which plans with the scheduler's holds: rebuilt as
+   * {@link #reader}, it signs with a key of its own that nothing it writes is ever signed with, as
+   * a preview writes nothing.
+   */
+  Scheduler preview(KubernetesClient client, ChipCatalog catalog) {
     Scheduler scheduler =
         new Scheduler(
             client,
             catalog,
-            new AllocationSigner(SigningKey.generate(), codec),
-            new AllocationVerifier(
-                VerifyingKeys.inConfigMap(client, keysNamespace, verifyingKeys, Clock.systemUTC()),
-                codec),
+            new AllocationSigner(SigningKey.generate(), new PayloadCodec()),
+            verifier(client),
             SchedulerSettings.defaults(),
             Clock.systemUTC());
     scheduler.rebuild();
     return scheduler;
+  }
+
+  private AllocationVerifier verifier(KubernetesClient client) {
+    return new AllocationVerifier(
+        VerifyingKeys.inConfigMap(client, keysNamespace, verifyingKeys, Clock.systemUTC()),
+        new PayloadCodec());
   }
 }

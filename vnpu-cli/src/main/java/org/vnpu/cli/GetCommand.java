@@ -17,7 +17,7 @@ import org.vnpu.api.payload.VnpuAssignment;
 import org.vnpu.core.ledger.AllocationPlan;
 import org.vnpu.core.ledger.ChipState;
 import org.vnpu.core.ledger.NodeState;
-import org.vnpu.scheduler.Scheduler;
+import org.vnpu.scheduler.SchedulerReader;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -135,7 +135,7 @@ final class GetCommand implements Callable<Integer> {
       throw new InputException("-n and -A choose the namespace of vnpu get pods only");
     }
     try (KubernetesClient client = cluster.client()) {
-      Scheduler scheduler = cluster.ledger(client, catalog.load());
+      SchedulerReader scheduler = cluster.reader(client, catalog.load());
       PrintWriter out = spec.commandLine().getOut();
       Terminal terminal = Terminal.detect();
       switch (what) {
@@ -163,7 +163,7 @@ final class GetCommand implements Callable<Integer> {
     return 0;
   }
 
-  private List<NodeRow> nodes(Scheduler scheduler) {
+  private List<NodeRow> nodes(SchedulerReader scheduler) {
     Map<String, MetricsOption.ChipUse> use = metrics.chipUse();
     List<NodeRow> rows = new ArrayList<>();
     for (NodeState node : scheduler.nodes()) {
@@ -208,7 +208,7 @@ final class GetCommand implements Callable<Integer> {
     return rows;
   }
 
-  private List<ChipRow> chips(Scheduler scheduler, KubernetesClient client) {
+  private List<ChipRow> chips(SchedulerReader scheduler, KubernetesClient client) {
     Map<String, String> names = podNames(client.pods().inAnyNamespace().list().getItems());
     Map<String, MetricsOption.ChipUse> use = metrics.chipUse();
     Map<String, List<String>> podsByChip = new HashMap<>();
@@ -253,7 +253,7 @@ final class GetCommand implements Callable<Integer> {
     return rows;
   }
 
-  private List<PodRow> pods(Scheduler scheduler, KubernetesClient client) {
+  private List<PodRow> pods(SchedulerReader scheduler, KubernetesClient client) {
     String chosen =
         allNamespaces
             ? null

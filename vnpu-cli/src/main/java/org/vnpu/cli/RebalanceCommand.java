@@ -56,7 +56,7 @@ final class RebalanceCommand implements Callable<Integer> {
   public Integer call() {
     RebalanceController.Settings settings = rebalancer.settings();
     try (KubernetesClient client = cluster.client()) {
-      Scheduler scheduler = cluster.ledger(client, catalog.load());
+      Scheduler scheduler = cluster.preview(client, catalog.load());
       List<Row> rows = new ArrayList<>();
       for (RebalanceController.Decision decision :
           RebalanceController.preview(client, scheduler, settings, Clock.systemUTC()).pass()) {

@@ -19,8 +19,9 @@ import org.vnpu.core.request.PodManifest;
 import org.vnpu.kube.NodeBook;
 import org.vnpu.kube.PodPhases;
 import org.vnpu.kube.PodRequests;
+import org.vnpu.scheduler.Explanation;
 import org.vnpu.scheduler.Fabric8Views;
-import org.vnpu.scheduler.Scheduler;
+import org.vnpu.scheduler.SchedulerReader;
 import org.vnpu.scheduler.SchedulingException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -93,7 +94,7 @@ final class WhyCommand implements Callable<Integer> {
         throw new InputException(
             "pod " + name[0] + "/" + name[1] + " not found (kubectl get pod -n " + name[0] + ")");
       }
-      Scheduler scheduler = cluster.ledger(client, catalog.load());
+      SchedulerReader scheduler = cluster.reader(client, catalog.load());
       Answer answer = answer(scheduler, client, pod);
       PrintWriter out = spec.commandLine().getOut();
       out.print(output.render(answer, WhyCommand::text));
@@ -121,7 +122,7 @@ final class WhyCommand implements Callable<Integer> {
         };
   }
 
-  private Answer answer(Scheduler scheduler, KubernetesClient client, Pod pod) {
+  private Answer answer(SchedulerReader scheduler, KubernetesClient client, Pod pod) {
     PodManifest manifest = Fabric8Views.manifest(pod);
     String id = manifest.namespace() + "/" + manifest.name();
     String phase = PodPhases.of(pod);
@@ -158,7 +159,7 @@ final class WhyCommand implements Callable<Integer> {
             .filter(n -> !refusedFirst.containsKey(n))
             .sorted()
             .toList();
-    Scheduler.Explanation explanation;
+    Explanation explanation;
     try {
       explanation = scheduler.explain(manifest, asked);
     } catch (SchedulingException e) {

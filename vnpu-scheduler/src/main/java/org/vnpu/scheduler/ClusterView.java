@@ -37,8 +37,8 @@ import org.vnpu.kube.PodPhases;
  * The cluster as the API server tells it, fed by the informers: the ledger (nodes' registrations,
  * heartbeats and locks; pods' signed allocations), the host resources kube-scheduler counts, and
  * the reservations pending, also those found on the API server after a restart or a change of
- * leader. It can be rebuilt at any time. Not thread-safe: the {@link Scheduler} guards it with its
- * lock, and its decisions read and charge it.
+ * leader. It can be rebuilt at any time. Not thread-safe: the {@link SchedulerState} guards it with
+ * its lock, and the scheduler's decisions read and charge it.
  */
 final class ClusterView {
 

@@ -166,16 +166,16 @@ final class KubeProtocol {
     }
     for (Map.Entry<String, MetaVictims> node : request.victims().entrySet()) {
       List<String> offered = node.getValue().pods().stream().map(MetaPod::uid).toList();
-      Scheduler.Preemption preemption;
+      Preemption preemption;
       try {
         preemption = scheduler.preemption(preemptor, node.getKey(), offered);
       } catch (SchedulingException e) {
         return new Answer(new PreemptionResult(Map.of()), true);
       }
-      if (preemption instanceof Scheduler.Preemption.Abstain) {
+      if (preemption instanceof Preemption.Abstain) {
         return new Answer(new PreemptionResult(request.victims()), false);
       }
-      if (preemption instanceof Scheduler.Preemption.Victims victims) {
+      if (preemption instanceof Preemption.Victims victims) {
         kept.put(
             node.getKey(),
             new MetaVictims(
@@ -195,7 +195,7 @@ final class KubeProtocol {
     Map<String, String> unresolvable = new LinkedHashMap<>();
     List<String> fitting = new ArrayList<>();
     try {
-      for (Map.Entry<String, Scheduler.Verdict> verdict : scheduler.filter(pod, names).entrySet()) {
+      for (Map.Entry<String, Verdict> verdict : scheduler.filter(pod, names).entrySet()) {
         if (verdict.getValue().fits()) {
           fitting.add(verdict.getKey());
         } else {

@@ -1,5 +1,6 @@
 package org.vnpu.scheduler;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -20,7 +21,8 @@ import org.vnpu.core.ledger.NodeState;
  * pods to make room for an online one, the victims' vNPUs stay charged until every one of them is
  * gone; then the preemptor's place is charged, under {@link #KEY} and its UID, until the preemptor
  * is reserved, deleted, or the hold expires. So nothing else takes the room its victims made, not
- * even between two victims' deletions. Not thread-safe: the {@link Scheduler}'s lock guards it.
+ * even between two victims' deletions. Not thread-safe: the {@link SchedulerState}'s lock guards
+ * it.
  */
 final class PreemptionHolds {
 
@@ -28,6 +30,9 @@ final class PreemptionHolds {
 
   /** Ledger keys of the places held for preemptors whose victims are gone. */
   static final String KEY = "held:";
+
+  /** How long a place is held for a preemptor: for its victims to go and for it to be placed. */
+  static final Duration HOLD = Duration.ofMinutes(5);
 
   /**
    * A place held for a preemptor on one node.

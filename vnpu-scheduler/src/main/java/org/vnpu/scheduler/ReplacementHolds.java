@@ -17,7 +17,7 @@ import org.vnpu.core.request.PodRequest;
  * is evicted, the place the plan found for it elsewhere is charged under {@link #KEY}, keyed by the
  * pod's owner and shape: the pod its controller creates in its stead sees that place free and takes
  * it, nothing else does, and the hold ends when it is taken, cancelled or expired. Not thread-safe:
- * the {@link Scheduler}'s lock guards it.
+ * the {@link SchedulerState}'s lock guards it.
  */
 final class ReplacementHolds {
 

@@ -11,8 +11,8 @@ import org.vnpu.api.AnnotationKeys;
 /**
  * The pods reserved on a node and not bound yet, each until it expires: those this scheduler
  * reserved, and those it found reserved on the API server (by an earlier leader, or before a
- * restart), counted from their {@code huawei.com/bind-time}. Not thread-safe: the {@link Scheduler}
- * guards it with its lock.
+ * restart), counted from their {@code huawei.com/bind-time}. Not thread-safe: the {@link
+ * SchedulerState} guards it with its lock.
  */
 final class Reservations {
 

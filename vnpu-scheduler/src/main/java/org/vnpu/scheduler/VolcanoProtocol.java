@@ -195,7 +195,7 @@ final class VolcanoProtocol {
       return new Answer(new EvictionResponse(REJECT, List.of()), true);
     }
     for (Map.Entry<String, List<JsonNode>> node : byNode.entrySet()) {
-      Scheduler.Preemption preemption;
+      Preemption preemption;
       try {
         preemption =
             scheduler.preemption(
@@ -203,10 +203,10 @@ final class VolcanoProtocol {
       } catch (SchedulingException e) {
         return new Answer(new EvictionResponse(REJECT, List.of()), true);
       }
-      if (preemption instanceof Scheduler.Preemption.Abstain) {
+      if (preemption instanceof Preemption.Abstain) {
         return new Answer(new EvictionResponse(ABSTAIN, List.of()), false);
       }
-      if (preemption instanceof Scheduler.Preemption.Victims allowed) {
+      if (preemption instanceof Preemption.Victims allowed) {
         node.getValue().stream()
             .filter(task -> allowed.uids().contains(uids.get(task)))
             .forEach(victims::add);
@@ -226,7 +226,7 @@ final class VolcanoProtocol {
    */
   private Answer predicate(PredicateRequest request) {
     try {
-      Scheduler.Verdict verdict =
+      Verdict verdict =
           scheduler
               .filter(request.pod(), List.of(request.node()), request.releasing())
               .get(request.node());

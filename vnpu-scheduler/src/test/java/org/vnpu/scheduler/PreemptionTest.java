@@ -89,9 +89,9 @@ class PreemptionTest {
 
   private Set<String> victimsOn(String node, PodManifest preemptor, String... offered)
       throws SchedulingException {
-    Scheduler.Preemption preemption = scheduler.preemption(preemptor, node, List.of(offered));
-    assertThat(preemption).isInstanceOf(Scheduler.Preemption.Victims.class);
-    return ((Scheduler.Preemption.Victims) preemption).uids();
+    Preemption preemption = scheduler.preemption(preemptor, node, List.of(offered));
+    assertThat(preemption).isInstanceOf(Preemption.Victims.class);
+    return ((Preemption.Victims) preemption).uids();
   }
 
   @Test
@@ -107,9 +107,9 @@ class PreemptionTest {
         .containsExactlyInAnyOrder(big, "no-vnpu-pod");
     assertThat(scheduler.preemption(preemptor, "c", List.of(small, serving)))
         .as("the small offline pod does not make room, and the online one is never a victim")
-        .isInstanceOf(Scheduler.Preemption.Refused.class);
+        .isInstanceOf(Preemption.Refused.class);
     assertThat(scheduler.preemption(pendingOffline("offline", 50), "c", List.of(big)))
-        .isInstanceOf(Scheduler.Preemption.Refused.class);
+        .isInstanceOf(Preemption.Refused.class);
     assertThat(scheduler.preemptionCandidates()).containsKeys("evicted", "spared", "online");
     await()
         .untilAsserted(
@@ -217,7 +217,7 @@ class PreemptionTest {
     assertThat(fits(other)).isFalse();
     assertThat(scheduler.placements()).containsOnlyKeys(PreemptionHolds.KEY + preemptor.uid());
 
-    clock.advance(Scheduler.PREEMPTION_HOLD.plus(Duration.ofSeconds(1)));
+    clock.advance(PreemptionHolds.HOLD.plus(Duration.ofSeconds(1)));
     scheduler.expireReservations();
     assertThat(scheduler.placements()).as("the held place is released").isEmpty();
   }

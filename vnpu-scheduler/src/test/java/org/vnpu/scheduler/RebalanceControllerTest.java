@@ -287,7 +287,7 @@ class RebalanceControllerTest {
   private boolean fitsAnywhere(PodManifest pod) {
     try {
       return scheduler.filter(pod, List.of("a", "b", "c")).values().stream()
-          .anyMatch(Scheduler.Verdict::fits);
+          .anyMatch(Verdict::fits);
     } catch (SchedulingException e) {
       throw new AssertionError(e);
     }

@@ -46,7 +46,7 @@ class SchedulerHostTest {
     assertThat(scheduler.scores(share, List.of("a", "b"))).containsOnlyKeys("b");
     assertThat(scheduler.filter(share, List.of("a", "b")).values())
         .as("filters leave host resources to kube-scheduler and Volcano")
-        .allMatch(Scheduler.Verdict::fits);
+        .allMatch(Verdict::fits);
 
     scheduler.podRemoved(batch.getMetadata().getUid());
     assertThat(scheduler.scores(share, List.of("a", "b"))).containsOnlyKeys("a", "b");

@@ -429,7 +429,7 @@ class SchedulerReservationTest {
     informer.start();
     reading.await();
 
-    Map<String, Scheduler.Verdict> verdicts =
+    Map<String, Verdict> verdicts =
         assertTimeoutPreemptively(
             Duration.ofSeconds(5), () -> scheduler.filter(pod("next"), List.of("a")));
 
@@ -476,7 +476,7 @@ class SchedulerReservationTest {
             });
         Thread.sleep(300);
 
-        Map<String, Scheduler.Verdict> verdicts =
+        Map<String, Verdict> verdicts =
             assertTimeoutPreemptively(
                 Duration.ofSeconds(5), () -> scheduler.filter(next, List.of("a", "b")));
 

@@ -468,7 +468,7 @@ class SchedulerServiceTest {
     Thread stuck =
         new Thread(
             () -> {
-              synchronized (scheduler) { // a decision that does not end
+              synchronized (scheduler.monitor()) { // a decision that does not end
                 held.countDown();
                 try {
                   release.await();

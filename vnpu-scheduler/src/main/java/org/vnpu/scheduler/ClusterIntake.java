@@ -1,0 +1,126 @@
+package org.vnpu.scheduler;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.vnpu.api.codec.MalformedPayloadException;
+import org.vnpu.api.codec.PayloadCodec;
+import org.vnpu.api.payload.HandoutRecord;
+import org.vnpu.api.signing.AllocationVerifier;
+import org.vnpu.api.signing.SignedAllocation;
+import org.vnpu.kube.NodeLocks;
+
+/**
+ * What the informers deliver, into the scheduler's state: signatures are verified outside its lock
+ * (verifying may read the public keys from the API server), and what verifies is applied inside it.
+ * A record or allocation that fails is logged and not charged.
+ */
+final class ClusterIntake {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ClusterIntake.class);
+
+  private final SchedulerState state;
+  private final ClusterView cluster;
+  private final AllocationVerifier verifier;
+  private final PayloadCodec codec;
+  private final NodeLocks locks;
+
+  ClusterIntake(
+      SchedulerState state, AllocationVerifier verifier, PayloadCodec codec, NodeLocks locks) {
+    this.state = state;
+    this.cluster = state.cluster();
+    this.verifier = verifier;
+    this.codec = codec;
+    this.locks = locks;
+  }
+
+  /** A node appeared or changed: its inventory, heartbeat, locks and hand-outs. */
+  void nodeChanged(Node node) {
+    List<HandoutRecord> records;
+    synchronized (state) {
+      records = cluster.handoutRecords(node);
+    }
+    List<ClusterView.VerifiedHandout> verified = new ArrayList<>();
+    for (HandoutRecord record : records) {
+      verifiedHandout(node.getMetadata().getName(), record).ifPresent(verified::add);
+    }
+    synchronized (state) {
+      cluster.nodeChanged(node, verified);
+      cluster.holds().retry(); // its hand-outs settled: a held place may fit now
+    }
+  }
+
+  /**
+   * The record's allocation, when it is signed by this scheduler for the pod and node the record
+   * names, with the record's nonce.
+   */
+  private Optional<ClusterView.VerifiedHandout> verifiedHandout(String node, HandoutRecord record) {
+    try {
+      SignedAllocation signed = codec.decodeAllocation(record.allocation());
+      if (signed.nonce().equals(record.nonce())
+          && verifier.verifiesFor(signed, record.signedFor().uid(), node)) {
+        return Optional.of(new ClusterView.VerifiedHandout(record, signed));
+      }
+    } catch (MalformedPayloadException e) {
+      LOG.warn("node {}: hand-out {}: {}", node, record.nonce(), e.getMessage());
+      return Optional.empty();
+    }
+    LOG.warn(
+        "node {}: hand-out {} names an allocation not signed for pod {} there; ignored",
+        node,
+        record.nonce(),
+        record.signedFor());
+    return Optional.empty();
+  }
+
+  void nodeRemoved(String name) {
+    synchronized (state) {
+      cluster.nodeRemoved(name);
+    }
+  }
+
+  /** A pod appeared or changed: its signed allocation is charged until it finishes. */
+  void podChanged(Pod pod) {
+    Optional<SignedAllocation> uncharged;
+    synchronized (state) {
+      uncharged = cluster.unchargedAllocation(pod);
+    }
+    Optional<SignedAllocation> verified =
+        uncharged
+            .filter(signed -> signed.allocation().podUid().equals(pod.getMetadata().getUid()))
+            .filter(verifier::verifies);
+    if (uncharged.isPresent() && verified.isEmpty()) {
+      LOG.warn(
+          "pod {}/{}: ignoring an allocation whose signature does not verify",
+          pod.getMetadata().getNamespace(),
+          pod.getMetadata().getName());
+    }
+    synchronized (state) {
+      cluster.podChanged(pod, verified);
+    }
+  }
+
+  /**
+   * A pod is gone: its vNPUs and, if it still held its node's lock, the lock ({@link
+   * NodeLocks#releaseDeleted}: an entry that may stand for a waiting pod of its shape stays, and
+   * can hand out nothing, as its pod's annotations are gone). A preemption's victim keeps its vNPUs
+   * charged until the other victims are gone too (docs/colocation.md).
+   */
+  void podRemoved(String uid) {
+    Optional<String> locked;
+    synchronized (state) {
+      cluster.podDeleted(uid);
+      if (cluster.holds().removed(uid)) {
+        return;
+      }
+      locked = cluster.lockedBy(uid);
+      cluster.forget(uid);
+      cluster.holds().retry(); // room it held may be what a held place waits for
+    }
+    locked.ifPresent(node -> locks.releaseDeleted(node, uid));
+  }
+}

@@ -1,0 +1,286 @@
+package org.vnpu.scheduler;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.vnpu.api.payload.NodeLock;
+import org.vnpu.api.signing.AllocationSigner;
+import org.vnpu.core.engine.NodeFit;
+import org.vnpu.core.engine.NodePlan;
+import org.vnpu.core.engine.PlacementEngine;
+import org.vnpu.core.engine.RejectKind;
+import org.vnpu.core.ledger.AllocationPlan;
+import org.vnpu.core.ledger.HostResources;
+import org.vnpu.core.ledger.NodeState;
+import org.vnpu.core.request.HandoutShape;
+import org.vnpu.core.request.PodManifest;
+import org.vnpu.core.request.PodRequest;
+import org.vnpu.kube.AnnotationPatches;
+import org.vnpu.kube.NodeLocks;
+import org.vnpu.kube.PodBindings;
+
+/**
+ * Reserves, binds, pipelines and unreserves pods. Reserving a pod on a node charges the ledger,
+ * takes the node's lock and writes the signed allocation and the pending containers on the pod,
+ * before the pod is bound; when the lock or the annotations cannot be written, the ledger and the
+ * lock are undone. The decision and the charge are made under the state's lock, the writes outside
+ * it.
+ */
+final class PodReserver {
+
+  private static final Logger LOG = LoggerFactory.getLogger(PodReserver.class);
+
+  private final SchedulerState state;
+  private final ClusterView cluster;
+  private final SchedulerCounters counters;
+  private final KubernetesClient client;
+  private final AnnotationPatches patches;
+  private final NodeLocks locks;
+  private final PodEvents events;
+  private final ReservationAnnotations annotations;
+
+  PodReserver(
+      SchedulerState state,
+      SchedulerCounters counters,
+      KubernetesClient client,
+      AnnotationPatches patches,
+      NodeLocks locks,
+      PodEvents events,
+      ReservationAnnotations annotations) {
+    this.state = state;
+    this.cluster = state.cluster();
+    this.counters = counters;
+    this.client = client;
+    this.patches = patches;
+    this.locks = locks;
+    this.events = events;
+    this.annotations = annotations;
+  }
+
+  /** See {@link Scheduler#reserve}. */
+  AllocationPlan reserve(PodManifest pod, String node) throws SchedulingException {
+    Claim claim = claim(pod, node);
+    if (claim.lock() == null) {
+      return claim.plan();
+    }
+    try {
+      locks.take(node, claim.lock(), state.clock().instant());
+    } catch (NodeLocks.RefusedException e) {
+      synchronized (state) {
+        if (e.heldByAnother()) {
+          counters.lockRefused();
+        }
+        cluster.forget(pod.uid());
+        cluster.ledger().unlock(node, pod.uid());
+      }
+      throw new SchedulingException(e.getMessage());
+    }
+    try {
+      patches.pod(pod.namespace(), pod.name(), annotations.of(claim.plan(), claim.lock().nonce()));
+    } catch (RuntimeException e) {
+      synchronized (state) {
+        // The patch may have been applied before its answer failed.
+        cluster.unreserved(pod.uid());
+        cluster.ledger().unlock(node, pod.uid());
+      }
+      locks.release(node, pod.uid());
+      throw new SchedulingException(
+          "cannot annotate pod " + pod.namespace() + "/" + pod.name() + ": " + e.getMessage());
+    }
+    String placed = ReservationAnnotations.describe(claim.plan());
+    LOG.info(
+        "reserved {} for pod {}/{} on node {}{}",
+        placed,
+        pod.namespace(),
+        pod.name(),
+        node,
+        claim.left());
+    events.allocated(pod, "vNPUs on node " + node + ": " + placed + claim.left());
+    return claim.plan();
+  }
+
+  /** Reserves and binds (kube-scheduler's bind verb). */
+  void bind(PodManifest pod, String node) throws SchedulingException {
+    reserve(pod, node);
+    try {
+      PodBindings.bind(client, pod.namespace(), pod.name(), pod.uid(), node, Map.of());
+    } catch (RuntimeException e) {
+      unreserve(pod.namespace(), pod.name(), pod.uid());
+      throw new SchedulingException(
+          "cannot bind pod "
+              + pod.namespace()
+              + "/"
+              + pod.name()
+              + " to "
+              + node
+              + ": "
+              + e.getMessage());
+    }
+  }
+
+  /** See {@link Scheduler#pipeline}. */
+  void pipeline(PodManifest pod, String node) throws SchedulingException {
+    synchronized (state) {
+      AllocationPlan existing = cluster.allocation(pod.uid());
+      if (existing != null) {
+        if (existing.node().equals(node)) {
+          return;
+        }
+        throw alreadyPlaced(pod, existing);
+      }
+      if (cluster.holds().coming(pod.uid(), node)) {
+        return;
+      }
+      PodRequest request = state.request(pod);
+      AllocationPlan place = fit(pod, request, node).toAllocationPlan(request);
+      cluster
+          .holds()
+          .hold(
+              new PreemptionHolds.Hold(
+                  pod.uid(), place, Set.of(), state.clock().instant().plus(PreemptionHolds.HOLD)));
+      cluster.holds().retry();
+      LOG.info(
+          "pod {}/{} pipelined onto node {}: {} held for it",
+          pod.namespace(),
+          pod.name(),
+          node,
+          ReservationAnnotations.describe(place));
+    }
+  }
+
+  /** See {@link Scheduler#evicting}. */
+  void evicting(String uid) {
+    synchronized (state) {
+      cluster.holds().evicting(uid);
+    }
+  }
+
+  /** Undoes a reservation: the ledger, the pod's annotations, the node's lock if it is ours. */
+  void unreserve(String namespace, String name, String uid) {
+    AllocationPlan plan = drop(uid);
+    if (plan == null) {
+      return;
+    }
+    try {
+      patches.pod(namespace, name, ReservationAnnotations.REMOVED);
+    } catch (RuntimeException e) {
+      LOG.warn("cannot clear pod {}/{}: {}", namespace, name, e.getMessage());
+    }
+    unlock(plan.node(), uid);
+  }
+
+  /**
+   * Drops the reservation of pod {@code uid} from the view, and any place held for it (Volcano
+   * undoes a pipeline with deallocateFunc too); its plan, null without one.
+   */
+  AllocationPlan drop(String uid) {
+    synchronized (state) {
+      AllocationPlan plan = cluster.allocation(uid);
+      cluster.unreserved(uid);
+      cluster.holds().drop(uid);
+      return plan;
+    }
+  }
+
+  /** Releases {@code node}'s lock entry of pod {@code uid} if it has one. */
+  void unlock(String node, String uid) {
+    if (locks.release(node, uid)) {
+      synchronized (state) {
+        cluster.ledger().unlock(node, uid);
+      }
+    }
+  }
+
+  /**
+   * A placement charged to the ledger: its plan, the node's lock for it (null when the pod already
+   * had it), and what the decision left to other pods, as a clause of the pod's event.
+   */
+  private record Claim(AllocationPlan plan, NodeLock lock, String left) {}
+
+  /**
+   * Decides the pod's placement on {@code node} and charges it to the ledger, with the node locked
+   * there for the pod, so that no other decision takes the same node before the lock is written.
+   */
+  private Claim claim(PodManifest pod, String node) throws SchedulingException {
+    synchronized (state) {
+      AllocationPlan existing = cluster.allocation(pod.uid());
+      if (existing != null) {
+        if (existing.node().equals(node)) {
+          return new Claim(existing, null, "");
+        }
+        throw alreadyPlaced(pod, existing);
+      }
+      PodRequest request = state.request(pod);
+      AllocationPlan plan = fit(pod, request, node).toAllocationPlan(request);
+      cluster.holds().drop(pod.uid()); // a place held for it is its own now
+      cluster.replacements().taken(state.replacementOwner(pod, request), node);
+      if (!cluster.ledger().apply(plan)) {
+        throw new SchedulingException(
+            "node " + node + " changed; pod " + pod.name() + " no longer fits");
+      }
+      Instant now = state.clock().instant();
+      NodeLock lock = lock(pod, request, now);
+      cluster.ledger().lock(node, lock);
+      String left = state.mix().leftScarce(request, plan);
+      state.observe(request, cluster.reserved(pod, plan, lock.nonce(), now));
+      return new Claim(plan, lock, left);
+    }
+  }
+
+  /** The node lock entry of a reservation of {@code pod} taken {@code now}, with a new nonce. */
+  private NodeLock lock(PodManifest pod, PodRequest request, Instant now) {
+    HandoutShape shape = HandoutShape.of(request);
+    return new NodeLock(
+        pod.uid(),
+        pod.namespace(),
+        pod.name(),
+        now,
+        now.plus(state.settings().lockTimeout()),
+        AllocationSigner.nonce(),
+        shape.digest(),
+        shape.counts(),
+        0);
+  }
+
+  /** How the pod fits {@code node} as it sees it; refused with the reason when it does not. */
+  private NodePlan fit(PodManifest pod, PodRequest request, String node)
+      throws SchedulingException {
+    NodeState seen =
+        state
+            .nodeFor(pod, request, node)
+            .orElseThrow(() -> new SchedulingException("node " + node + " has no vNPU inventory"));
+    NodeFit fit = PlacementEngine.fit(request, HostResources.NONE, seen, state.context());
+    if (fit instanceof NodeFit.Rejected rejected) {
+      counters.rejected(rejected.rejection().kind());
+      if (rejected.rejection().kind() == RejectKind.LOCKED) {
+        counters.lockRefused();
+      }
+      throw new SchedulingException(
+          "pod "
+              + pod.namespace()
+              + "/"
+              + pod.name()
+              + " does not fit node "
+              + node
+              + ": "
+              + rejected.rejection().phrase());
+    }
+    return ((NodeFit.Fits) fit).plan();
+  }
+
+  private static SchedulingException alreadyPlaced(PodManifest pod, AllocationPlan existing) {
+    return new SchedulingException(
+        "pod "
+            + pod.namespace()
+            + "/"
+            + pod.name()
+            + " is already placed on node "
+            + existing.node()
+            + " and not bound there; it is not moved while that allocation is on the pod (a"
+            + " Volcano binding would carry it back): it ends with deallocateFunc or when the"
+            + " reservation expires");
+  }
+}

@@ -1,0 +1,117 @@
+package org.vnpu.scheduler;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Clock;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import org.vnpu.api.codec.PayloadCodec;
+import org.vnpu.api.signing.AllocationVerifier;
+import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.core.engine.Remedy;
+import org.vnpu.core.ledger.AllocationPlan;
+import org.vnpu.core.ledger.NodeState;
+import org.vnpu.core.request.PodManifest;
+import org.vnpu.core.request.PodRequest;
+import org.vnpu.core.validation.Validated;
+import org.vnpu.kube.NodeLocks;
+
+/**
+ * The scheduler's state as the informers feed it, and the decisions that only read it. It holds no
+ * signing key: read-only commands ({@code vnpu get}, {@code vnpu why}) rebuild one from the cluster
+ * and ask it what the scheduler would answer, and the {@link Scheduler} is one plus its actions.
+ */
+public final class SchedulerReader {
+
+  private final KubernetesClient client;
+  private final SchedulerState state;
+  private final NodeLocks locks;
+  private final ClusterIntake intake;
+  private final NodeJudge judge;
+
+  public SchedulerReader(
+      KubernetesClient client,
+      ChipCatalog catalog,
+      AllocationVerifier verifier,
+      SchedulerSettings settings,
+      Clock clock) {
+    this(
+        client,
+        catalog,
+        verifier,
+        settings,
+        clock,
+        new Parts(new SchedulerCounters(), new PodEvents(client, clock), new PayloadCodec()));
+  }
+
+  /**
+   * What a reader shares with the {@link Scheduler} built on it: the counters, the events' writer
+   * and the codec. The node locks are shared too, as {@link NodeLocks} serialises its writes per
+   * node.
+   */
+  record Parts(SchedulerCounters counters, PodEvents events, PayloadCodec codec) {}
+
+  SchedulerReader(
+      KubernetesClient client,
+      ChipCatalog catalog,
+      AllocationVerifier verifier,
+      SchedulerSettings settings,
+      Clock clock,
+      Parts parts) {
+    this.client = client;
+    this.state = new SchedulerState(catalog, parts.codec(), settings, clock);
+    this.locks = new NodeLocks(client, parts.codec());
+    this.intake = new ClusterIntake(state, verifier, parts.codec(), locks);
+    this.judge = new NodeJudge(state, parts.counters(), parts.events());
+  }
+
+  NodeLocks locks() {
+    return locks;
+  }
+
+  SchedulerState state() {
+    return state;
+  }
+
+  ClusterIntake intake() {
+    return intake;
+  }
+
+  NodeJudge judge() {
+    return judge;
+  }
+
+  /** Reads every node and pod again: the state after a restart is the state before it. */
+  public void rebuild() {
+    client.nodes().list().getItems().forEach(intake::nodeChanged);
+    client.pods().inAnyNamespace().list().getItems().forEach(intake::podChanged);
+  }
+
+  /** Whether the pod validly asks for vNPUs. */
+  public boolean requestsVnpus(PodManifest pod) {
+    return state.parser().parse(pod) instanceof Validated.Valid<PodRequest> valid
+        && valid.value().requestsVnpus();
+  }
+
+  /**
+   * {@link Explanation} of the pod over {@code nodes}: verdicts and {@link Remedy remedies}. It
+   * records nothing: no event, no metric.
+   */
+  public Explanation explain(PodManifest pod, Collection<String> nodes) throws SchedulingException {
+    return judge.explain(pod, nodes);
+  }
+
+  /** The pods charged to the ledger, by UID. */
+  public Map<String, AllocationPlan> placements() {
+    synchronized (state) {
+      return Map.copyOf(state.cluster().ledger().placements());
+    }
+  }
+
+  /** The ledger's nodes as they are now. */
+  public List<NodeState> nodes() {
+    synchronized (state) {
+      return List.copyOf(state.cluster().ledger().nodes());
+    }
+  }
+}

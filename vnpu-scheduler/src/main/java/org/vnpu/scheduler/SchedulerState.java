@@ -1,0 +1,134 @@
+package org.vnpu.scheduler;
+
+import java.time.Clock;
+import java.util.Optional;
+import java.util.Set;
+import org.vnpu.api.codec.PayloadCodec;
+import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.core.engine.PlacementContext;
+import org.vnpu.core.ledger.AllocationPlan;
+import org.vnpu.core.ledger.HostResources;
+import org.vnpu.core.ledger.Ledger;
+import org.vnpu.core.ledger.NodeState;
+import org.vnpu.core.policy.Policies;
+import org.vnpu.core.request.HostRequests;
+import org.vnpu.core.request.PodManifest;
+import org.vnpu.core.request.PodRequest;
+import org.vnpu.core.request.RequestParser;
+import org.vnpu.core.validation.Validated;
+
+/**
+ * The scheduler's state, and its one monitor: the {@link ClusterView} the informers feed and the
+ * mix of pods placed lately, and how a pod sees a node of it. Every part of the scheduler reads and
+ * charges the state holding this object's lock, and calls the API server without it (ADR 0025), so
+ * a slow API server delays the pod that waits for it, not every decision. Methods that read the
+ * view expect the caller to hold the lock.
+ */
+final class SchedulerState {
+
+  private final ClusterView cluster;
+  private final ObservedMix mix = new ObservedMix();
+  private final RequestParser parser;
+  private final SchedulerSettings settings;
+  private final Clock clock;
+
+  SchedulerState(ChipCatalog catalog, PayloadCodec codec, SchedulerSettings settings, Clock clock) {
+    this.cluster = new ClusterView(catalog, codec, settings, clock);
+    this.parser =
+        new RequestParser(catalog, settings.podDefaults(), settings.onlinePriorityThreshold());
+    this.settings = settings;
+    this.clock = clock;
+  }
+
+  ClusterView cluster() {
+    return cluster;
+  }
+
+  ObservedMix mix() {
+    return mix;
+  }
+
+  RequestParser parser() {
+    return parser;
+  }
+
+  SchedulerSettings settings() {
+    return settings;
+  }
+
+  Clock clock() {
+    return clock;
+  }
+
+  /** The pod's vNPU request; a pod whose request does not read is refused with its problems. */
+  PodRequest request(PodManifest pod) throws SchedulingException {
+    Validated<PodRequest> request = parser.parse(pod);
+    if (request instanceof Validated.Invalid<PodRequest> invalid) {
+      throw new SchedulingException(
+          "pod "
+              + pod.namespace()
+              + "/"
+              + pod.name()
+              + ": "
+              + String.join("; ", invalid.problems().stream().map(p -> p.message()).toList()));
+    }
+    return request.orElseThrow();
+  }
+
+  /** What the pod requests of the host; a quantity that cannot be read refuses the pod. */
+  static HostResources hostRequest(PodManifest pod) throws SchedulingException {
+    try {
+      return HostRequests.of(pod);
+    } catch (IllegalArgumentException e) {
+      throw new SchedulingException(
+          "pod " + pod.namespace() + "/" + pod.name() + ": " + e.getMessage());
+    }
+  }
+
+  /**
+   * The node {@code name} as the pod sees it: a place held for it there, by a preemption or for a
+   * replacement of its owner's moved pod, is free for it, and so is its own reservation there that
+   * no binding followed (Volcano's pipeline calls allocateFunc without binding: the pod's next
+   * session must not find its own chips taken).
+   */
+  Optional<NodeState> nodeFor(PodManifest pod, PodRequest request, String name) {
+    String owner = replacementOwner(pod, request);
+    return cluster
+        .ledger()
+        .node(name)
+        .map(node -> cluster.holds().seenBy(pod.uid(), node))
+        .map(node -> cluster.replacements().seenBy(owner, node))
+        .map(node -> cluster.reserved(pod.uid()) ? without(node, Set.of(pod.uid())) : node);
+  }
+
+  /** {@code node} without the vNPUs charged there to the pods {@code leaving}. */
+  NodeState without(NodeState node, Set<String> leaving) {
+    NodeState seen = node;
+    for (String uid : leaving) {
+      AllocationPlan plan = cluster.allocation(uid);
+      if (plan != null
+          && plan.node().equals(node.name())
+          && cluster.ledger().placements().containsKey(uid)) {
+        seen = Ledger.without(seen, plan);
+      }
+    }
+    return seen;
+  }
+
+  /** The key under which a replacement of the pod's owner finds a place held for it, or null. */
+  String replacementOwner(PodManifest pod, PodRequest request) {
+    return ReplacementHolds.owner(
+        cluster.facts(pod.uid()).map(ClusterView.PodFacts::owner).orElse(null), request);
+  }
+
+  /** What placement decisions weigh now: the time, heartbeats, policies and the observed mix. */
+  PlacementContext context() {
+    return new PlacementContext(
+        clock.instant(), settings.heartbeatTolerance(), Policies.asRequested(), mix.meter());
+  }
+
+  /** Keeps the placed pod's shape in the mix the fragmentation measure weighs by. */
+  void observe(PodRequest request, HostResources host) {
+    mix.observe(request, host, cluster.ledger().chipSupply());
+  }
+}
