@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The C tests (make test): memory quota, config errors (also under ASan/UBSan), region layout, a
+# The C tests (make test): the pacing arithmetic, memory quota, config errors (also under ASan/UBSan), region layout, a
 # hostile container writing the chip region, every launch call paced once, the fixed config path,
 # AI Core shares, waiting and idle containers that sleep, and online/offline co-location on the
 # fake chip. Every test runs against the fake runtime in target/fakes.
@@ -43,6 +43,7 @@ run_timed() { # name work-directory command...
     fi
 }
 
+run pacing "$BUILD/tests/test_pacing"
 QUOTA=268435456
 run memory env QUOTA=$QUOTA VNPU_CONFIG="$(config memory $QUOTA 30 elastic)" \
     LD_PRELOAD="$SHIM" "$BUILD/tests/test_memory"
