@@ -101,7 +101,7 @@ public final class AnnotationKeys {
 
   /**
    * The pod's allocation: per container, per vNPU. Written by: scheduler. Read by: device plugin,
-   * exporter. Value: {@link org.vnpu.api.signing.SignedAllocation} as JSON v1, HMAC-signed.
+   * exporter. Value: {@link org.vnpu.api.payload.SignedAllocation} as JSON v1, HMAC-signed.
    */
   public static final String ALLOCATION = "huawei.com/vnpu-ids-new";
 

@@ -9,9 +9,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.vnpu.core.inventory.Chip;
-import org.vnpu.sim.SharingComparison;
 import org.vnpu.sim.SimCluster;
 import org.vnpu.sim.experiment.RunResult;
+import org.vnpu.sim.experiment.SharingComparison;
 import org.vnpu.sim.report.Spread;
 import org.vnpu.sim.report.Summary;
 

@@ -14,8 +14,8 @@ import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.codec.MalformedPayloadException;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.payload.PodAllocation;
+import org.vnpu.api.payload.SignedAllocation;
 import org.vnpu.api.signing.AllocationVerifier;
-import org.vnpu.api.signing.SignedAllocation;
 import org.vnpu.kube.Informers;
 import org.vnpu.kube.PodPhases;
 

@@ -14,8 +14,8 @@ import org.vnpu.api.PlacementPolicy;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.payload.ContainerAllocation;
 import org.vnpu.api.payload.PodAllocation;
+import org.vnpu.api.payload.SignedAllocation;
 import org.vnpu.api.payload.VnpuAssignment;
-import org.vnpu.api.signing.SignedAllocation;
 
 /**
  * The burst benchmark on a small cluster: every pod created at once binds and is handed out exactly

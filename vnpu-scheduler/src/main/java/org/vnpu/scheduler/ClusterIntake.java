@@ -10,8 +10,8 @@ import org.slf4j.LoggerFactory;
 import org.vnpu.api.codec.MalformedPayloadException;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.payload.HandoutRecord;
+import org.vnpu.api.payload.SignedAllocation;
 import org.vnpu.api.signing.AllocationVerifier;
-import org.vnpu.api.signing.SignedAllocation;
 import org.vnpu.kube.NodeLocks;
 
 /**

@@ -22,10 +22,11 @@ import org.vnpu.api.payload.HandoutRecord;
 import org.vnpu.api.payload.NodeRegistration;
 import org.vnpu.api.payload.PodAllocation;
 import org.vnpu.api.payload.PodRef;
-import org.vnpu.api.signing.SignedAllocation;
+import org.vnpu.api.payload.SignedAllocation;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.core.inventory.NodeInventory;
 import org.vnpu.core.ledger.AllocationPlan;
+import org.vnpu.core.ledger.ChargeKey;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.Ledger;
 import org.vnpu.core.request.HostRequests;
@@ -87,9 +88,6 @@ final class ClusterView {
 
   /** The pod whose annotation carries an allocation signed with {@code nonce}. */
   private record Carrier(PodRef pod, String nonce) {}
-
-  /** Ledger keys of hand-outs charged on their record alone, not on any pod's annotation. */
-  private static final String HANDOUT_KEY = "handout:";
 
   ClusterView(ChipCatalog catalog, PayloadCodec codec, SchedulerSettings settings, Clock clock) {
     this.catalog = catalog;
@@ -285,8 +283,9 @@ final class ClusterView {
     Set<String> named = named(node);
     Map<String, VerifiedHandout> records = handouts.getOrDefault(node, Map.of());
     for (String key : List.copyOf(ledger.placements().keySet())) {
-      if (key.startsWith(HANDOUT_KEY) && ledger.placements().get(key).node().equals(node)) {
-        String nonce = key.substring(HANDOUT_KEY.length());
+      if (ChargeKey.of(key) instanceof ChargeKey.Handout handout
+          && ledger.placements().get(key).node().equals(node)) {
+        String nonce = handout.nonce();
         if (!records.containsKey(nonce) || named.contains(nonce)) {
           ledger.release(key);
         }
@@ -301,7 +300,8 @@ final class ClusterView {
         .getOrDefault(node, Map.of())
         .forEach(
             (nonce, handout) -> {
-              String key = HANDOUT_KEY + nonce;
+              // Charged on the record alone, not on any pod's annotation.
+              String key = new ChargeKey.Handout(nonce).ledgerKey();
               if (!named.contains(nonce) && !ledger.placements().containsKey(key)) {
                 PodAllocation allocation = handout.signed().allocation();
                 charge(new AllocationPlan(allocation.forPod(key), HostResources.NONE));

@@ -44,6 +44,7 @@ import org.vnpu.core.engine.PlacementContext;
 import org.vnpu.core.engine.PlacementEngine;
 import org.vnpu.core.inventory.NodeInventory;
 import org.vnpu.core.ledger.AllocationPlan;
+import org.vnpu.core.ledger.ChargeKey;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.Ledger;
 import org.vnpu.core.ledger.NodeState;
@@ -76,8 +77,6 @@ final class DraLedger {
 
   /** What a share through DRA is charged as: the slice's quota is the container's fixed share. */
   private static final AiCorePolicy CHARGED_POLICY = AiCorePolicy.FIXED_SHARE;
-
-  private static final String CLAIM_KEY = "claim:";
 
   private final String driver;
   private final ChipCatalog catalog;
@@ -347,10 +346,10 @@ final class DraLedger {
   /** Re-charges the nodes the claim's allocation was and is on. */
   private void charge(ResourceClaim before, ResourceClaim after) {
     if (before != null) {
-      ledger.release(CLAIM_KEY + before.getMetadata().getUid());
+      ledger.release(new ChargeKey.Claim(before.getMetadata().getUid()).ledgerKey());
     }
     if (after != null) {
-      ledger.release(CLAIM_KEY + after.getMetadata().getUid());
+      ledger.release(new ChargeKey.Claim(after.getMetadata().getUid()).ledgerKey());
       try {
         plan(after).ifPresent(this::apply);
       } catch (RuntimeException e) {
@@ -363,7 +362,7 @@ final class DraLedger {
     if (ledger.node(plan.node()).isPresent() && !ledger.apply(plan)) {
       LOG.warn(
           "claim {} holds more of node {}'s chips than they have; not charged",
-          plan.podUid().substring(CLAIM_KEY.length()),
+          ((ChargeKey.Claim) ChargeKey.of(plan.podUid())).claimUid(),
           plan.node());
     }
   }
@@ -415,7 +414,7 @@ final class DraLedger {
     }
     PodAllocation allocation =
         new PodAllocation(
-            CLAIM_KEY + claim.getMetadata().getUid(),
+            new ChargeKey.Claim(claim.getMetadata().getUid()).ledgerKey(),
             node,
             List.of(new ContainerAllocation("claim", false, vnpus)));
     return Optional.of(new AllocationPlan(allocation, HostResources.NONE));

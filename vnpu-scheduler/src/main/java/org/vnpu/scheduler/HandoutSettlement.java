@@ -18,9 +18,9 @@ import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.payload.HandoutRecord;
 import org.vnpu.api.payload.PendingContainers;
 import org.vnpu.api.payload.PodRef;
+import org.vnpu.api.payload.SignedAllocation;
 import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.api.signing.AllocationVerifier;
-import org.vnpu.api.signing.SignedAllocation;
 import org.vnpu.kube.AnnotationPatches;
 import org.vnpu.kube.NodeLocks;
 

@@ -13,23 +13,21 @@ import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.core.ledger.AllocationPlan;
+import org.vnpu.core.ledger.ChargeKey;
 import org.vnpu.core.ledger.Ledger;
 import org.vnpu.core.ledger.NodeState;
 
 /**
  * Places held for preemptors (docs/colocation.md). When a scheduler's preemption evicts offline
  * pods to make room for an online one, the victims' vNPUs stay charged until every one of them is
- * gone; then the preemptor's place is charged, under {@link #KEY} and its UID, until the preemptor
- * is reserved, deleted, or the hold expires. So nothing else takes the room its victims made, not
- * even between two victims' deletions. Not thread-safe: the {@link SchedulerState}'s lock guards
- * it.
+ * gone; then the preemptor's place is charged, under its {@link ChargeKey.PreemptorPlace}, until
+ * the preemptor is reserved, deleted, or the hold expires. So nothing else takes the room its
+ * victims made, not even between two victims' deletions. Not thread-safe: the {@link
+ * SchedulerState}'s lock guards it.
  */
 final class PreemptionHolds {
 
   private static final Logger LOG = LoggerFactory.getLogger(PreemptionHolds.class);
-
-  /** Ledger keys of the places held for preemptors whose victims are gone. */
-  static final String KEY = "held:";
 
   /** How long a place is held for a preemptor: for its victims to go and for it to be placed. */
   static final Duration HOLD = Duration.ofMinutes(5);
@@ -141,7 +139,7 @@ final class PreemptionHolds {
   void drop(String uid) {
     waiting.remove(uid);
     if (charged.remove(uid) != null) {
-      ledger.release(KEY + uid);
+      ledger.release(new ChargeKey.PreemptorPlace(uid).ledgerKey());
     }
     releaseGoneVictims();
   }
@@ -159,7 +157,7 @@ final class PreemptionHolds {
     for (Map.Entry<String, Instant> held : List.copyOf(charged.entrySet())) {
       if (held.getValue().isBefore(now)) {
         charged.remove(held.getKey());
-        ledger.release(KEY + held.getKey());
+        ledger.release(new ChargeKey.PreemptorPlace(held.getKey()).ledgerKey());
         LOG.info("the place held for pod UID {} expired before it was placed", held.getKey());
       }
     }
@@ -191,7 +189,8 @@ final class PreemptionHolds {
 
   private static AllocationPlan place(Hold hold) {
     return new AllocationPlan(
-        hold.plan().allocation().forPod(KEY + hold.preemptor()), hold.plan().host());
+        hold.plan().allocation().forPod(new ChargeKey.PreemptorPlace(hold.preemptor()).ledgerKey()),
+        hold.plan().host());
   }
 
   /** {@code node} without the vNPUs the hold's victims are charged there. */
@@ -208,7 +207,8 @@ final class PreemptionHolds {
 
   /** The place charged for the preemptor {@code uid}, if its victims are gone. */
   Optional<AllocationPlan> held(String uid) {
-    return Optional.ofNullable(ledger.placements().get(KEY + uid));
+    return Optional.ofNullable(
+        ledger.placements().get(new ChargeKey.PreemptorPlace(uid).ledgerKey()));
   }
 
   /**

@@ -7,6 +7,7 @@ import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.core.ledger.AllocationPlan;
+import org.vnpu.core.ledger.ChargeKey;
 import org.vnpu.core.ledger.Ledger;
 import org.vnpu.core.ledger.NodeState;
 import org.vnpu.core.request.HandoutShape;
@@ -14,17 +15,14 @@ import org.vnpu.core.request.PodRequest;
 
 /**
  * Places held for the replacements of pods the rebalancer moves (docs/rebalancing.md). Before a pod
- * is evicted, the place the plan found for it elsewhere is charged under {@link #KEY}, keyed by the
- * pod's owner and shape: the pod its controller creates in its stead sees that place free and takes
- * it, nothing else does, and the hold ends when it is taken, cancelled or expired. Not thread-safe:
- * the {@link SchedulerState}'s lock guards it.
+ * is evicted, the place the plan found for it elsewhere is charged as a {@link
+ * ChargeKey.Replacement}, keyed by the pod's owner and shape: the pod its controller creates in its
+ * stead sees that place free and takes it, nothing else does, and the hold ends when it is taken,
+ * cancelled or expired. Not thread-safe: the {@link SchedulerState}'s lock guards it.
  */
 final class ReplacementHolds {
 
   private static final Logger LOG = LoggerFactory.getLogger(ReplacementHolds.class);
-
-  /** Ledger keys of the places held for replacements. */
-  static final String KEY = "moving:";
 
   /**
    * One held place.
@@ -54,7 +52,7 @@ final class ReplacementHolds {
 
   /** Charges {@code place} for the replacement of {@code movedPod}; false when it does not fit. */
   boolean hold(String owner, String movedPod, AllocationPlan place, Instant expiresAt) {
-    String key = KEY + movedPod;
+    String key = new ChargeKey.Replacement(movedPod).ledgerKey();
     if (!ledger.apply(new AllocationPlan(place.allocation().forPod(key), place.host()))) {
       return false;
     }

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.payload.OfflineWork;
 import org.vnpu.api.payload.PodAllocation;
+import org.vnpu.core.ledger.ChargeKey;
 import org.vnpu.core.request.PodManifest;
 import org.vnpu.testkit.MutableClock;
 
@@ -163,7 +164,8 @@ class PreemptionTest {
     assertThat(fits(other)).as("the room stays held while the place cannot be charged").isFalse();
 
     scheduler.podRemoved(late);
-    assertThat(scheduler.placements()).containsOnlyKeys(PreemptionHolds.KEY + preemptor.uid());
+    assertThat(scheduler.placements())
+        .containsOnlyKeys(new ChargeKey.PreemptorPlace(preemptor.uid()).ledgerKey());
     assertThat(fits(preemptor)).isTrue();
     assertThat(fits(other)).isFalse();
   }
@@ -215,7 +217,8 @@ class PreemptionTest {
     assertThat(victims(preemptor, victim)).containsExactly(victim);
     scheduler.podRemoved(victim);
     assertThat(fits(other)).isFalse();
-    assertThat(scheduler.placements()).containsOnlyKeys(PreemptionHolds.KEY + preemptor.uid());
+    assertThat(scheduler.placements())
+        .containsOnlyKeys(new ChargeKey.PreemptorPlace(preemptor.uid()).ledgerKey());
 
     clock.advance(PreemptionHolds.HOLD.plus(Duration.ofSeconds(1)));
     scheduler.expireReservations();

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.payload.OfflineWork;
 import org.vnpu.api.payload.PodAllocation;
+import org.vnpu.core.ledger.ChargeKey;
 import org.vnpu.core.request.PodManifest;
 import org.vnpu.testkit.MutableClock;
 
@@ -93,11 +94,12 @@ class RebalanceControllerTest {
         .contains("\"name\":\"" + movedName + "\"");
     assertThat(scheduler.placements())
         .as("the moved pod stays charged until it is gone; its replacement's place is held")
-        .containsKeys(moved, ReplacementHolds.KEY + moved);
+        .containsKeys(moved, new ChargeKey.Replacement(moved).ledgerKey());
     assertThat(fitsAnywhere(job)).isFalse();
 
     evicted(movedName, moved);
-    assertThat(scheduler.placements()).containsKey(PreemptionHolds.KEY + job.uid());
+    assertThat(scheduler.placements())
+        .containsKey(new ChargeKey.PreemptorPlace(job.uid()).ledgerKey());
     assertThat(scheduler.filter(pendingJob("other-job"), List.of(target)).get(target).fits())
         .as("the place made for the job is held for it")
         .isFalse();
@@ -106,9 +108,11 @@ class RebalanceControllerTest {
     Pod replacement = replacementOf(decision.plan().moves().get(0).pod().request().name());
     scheduler.podChanged(replacement);
     scheduler.reserve(Fabric8Views.manifest(replacement), destination);
-    assertThat(scheduler.placements()).doesNotContainKey(ReplacementHolds.KEY + moved);
+    assertThat(scheduler.placements())
+        .doesNotContainKey(new ChargeKey.Replacement(moved).ledgerKey());
     scheduler.reserve(job, target);
-    assertThat(scheduler.placements()).doesNotContainKey(PreemptionHolds.KEY + job.uid());
+    assertThat(scheduler.placements())
+        .doesNotContainKey(new ChargeKey.PreemptorPlace(job.uid()).ledgerKey());
     assertThat(scheduler.rebalanceCounts()).containsEntry("moves\nexecute", 1L);
     awaitEvent(moved, "VnpuRebalanced", "evicted to rebalance for pod default/job");
   }
@@ -136,7 +140,7 @@ class RebalanceControllerTest {
 
     assertThat(scheduler.placements())
         .as("its place on node %s is not left charged until it expires", destination)
-        .doesNotContainKey(ReplacementHolds.KEY + moved);
+        .doesNotContainKey(new ChargeKey.Replacement(moved).ledgerKey());
   }
 
   @Test

@@ -31,6 +31,7 @@ import org.vnpu.api.payload.PodAllocation;
 import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.api.signing.KeySet;
 import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.core.ledger.ChargeKey;
 import org.vnpu.core.request.PodManifest;
 import org.vnpu.kube.AnnotationPatches;
 import org.vnpu.testkit.MutableClock;
@@ -121,7 +122,8 @@ class SchedulerReservationTest {
         .allSatisfy((node, verdict) -> assertThat(verdict.fits()).as(node).isTrue());
 
     scheduler.reserve(whole, "b");
-    assertThat(scheduler.placements()).doesNotContainKey(PreemptionHolds.KEY + whole.uid());
+    assertThat(scheduler.placements())
+        .doesNotContainKey(new ChargeKey.PreemptorPlace(whole.uid()).ledgerKey());
     assertThat(scheduler.filter(other, List.of("a")).get("a").fits())
         .as("allocated elsewhere, its place on a is free again")
         .isTrue();
@@ -141,7 +143,7 @@ class SchedulerReservationTest {
 
     assertThat(scheduler.placements())
         .containsKey(whole.uid())
-        .doesNotContainKey(PreemptionHolds.KEY + whole.uid());
+        .doesNotContainKey(new ChargeKey.PreemptorPlace(whole.uid()).ledgerKey());
     assertThat(lockOf("a")).isNotNull();
   }
 

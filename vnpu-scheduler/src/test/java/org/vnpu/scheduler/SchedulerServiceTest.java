@@ -39,6 +39,7 @@ import org.vnpu.api.ShimContract;
 import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.core.ledger.ChargeKey;
 import org.vnpu.core.request.PodManifests;
 import org.vnpu.deviceplugin.PluginHarness;
 import org.vnpu.deviceplugin.ScheduledPods;
@@ -213,7 +214,7 @@ class SchedulerServiceTest {
     assertThat(node.pods.podAnnotation("waiting", AnnotationKeys.ALLOCATION)).isNull();
     assertThat(node.pods.nodeAnnotation(AnnotationKeys.NODE_LOCK)).isNull();
     assertThat(scheduler.placements())
-        .containsKey(PreemptionHolds.KEY + pod.getMetadata().getUid());
+        .containsKey(new ChargeKey.PreemptorPlace(pod.getMetadata().getUid()).ledgerKey());
 
     post("/volcano/deallocateFunc", Map.of("task", task));
     assertThat(scheduler.placements()).isEmpty();

@@ -18,7 +18,7 @@ import org.vnpu.api.payload.NodeLockSet;
 import org.vnpu.api.payload.NodeRegistration;
 import org.vnpu.api.payload.PendingContainers;
 import org.vnpu.api.payload.PodAllocation;
-import org.vnpu.api.signing.SignedAllocation;
+import org.vnpu.api.payload.SignedAllocation;
 
 /**
  * Encodes and decodes the payloads of vNPU's internal annotations. Every value is a JSON object

@@ -1,7 +1,6 @@
-package org.vnpu.api.signing;
+package org.vnpu.api.payload;
 
 import java.util.Objects;
-import org.vnpu.api.payload.PodAllocation;
 
 /**
  * An allocation with its signature, as carried under {@code huawei.com/vnpu-ids-new}.

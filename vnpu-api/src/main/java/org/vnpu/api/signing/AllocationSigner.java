@@ -7,6 +7,7 @@ import java.security.Signature;
 import java.util.Base64;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.payload.PodAllocation;
+import org.vnpu.api.payload.SignedAllocation;
 
 /** Signs allocations with the scheduler's private key (the scheduler alone holds one). */
 public final class AllocationSigner {

@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.vnpu.api.codec.PayloadCodec;
+import org.vnpu.api.payload.SignedAllocation;
 
 /**
  * Checks that an allocation was signed, unchanged, with one of a set of public keys.

@@ -22,8 +22,8 @@ import org.vnpu.api.payload.OfflineWork;
 import org.vnpu.api.payload.PendingContainers;
 import org.vnpu.api.payload.PodAllocation;
 import org.vnpu.api.payload.RegisteredChip;
+import org.vnpu.api.payload.SignedAllocation;
 import org.vnpu.api.payload.VnpuAssignment;
-import org.vnpu.api.signing.SignedAllocation;
 
 class PayloadCodecProperties {
 

@@ -15,7 +15,7 @@ import org.vnpu.api.Priority;
 import org.vnpu.api.payload.NodeLockSet;
 import org.vnpu.api.payload.OfflineWork;
 import org.vnpu.api.payload.PodAllocation;
-import org.vnpu.api.signing.SignedAllocation;
+import org.vnpu.api.payload.SignedAllocation;
 import org.vnpu.testkit.GoldenFile;
 
 class PayloadCodecTest {

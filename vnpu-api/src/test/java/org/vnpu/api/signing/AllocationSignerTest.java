@@ -10,6 +10,7 @@ import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.codec.Payloads;
 import org.vnpu.api.payload.ContainerAllocation;
 import org.vnpu.api.payload.PodAllocation;
+import org.vnpu.api.payload.SignedAllocation;
 import org.vnpu.api.payload.VnpuAssignment;
 
 /**

@@ -17,9 +17,9 @@ import org.vnpu.api.payload.NodeLockSet;
 import org.vnpu.api.payload.PendingContainers;
 import org.vnpu.api.payload.PodAllocation;
 import org.vnpu.api.payload.RegisteredChip;
+import org.vnpu.api.payload.SignedAllocation;
 import org.vnpu.api.payload.VnpuAssignment;
 import org.vnpu.api.signing.AllocationVerifier;
-import org.vnpu.api.signing.SignedAllocation;
 import org.vnpu.handouts.NodeFiles;
 
 /**

@@ -1,4 +1,4 @@
-package org.vnpu.sim;
+package org.vnpu.sim.experiment;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -11,11 +11,8 @@ import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.core.fragmentation.WorkloadMix;
 import org.vnpu.core.request.ContainerRequest;
 import org.vnpu.core.request.PodRequest;
-import org.vnpu.sim.experiment.Experiment;
-import org.vnpu.sim.experiment.Progress;
-import org.vnpu.sim.experiment.Protocol;
-import org.vnpu.sim.experiment.RunResult;
-import org.vnpu.sim.experiment.TieBreak;
+import org.vnpu.sim.SimCluster;
+import org.vnpu.sim.SimPod;
 import org.vnpu.sim.input.ClusterFile;
 import org.vnpu.sim.input.WorkloadFile;
 
@@ -49,8 +46,10 @@ public record SharingComparison(SimCluster cluster, List<SimPod> workload, long 
   /** The built-in example: a few Atlas 800I A2 and Atlas 300I Duo servers, inference-heavy. */
   public static SharingComparison builtIn(ChipCatalog catalog) {
     return new SharingComparison(
-        ClusterFile.read("built-in example cluster", open("example-cluster.yaml"), catalog),
-        WorkloadFile.read("built-in example workload", open("example-workload.yaml"), catalog),
+        ClusterFile.read(
+            "built-in example cluster", open("/org/vnpu/sim/example-cluster.yaml"), catalog),
+        WorkloadFile.read(
+            "built-in example workload", open("/org/vnpu/sim/example-workload.yaml"), catalog),
         42);
   }
 

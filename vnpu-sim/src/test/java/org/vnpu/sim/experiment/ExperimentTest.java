@@ -6,7 +6,6 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.core.fragmentation.WorkloadMix;
-import org.vnpu.sim.SharingComparison;
 import org.vnpu.sim.SimCluster;
 import org.vnpu.sim.SimPod;
 
