@@ -174,7 +174,7 @@ public final class BurstScenario {
     for (int i = 0; i < count; i++) {
       int[] size = shapes == Shapes.DEPLOYMENT ? sizes[0] : sizes[random.nextInt(sizes.length)];
       pods.add(
-          Scenario.inference(
+          DemoPods.inference(
               String.format("burst-%05d", i), size[0], size[1], null, placement, Map.of()));
     }
     return pods;

@@ -274,7 +274,7 @@ class InFlightProperties {
               .pods()
               .inNamespace(Scenario.NAMESPACE)
               .resource(
-                  Scenario.inference(
+                  DemoPods.inference(
                       name, SHAPES[shape], MEMORY_GIB, "elastic", Map.of(), Map.of()))
               .create();
       try {

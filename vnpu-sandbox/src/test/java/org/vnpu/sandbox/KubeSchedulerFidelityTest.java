@@ -69,7 +69,7 @@ class KubeSchedulerFidelityTest {
   }
 
   private static Pod typed(String name, String chipType) {
-    Pod pod = Scenario.inference(name, 30, 4, "elastic", Map.of(), Map.of());
+    Pod pod = DemoPods.inference(name, 30, 4, "elastic", Map.of(), Map.of());
     pod.getSpec()
         .getContainers()
         .get(0)

@@ -28,7 +28,7 @@ class PodWritesTest {
         client
             .pods()
             .inNamespace("default")
-            .resource(Scenario.inference("p", 30, 4, "elastic", Map.of(), Map.of()))
+            .resource(DemoPods.inference("p", 30, 4, "elastic", Map.of(), Map.of()))
             .create();
     AtomicInteger edits = new AtomicInteger();
 

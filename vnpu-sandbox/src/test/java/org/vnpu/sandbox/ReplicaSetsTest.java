@@ -83,12 +83,12 @@ class ReplicaSetsTest {
   }
 
   private ReplicaSet create(String name, int replicas) {
-    Pod template = Scenario.inference(name, 30, 4, "elastic", Map.of(), Map.of());
+    Pod template = DemoPods.inference(name, 30, 4, "elastic", Map.of(), Map.of());
     return client
         .apps()
         .replicaSets()
         .inNamespace("default")
-        .resource(Scenario.replicaSet(name, replicas, template))
+        .resource(DemoPods.replicaSet(name, replicas, template))
         .create();
   }
 

@@ -54,7 +54,7 @@ class SandboxDispatcherTest {
     client
         .pods()
         .inNamespace("default")
-        .resource(Scenario.inference("p", 30, 4, "elastic", Map.of(), Map.of()))
+        .resource(DemoPods.inference("p", 30, 4, "elastic", Map.of(), Map.of()))
         .create();
 
     client.bindings().inNamespace("default").resource(binding("p", "n1")).create();
@@ -75,7 +75,7 @@ class SandboxDispatcherTest {
         .pods()
         .inNamespace("default")
         .resource(
-            Scenario.inference("p", 30, 4, "elastic", Map.of("kept", "1", "a/b", "old"), Map.of()))
+            DemoPods.inference("p", 30, 4, "elastic", Map.of("kept", "1", "a/b", "old"), Map.of()))
         .create();
     Binding binding = binding("p", "n1");
     binding.getMetadata().setAnnotations(Map.of("a/b", "new", "x~y", "2"));
@@ -95,7 +95,7 @@ class SandboxDispatcherTest {
       client
           .pods()
           .inNamespace("default")
-          .resource(Scenario.inference(name, 30, 4, "elastic", Map.of(), Map.of()))
+          .resource(DemoPods.inference(name, 30, 4, "elastic", Map.of(), Map.of()))
           .create();
     }
     client.bindings().inNamespace("default").resource(binding("p", "n1")).create();
@@ -116,7 +116,7 @@ class SandboxDispatcherTest {
       client
           .pods()
           .inNamespace("default")
-          .resource(Scenario.inference(name, 30, 4, "elastic", Map.of(), Map.of()))
+          .resource(DemoPods.inference(name, 30, 4, "elastic", Map.of(), Map.of()))
           .create();
     }
     List<String> seen = new CopyOnWriteArrayList<>();
@@ -192,7 +192,7 @@ class SandboxDispatcherTest {
         client
             .pods()
             .inNamespace("default")
-            .resource(Scenario.inference("x", 30, 4, "elastic", Map.of(), Map.of()))
+            .resource(DemoPods.inference("x", 30, 4, "elastic", Map.of(), Map.of()))
             .create();
     client
         .nodes()
@@ -226,7 +226,7 @@ class SandboxDispatcherTest {
         client
             .pods()
             .inNamespace("default")
-            .resource(Scenario.inference("x", 30, 4, "elastic", Map.of(), Map.of()))
+            .resource(DemoPods.inference("x", 30, 4, "elastic", Map.of(), Map.of()))
             .create();
     assertThat(client.pods().inNamespace("default").withName("x").get().getMetadata().getUid())
         .isEqualTo(again.getMetadata().getUid())
@@ -262,7 +262,7 @@ class SandboxDispatcherTest {
         .pods()
         .inNamespace("default")
         .resource(
-            new PodBuilder(Scenario.inference("waiting", 30, 4, "elastic", Map.of(), Map.of()))
+            new PodBuilder(DemoPods.inference("waiting", 30, 4, "elastic", Map.of(), Map.of()))
                 .editMetadata()
                 .addToLabels("app", "guarded")
                 .endMetadata()
@@ -287,7 +287,7 @@ class SandboxDispatcherTest {
         .pods()
         .inNamespace("default")
         .resource(
-            new PodBuilder(Scenario.inference("starting", 30, 4, "elastic", Map.of(), Map.of()))
+            new PodBuilder(DemoPods.inference("starting", 30, 4, "elastic", Map.of(), Map.of()))
                 .editMetadata()
                 .addToLabels("app", "guarded")
                 .endMetadata()
@@ -347,7 +347,7 @@ class SandboxDispatcherTest {
         .pods()
         .inNamespace("default")
         .resource(
-            new PodBuilder(Scenario.inference(name, 30, 4, "elastic", Map.of(), Map.of()))
+            new PodBuilder(DemoPods.inference(name, 30, 4, "elastic", Map.of(), Map.of()))
                 .editMetadata()
                 .addToLabels(labels)
                 .endMetadata()
@@ -427,7 +427,7 @@ class SandboxDispatcherTest {
     client
         .pods()
         .inNamespace("default")
-        .resource(Scenario.inference("p", 30, 4, "elastic", Map.of(), Map.of()))
+        .resource(DemoPods.inference("p", 30, 4, "elastic", Map.of(), Map.of()))
         .create();
     Path kubeconfig = api.writeKubeconfig(directory.resolve("kubeconfig"));
 
@@ -456,7 +456,7 @@ class SandboxDispatcherTest {
     client
         .pods()
         .inNamespace("default")
-        .resource(Scenario.inference("q", 30, 4, "elastic", Map.of(), Map.of()))
+        .resource(DemoPods.inference("q", 30, 4, "elastic", Map.of(), Map.of()))
         .create();
     assertThat(client.pods().inNamespace("default").list().getItems()).hasSize(1);
   }

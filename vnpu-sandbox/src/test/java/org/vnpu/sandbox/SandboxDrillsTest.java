@@ -128,7 +128,7 @@ class SandboxDrillsTest {
   private boolean fitsChip(String node, int chip) throws Exception {
     Pod pinned =
         new PodBuilder(
-                Scenario.inference(
+                DemoPods.inference(
                     "pinned",
                     40,
                     4,

@@ -43,7 +43,7 @@ final class SandboxPods {
   /** A fixed share of 60 % with {@code huawei.com/vnpu-priority} and {@code spec.priority}. */
   static Pod prioritized(String name, String vnpuPriority, int priority) {
     Pod pod =
-        Scenario.inference(
+        DemoPods.inference(
             name, 60, 4, "fixed-share", Map.of(AnnotationKeys.PRIORITY, vnpuPriority), Map.of());
     pod.getSpec().setPriority(priority);
     return pod;
@@ -57,7 +57,7 @@ final class SandboxPods {
   /** As {@link #submit(String, int, int)}, with pod annotations. */
   void submit(String name, int cores, int memoryGib, Map<String, String> annotations) {
     create(
-        Scenario.inference(
+        DemoPods.inference(
             name, cores, memoryGib, "elastic", annotations, Map.of("WORKLOAD_KERNEL_US", "5000")));
   }
 

@@ -19,7 +19,7 @@ class ScenarioExamplesTest {
                   .filter(
                       name -> name.endsWith(".yaml") && !name.equals("simulated-inventory.yaml"))
                   .map(name -> name.substring(0, name.length() - ".yaml".length())))
-          .containsExactlyInAnyOrderElementsOf(Scenario.EXAMPLES.keySet());
+          .containsExactlyInAnyOrderElementsOf(ExamplesStep.EXAMPLES.keySet());
     }
   }
 }

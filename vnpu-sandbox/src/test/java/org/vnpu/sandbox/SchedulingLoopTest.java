@@ -116,7 +116,7 @@ class SchedulingLoopTest {
     client
         .pods()
         .inNamespace("default")
-        .resource(Scenario.inference(name, 30, 4, "elastic", Map.of(), Map.of()))
+        .resource(DemoPods.inference(name, 30, 4, "elastic", Map.of(), Map.of()))
         .create();
   }
 

@@ -103,7 +103,7 @@ class VolcanoFidelityTest {
     start(VolcanoConfig.shipped());
 
     pods.submit("pinned", 30, 4, Map.of());
-    Pod typed = Scenario.inference("typed", 30, 4, "elastic", Map.of(), Map.of());
+    Pod typed = DemoPods.inference("typed", 30, 4, "elastic", Map.of(), Map.of());
     typed
         .getSpec()
         .getContainers()
@@ -178,7 +178,7 @@ class VolcanoFidelityTest {
   @Test
   void anAppContainerGetsItsOwnVnpuWhenTheKubeletReusesItsInitContainersDevices() throws Exception {
     start(VolcanoConfig.shipped());
-    Pod pipeline = Scenario.inference("pipeline", 30, 4, "elastic", Map.of(), Map.of());
+    Pod pipeline = DemoPods.inference("pipeline", 30, 4, "elastic", Map.of(), Map.of());
     Container warmup = new ContainerBuilder(pipeline.getSpec().getContainers().get(0)).build();
     warmup.setName("warmup");
     warmup.setEnv(List.of(new EnvVar("WORKLOAD_SECONDS", "1", null)));
@@ -313,7 +313,7 @@ class VolcanoFidelityTest {
   /** A 30 % share placed by binpack, asking {@code cpu} cores of the host. */
   private static Pod binpackPod(String name, String cpu) {
     Pod pod =
-        Scenario.inference(
+        DemoPods.inference(
             name,
             30,
             4,
@@ -325,7 +325,7 @@ class VolcanoFidelityTest {
   }
 
   private static Pod wholeCard(String name) {
-    return new PodBuilder(Scenario.inference(name, 100, 1, null, Map.of(), Map.of()))
+    return new PodBuilder(DemoPods.inference(name, 100, 1, null, Map.of(), Map.of()))
         .editSpec()
         .editFirstContainer()
         .editResources()
@@ -338,7 +338,7 @@ class VolcanoFidelityTest {
 
   /** A pod already bound to {@code node}, as a user bypassing the schedulers writes it. */
   private static Pod boundTo(String name, String node, String resource, String amount) {
-    return new PodBuilder(Scenario.inference(name, 100, 1, null, Map.of(), Map.of()))
+    return new PodBuilder(DemoPods.inference(name, 100, 1, null, Map.of(), Map.of()))
         .editSpec()
         .withNodeName(node)
         .editFirstContainer()
