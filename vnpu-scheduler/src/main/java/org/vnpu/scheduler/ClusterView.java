@@ -283,9 +283,10 @@ final class ClusterView {
     Set<String> named = named(node);
     Map<String, VerifiedHandout> records = handouts.getOrDefault(node, Map.of());
     for (String key : List.copyOf(ledger.placements().keySet())) {
-      if (ChargeKey.of(key) instanceof ChargeKey.Handout handout
+      ChargeKey charge = ChargeKey.of(key);
+      if (charge.kind() == ChargeKey.Kind.HANDOUT
           && ledger.placements().get(key).node().equals(node)) {
-        String nonce = handout.nonce();
+        String nonce = charge.id();
         if (!records.containsKey(nonce) || named.contains(nonce)) {
           ledger.release(key);
         }
@@ -301,7 +302,7 @@ final class ClusterView {
         .forEach(
             (nonce, handout) -> {
               // Charged on the record alone, not on any pod's annotation.
-              String key = new ChargeKey.Handout(nonce).ledgerKey();
+              String key = ChargeKey.handout(nonce).ledgerKey();
               if (!named.contains(nonce) && !ledger.placements().containsKey(key)) {
                 PodAllocation allocation = handout.signed().allocation();
                 charge(new AllocationPlan(allocation.forPod(key), HostResources.NONE));

@@ -346,10 +346,10 @@ final class DraLedger {
   /** Re-charges the nodes the claim's allocation was and is on. */
   private void charge(ResourceClaim before, ResourceClaim after) {
     if (before != null) {
-      ledger.release(new ChargeKey.Claim(before.getMetadata().getUid()).ledgerKey());
+      ledger.release(ChargeKey.claim(before.getMetadata().getUid()).ledgerKey());
     }
     if (after != null) {
-      ledger.release(new ChargeKey.Claim(after.getMetadata().getUid()).ledgerKey());
+      ledger.release(ChargeKey.claim(after.getMetadata().getUid()).ledgerKey());
       try {
         plan(after).ifPresent(this::apply);
       } catch (RuntimeException e) {
@@ -362,7 +362,7 @@ final class DraLedger {
     if (ledger.node(plan.node()).isPresent() && !ledger.apply(plan)) {
       LOG.warn(
           "claim {} holds more of node {}'s chips than they have; not charged",
-          ((ChargeKey.Claim) ChargeKey.of(plan.podUid())).claimUid(),
+          ChargeKey.of(plan.podUid()).id(),
           plan.node());
     }
   }
@@ -414,7 +414,7 @@ final class DraLedger {
     }
     PodAllocation allocation =
         new PodAllocation(
-            new ChargeKey.Claim(claim.getMetadata().getUid()).ledgerKey(),
+            ChargeKey.claim(claim.getMetadata().getUid()).ledgerKey(),
             node,
             List.of(new ContainerAllocation("claim", false, vnpus)));
     return Optional.of(new AllocationPlan(allocation, HostResources.NONE));

@@ -20,8 +20,8 @@ import org.vnpu.core.ledger.NodeState;
 /**
  * Places held for preemptors (docs/colocation.md). When a scheduler's preemption evicts offline
  * pods to make room for an online one, the victims' vNPUs stay charged until every one of them is
- * gone; then the preemptor's place is charged, under its {@link ChargeKey.PreemptorPlace}, until
- * the preemptor is reserved, deleted, or the hold expires. So nothing else takes the room its
+ * gone; then the preemptor's place is charged, under its {@link ChargeKey.Kind#PREEMPTOR_PLACE},
+ * until the preemptor is reserved, deleted, or the hold expires. So nothing else takes the room its
  * victims made, not even between two victims' deletions. Not thread-safe: the {@link
  * SchedulerState}'s lock guards it.
  */
@@ -139,7 +139,7 @@ final class PreemptionHolds {
   void drop(String uid) {
     waiting.remove(uid);
     if (charged.remove(uid) != null) {
-      ledger.release(new ChargeKey.PreemptorPlace(uid).ledgerKey());
+      ledger.release(ChargeKey.preemptorPlace(uid).ledgerKey());
     }
     releaseGoneVictims();
   }
@@ -157,7 +157,7 @@ final class PreemptionHolds {
     for (Map.Entry<String, Instant> held : List.copyOf(charged.entrySet())) {
       if (held.getValue().isBefore(now)) {
         charged.remove(held.getKey());
-        ledger.release(new ChargeKey.PreemptorPlace(held.getKey()).ledgerKey());
+        ledger.release(ChargeKey.preemptorPlace(held.getKey()).ledgerKey());
         LOG.info("the place held for pod UID {} expired before it was placed", held.getKey());
       }
     }
@@ -189,7 +189,7 @@ final class PreemptionHolds {
 
   private static AllocationPlan place(Hold hold) {
     return new AllocationPlan(
-        hold.plan().allocation().forPod(new ChargeKey.PreemptorPlace(hold.preemptor()).ledgerKey()),
+        hold.plan().allocation().forPod(ChargeKey.preemptorPlace(hold.preemptor()).ledgerKey()),
         hold.plan().host());
   }
 
@@ -207,8 +207,7 @@ final class PreemptionHolds {
 
   /** The place charged for the preemptor {@code uid}, if its victims are gone. */
   Optional<AllocationPlan> held(String uid) {
-    return Optional.ofNullable(
-        ledger.placements().get(new ChargeKey.PreemptorPlace(uid).ledgerKey()));
+    return Optional.ofNullable(ledger.placements().get(ChargeKey.preemptorPlace(uid).ledgerKey()));
   }
 
   /**

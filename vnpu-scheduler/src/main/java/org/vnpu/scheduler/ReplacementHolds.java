@@ -16,9 +16,9 @@ import org.vnpu.core.request.PodRequest;
 /**
  * Places held for the replacements of pods the rebalancer moves (docs/rebalancing.md). Before a pod
  * is evicted, the place the plan found for it elsewhere is charged as a {@link
- * ChargeKey.Replacement}, keyed by the pod's owner and shape: the pod its controller creates in its
- * stead sees that place free and takes it, nothing else does, and the hold ends when it is taken,
- * cancelled or expired. Not thread-safe: the {@link SchedulerState}'s lock guards it.
+ * ChargeKey.Kind#REPLACEMENT}, keyed by the pod's owner and shape: the pod its controller creates
+ * in its stead sees that place free and takes it, nothing else does, and the hold ends when it is
+ * taken, cancelled or expired. Not thread-safe: the {@link SchedulerState}'s lock guards it.
  */
 final class ReplacementHolds {
 
@@ -52,7 +52,7 @@ final class ReplacementHolds {
 
   /** Charges {@code place} for the replacement of {@code movedPod}; false when it does not fit. */
   boolean hold(String owner, String movedPod, AllocationPlan place, Instant expiresAt) {
-    String key = new ChargeKey.Replacement(movedPod).ledgerKey();
+    String key = ChargeKey.replacement(movedPod).ledgerKey();
     if (!ledger.apply(new AllocationPlan(place.allocation().forPod(key), place.host()))) {
       return false;
     }

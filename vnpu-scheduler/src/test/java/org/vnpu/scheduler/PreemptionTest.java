@@ -165,7 +165,7 @@ class PreemptionTest {
 
     scheduler.podRemoved(late);
     assertThat(scheduler.placements())
-        .containsOnlyKeys(new ChargeKey.PreemptorPlace(preemptor.uid()).ledgerKey());
+        .containsOnlyKeys(ChargeKey.preemptorPlace(preemptor.uid()).ledgerKey());
     assertThat(fits(preemptor)).isTrue();
     assertThat(fits(other)).isFalse();
   }
@@ -218,7 +218,7 @@ class PreemptionTest {
     scheduler.podRemoved(victim);
     assertThat(fits(other)).isFalse();
     assertThat(scheduler.placements())
-        .containsOnlyKeys(new ChargeKey.PreemptorPlace(preemptor.uid()).ledgerKey());
+        .containsOnlyKeys(ChargeKey.preemptorPlace(preemptor.uid()).ledgerKey());
 
     clock.advance(PreemptionHolds.HOLD.plus(Duration.ofSeconds(1)));
     scheduler.expireReservations();

@@ -94,12 +94,11 @@ class RebalanceControllerTest {
         .contains("\"name\":\"" + movedName + "\"");
     assertThat(scheduler.placements())
         .as("the moved pod stays charged until it is gone; its replacement's place is held")
-        .containsKeys(moved, new ChargeKey.Replacement(moved).ledgerKey());
+        .containsKeys(moved, ChargeKey.replacement(moved).ledgerKey());
     assertThat(fitsAnywhere(job)).isFalse();
 
     evicted(movedName, moved);
-    assertThat(scheduler.placements())
-        .containsKey(new ChargeKey.PreemptorPlace(job.uid()).ledgerKey());
+    assertThat(scheduler.placements()).containsKey(ChargeKey.preemptorPlace(job.uid()).ledgerKey());
     assertThat(scheduler.filter(pendingJob("other-job"), List.of(target)).get(target).fits())
         .as("the place made for the job is held for it")
         .isFalse();
@@ -108,11 +107,10 @@ class RebalanceControllerTest {
     Pod replacement = replacementOf(decision.plan().moves().get(0).pod().request().name());
     scheduler.podChanged(replacement);
     scheduler.reserve(Fabric8Views.manifest(replacement), destination);
-    assertThat(scheduler.placements())
-        .doesNotContainKey(new ChargeKey.Replacement(moved).ledgerKey());
+    assertThat(scheduler.placements()).doesNotContainKey(ChargeKey.replacement(moved).ledgerKey());
     scheduler.reserve(job, target);
     assertThat(scheduler.placements())
-        .doesNotContainKey(new ChargeKey.PreemptorPlace(job.uid()).ledgerKey());
+        .doesNotContainKey(ChargeKey.preemptorPlace(job.uid()).ledgerKey());
     assertThat(scheduler.rebalanceCounts()).containsEntry("moves\nexecute", 1L);
     awaitEvent(moved, "VnpuRebalanced", "evicted to rebalance for pod default/job");
   }
@@ -140,7 +138,7 @@ class RebalanceControllerTest {
 
     assertThat(scheduler.placements())
         .as("its place on node %s is not left charged until it expires", destination)
-        .doesNotContainKey(new ChargeKey.Replacement(moved).ledgerKey());
+        .doesNotContainKey(ChargeKey.replacement(moved).ledgerKey());
   }
 
   @Test

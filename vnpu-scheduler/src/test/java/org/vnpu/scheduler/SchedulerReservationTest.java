@@ -123,7 +123,7 @@ class SchedulerReservationTest {
 
     scheduler.reserve(whole, "b");
     assertThat(scheduler.placements())
-        .doesNotContainKey(new ChargeKey.PreemptorPlace(whole.uid()).ledgerKey());
+        .doesNotContainKey(ChargeKey.preemptorPlace(whole.uid()).ledgerKey());
     assertThat(scheduler.filter(other, List.of("a")).get("a").fits())
         .as("allocated elsewhere, its place on a is free again")
         .isTrue();
@@ -143,7 +143,7 @@ class SchedulerReservationTest {
 
     assertThat(scheduler.placements())
         .containsKey(whole.uid())
-        .doesNotContainKey(new ChargeKey.PreemptorPlace(whole.uid()).ledgerKey());
+        .doesNotContainKey(ChargeKey.preemptorPlace(whole.uid()).ledgerKey());
     assertThat(lockOf("a")).isNotNull();
   }
 

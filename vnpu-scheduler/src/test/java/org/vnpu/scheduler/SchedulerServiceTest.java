@@ -214,7 +214,7 @@ class SchedulerServiceTest {
     assertThat(node.pods.podAnnotation("waiting", AnnotationKeys.ALLOCATION)).isNull();
     assertThat(node.pods.nodeAnnotation(AnnotationKeys.NODE_LOCK)).isNull();
     assertThat(scheduler.placements())
-        .containsKey(new ChargeKey.PreemptorPlace(pod.getMetadata().getUid()).ledgerKey());
+        .containsKey(ChargeKey.preemptorPlace(pod.getMetadata().getUid()).ledgerKey());
 
     post("/volcano/deallocateFunc", Map.of("task", task));
     assertThat(scheduler.placements()).isEmpty();

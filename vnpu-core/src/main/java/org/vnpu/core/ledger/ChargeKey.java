@@ -1,77 +1,76 @@
 package org.vnpu.core.ledger;
 
+import java.util.Objects;
+
 /**
  * What the ledger charges an allocation to: a pod by its UID, or a place held for what is not a pod
- * yet. Each kind writes its key into the allocation's pod UID field under a prefix of its own,
- * which no pod UID has (the API server's UIDs are UUIDs), and {@link #of} reads it back.
+ * yet. The ledger files each charge under its {@link #ledgerKey}, the allocation's pod UID field:
+ * the kind's prefix, which no pod UID has (the API server's UIDs are UUIDs), then the id. {@link
+ * #of} reads a key back.
+ *
+ * @param kind what is charged
+ * @param id names it within its kind: a pod's UID, a preemptor's, a moved pod's, a hand-out's nonce
+ *     or a claim's UID
  */
-public sealed interface ChargeKey {
+public record ChargeKey(Kind kind, String id) {
+
+  /** The kinds of charge, each with the prefix of its keys. */
+  public enum Kind {
+    /** A pod's own allocation. */
+    POD(""),
+    /** The place held for a preemptor once its victims are gone (PreemptionHolds). */
+    PREEMPTOR_PLACE("held:"),
+    /** The place held for the replacement of a moved pod (ReplacementHolds). */
+    REPLACEMENT("moving:"),
+    /** A hand-out of a node's lock entry that no pod's annotation names yet. */
+    HANDOUT("handout:"),
+    /** The devices a DRA ResourceClaim was allocated. */
+    CLAIM("claim:");
+
+    private final String prefix;
+
+    Kind(String prefix) {
+      this.prefix = prefix;
+    }
+  }
+
+  public ChargeKey {
+    Objects.requireNonNull(kind, "kind");
+    Objects.requireNonNull(id, "id");
+  }
+
+  public static ChargeKey pod(String uid) {
+    return new ChargeKey(Kind.POD, uid);
+  }
+
+  public static ChargeKey preemptorPlace(String preemptorUid) {
+    return new ChargeKey(Kind.PREEMPTOR_PLACE, preemptorUid);
+  }
+
+  public static ChargeKey replacement(String movedPodUid) {
+    return new ChargeKey(Kind.REPLACEMENT, movedPodUid);
+  }
+
+  public static ChargeKey handout(String nonce) {
+    return new ChargeKey(Kind.HANDOUT, nonce);
+  }
+
+  public static ChargeKey claim(String claimUid) {
+    return new ChargeKey(Kind.CLAIM, claimUid);
+  }
 
   /** The key the ledger files the charge under. */
-  String ledgerKey();
-
-  /** A pod, by its UID. */
-  record Pod(String uid) implements ChargeKey {
-    @Override
-    public String ledgerKey() {
-      return uid;
-    }
-  }
-
-  /** The place held for a preemptor once its victims are gone, by the preemptor's UID. */
-  record PreemptorPlace(String preemptorUid) implements ChargeKey {
-    static final String PREFIX = "held:";
-
-    @Override
-    public String ledgerKey() {
-      return PREFIX + preemptorUid;
-    }
-  }
-
-  /** The place held for the replacement of a moved pod, by the moved pod's UID. */
-  record Replacement(String movedPodUid) implements ChargeKey {
-    static final String PREFIX = "moving:";
-
-    @Override
-    public String ledgerKey() {
-      return PREFIX + movedPodUid;
-    }
-  }
-
-  /** A hand-out of a node's lock entry no pod names yet, by its nonce. */
-  record Handout(String nonce) implements ChargeKey {
-    static final String PREFIX = "handout:";
-
-    @Override
-    public String ledgerKey() {
-      return PREFIX + nonce;
-    }
-  }
-
-  /** The devices a DRA ResourceClaim was allocated, by the claim's UID. */
-  record Claim(String claimUid) implements ChargeKey {
-    static final String PREFIX = "claim:";
-
-    @Override
-    public String ledgerKey() {
-      return PREFIX + claimUid;
-    }
+  public String ledgerKey() {
+    return kind.prefix + id;
   }
 
   /** The charge a ledger key stands for; a key without a known prefix is a pod's UID. */
-  static ChargeKey of(String ledgerKey) {
-    if (ledgerKey.startsWith(PreemptorPlace.PREFIX)) {
-      return new PreemptorPlace(ledgerKey.substring(PreemptorPlace.PREFIX.length()));
+  public static ChargeKey of(String ledgerKey) {
+    for (Kind kind : Kind.values()) {
+      if (kind != Kind.POD && ledgerKey.startsWith(kind.prefix)) {
+        return new ChargeKey(kind, ledgerKey.substring(kind.prefix.length()));
+      }
     }
-    if (ledgerKey.startsWith(Replacement.PREFIX)) {
-      return new Replacement(ledgerKey.substring(Replacement.PREFIX.length()));
-    }
-    if (ledgerKey.startsWith(Handout.PREFIX)) {
-      return new Handout(ledgerKey.substring(Handout.PREFIX.length()));
-    }
-    if (ledgerKey.startsWith(Claim.PREFIX)) {
-      return new Claim(ledgerKey.substring(Claim.PREFIX.length()));
-    }
-    return new Pod(ledgerKey);
+    return pod(ledgerKey);
   }
 }

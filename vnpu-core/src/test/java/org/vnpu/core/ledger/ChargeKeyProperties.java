@@ -20,16 +20,16 @@ class ChargeKeyProperties {
   @Test
   void anApiServerUidIsAPod() {
     String uid = UUID.randomUUID().toString();
-    assertThat(ChargeKey.of(uid)).isEqualTo(new ChargeKey.Pod(uid));
+    assertThat(ChargeKey.of(uid)).isEqualTo(ChargeKey.pod(uid));
   }
 
   @Test
   void theKindsDoNotShareKeys() {
-    assertThat(new ChargeKey.PreemptorPlace("a").ledgerKey())
-        .isNotEqualTo(new ChargeKey.Replacement("a").ledgerKey())
-        .isNotEqualTo(new ChargeKey.Handout("a").ledgerKey())
-        .isNotEqualTo(new ChargeKey.Claim("a").ledgerKey())
-        .isNotEqualTo(new ChargeKey.Pod("a").ledgerKey());
+    assertThat(ChargeKey.preemptorPlace("a").ledgerKey())
+        .isNotEqualTo(ChargeKey.replacement("a").ledgerKey())
+        .isNotEqualTo(ChargeKey.handout("a").ledgerKey())
+        .isNotEqualTo(ChargeKey.claim("a").ledgerKey())
+        .isNotEqualTo(ChargeKey.pod("a").ledgerKey());
   }
 
   @Provide
@@ -37,10 +37,10 @@ class ChargeKeyProperties {
     Arbitrary<String> ids = Arbitraries.strings().withChars("abcdef0123456789-:").ofMinLength(1);
     Arbitrary<String> uids = Arbitraries.create(() -> UUID.randomUUID().toString());
     return Arbitraries.oneOf(
-        uids.map(ChargeKey.Pod::new),
-        ids.map(ChargeKey.PreemptorPlace::new),
-        ids.map(ChargeKey.Replacement::new),
-        ids.map(ChargeKey.Handout::new),
-        ids.map(ChargeKey.Claim::new));
+        uids.map(ChargeKey::pod),
+        ids.map(ChargeKey::preemptorPlace),
+        ids.map(ChargeKey::replacement),
+        ids.map(ChargeKey::handout),
+        ids.map(ChargeKey::claim));
   }
 }
