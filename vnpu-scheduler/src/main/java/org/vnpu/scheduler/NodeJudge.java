@@ -31,9 +31,9 @@ final class NodeJudge {
 
   private final SchedulerState state;
   private final SchedulerCounters counters;
-  private final PodEvents events;
+  private final EventSink events;
 
-  NodeJudge(SchedulerState state, SchedulerCounters counters, PodEvents events) {
+  NodeJudge(SchedulerState state, SchedulerCounters counters, EventSink events) {
     this.state = state;
     this.counters = counters;
     this.events = events;

@@ -26,7 +26,7 @@ import org.vnpu.kube.DaemonThreads;
  * decision never waits for the API server to store its event; a failure to record one is logged and
  * never fails the scheduling.
  */
-final class PodEvents {
+final class PodEvents implements EventSink {
 
   private static final Logger LOG = LoggerFactory.getLogger(PodEvents.class);
   private static final Duration QUIET = Duration.ofMinutes(1);
@@ -52,27 +52,33 @@ final class PodEvents {
     this.clock = clock;
   }
 
-  void allocated(PodManifest pod, String message) {
+  @Override
+  public void allocated(PodManifest pod, String message) {
     record(pod, "Normal", "VnpuAllocated", message);
   }
 
-  void unschedulable(PodManifest pod, String message) {
+  @Override
+  public void unschedulable(PodManifest pod, String message) {
     record(pod, "Warning", "VnpuUnschedulable", message);
   }
 
-  void preempting(PodManifest pod, String message) {
+  @Override
+  public void preempting(PodManifest pod, String message) {
     record(pod, "Normal", "VnpuPreempting", message);
   }
 
-  void rebalancing(PodManifest pod, String message) {
+  @Override
+  public void rebalancing(PodManifest pod, String message) {
     record(pod, "Normal", "VnpuRebalancing", message);
   }
 
-  void rebalanced(PodManifest pod, String message) {
+  @Override
+  public void rebalanced(PodManifest pod, String message) {
     record(pod, "Normal", "VnpuRebalanced", message);
   }
 
-  void rebalanceRefused(PodManifest pod, String message) {
+  @Override
+  public void rebalanceRefused(PodManifest pod, String message) {
     record(pod, "Warning", "VnpuRebalanceRefused", message);
   }
 

@@ -39,7 +39,7 @@ final class PodReserver {
   private final KubernetesClient client;
   private final AnnotationPatches patches;
   private final NodeLocks locks;
-  private final PodEvents events;
+  private final EventSink events;
   private final ReservationAnnotations annotations;
 
   PodReserver(
@@ -48,7 +48,7 @@ final class PodReserver {
       KubernetesClient client,
       AnnotationPatches patches,
       NodeLocks locks,
-      PodEvents events,
+      EventSink events,
       ReservationAnnotations annotations) {
     this.state = state;
     this.cluster = state.cluster();

@@ -34,9 +34,9 @@ final class PreemptionAdvisor {
   private final SchedulerState state;
   private final ClusterView cluster;
   private final SchedulerCounters counters;
-  private final PodEvents events;
+  private final EventSink events;
 
-  PreemptionAdvisor(SchedulerState state, SchedulerCounters counters, PodEvents events) {
+  PreemptionAdvisor(SchedulerState state, SchedulerCounters counters, EventSink events) {
     this.state = state;
     this.cluster = state.cluster();
     this.counters = counters;

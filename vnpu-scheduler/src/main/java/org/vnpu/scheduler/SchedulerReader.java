@@ -49,7 +49,7 @@ public final class SchedulerReader {
    * and the codec. The node locks are shared too, as {@link NodeLocks} serialises its writes per
    * node.
    */
-  record Parts(SchedulerCounters counters, PodEvents events, PayloadCodec codec) {}
+  record Parts(SchedulerCounters counters, EventSink events, PayloadCodec codec) {}
 
   SchedulerReader(
       KubernetesClient client,
