@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.Toleration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.vnpu.kube.LabelRequirements;
 
 /**
  * The node rules a pod carries, checked as kube-scheduler's filters check them, for the writing
@@ -131,31 +132,8 @@ final class NodeRules {
   }
 
   private static boolean holds(NodeSelectorRequirement requirement, boolean present, String value) {
-    List<String> values = requirement.getValues() == null ? List.of() : requirement.getValues();
-    switch (requirement.getOperator()) {
-      case "In":
-        return present && values.contains(value);
-      case "NotIn":
-        return !present || !values.contains(value);
-      case "Exists":
-        return present;
-      case "DoesNotExist":
-        return !present;
-      case "Gt":
-      case "Lt":
-        if (!present || values.size() != 1) {
-          return false;
-        }
-        try {
-          long label = Long.parseLong(value);
-          long bound = Long.parseLong(values.get(0));
-          return requirement.getOperator().equals("Gt") ? label > bound : label < bound;
-        } catch (NumberFormatException e) {
-          return false;
-        }
-      default:
-        return false;
-    }
+    return LabelRequirements.holds(
+        requirement.getOperator(), requirement.getValues(), present ? value : null);
   }
 
   private static boolean tolerated(Taint taint, List<Toleration> tolerations) {
