@@ -120,9 +120,9 @@ class GetCommandTest {
             new GetCommand.NodeRow(
                 "a2", "soft", "2× 910B3", 2, 2, 65, 73728, 131072, 2, 40, null, null));
 
-    assertThat(GetCommand.nodesText(rows, false, Terminal.NONE))
+    assertThat(GetTables.nodes(rows, false, Terminal.NONE))
         .contains("a2    soft  2      2        65 %     72 GiB / 128 GiB  2 / 40");
-    assertThat(GetCommand.nodesText(rows, false, new Terminal(true, false)))
+    assertThat(GetTables.nodes(rows, false, new Terminal(true, false)))
         .contains("[#######   ] 65 %  [######    ] 72 GiB / 128 GiB");
   }
 

@@ -8,12 +8,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -26,17 +22,7 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.PlacementPolicy;
-import org.vnpu.api.ShimContract;
 import org.vnpu.api.SplitMode;
-import org.vnpu.api.codec.PayloadCodec;
-import org.vnpu.api.codec.ShimConfigFormat;
-import org.vnpu.api.payload.ContainerAllocation;
-import org.vnpu.api.payload.ShimDevice;
-import org.vnpu.api.payload.VnpuAssignment;
-import org.vnpu.handouts.Handouts;
-import org.vnpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
-import org.vnpu.kubelet.deviceplugin.v1beta1.DeviceSpec;
-import org.vnpu.kubelet.deviceplugin.v1beta1.Mount;
 
 /**
  * Many pods at once, as when a Deployment scales by hundreds of replicas (issue 19): every pod is
@@ -134,8 +120,8 @@ public final class BurstScenario {
   private final KubernetesClient client;
   private final Consumer<String> progress;
   private final Duration timeout;
-  private final PayloadCodec codec = new PayloadCodec();
   private final HttpClient http = HttpClient.newHttpClient();
+  private final AllocationAudit audit;
 
   /**
    * @param progress receives a line now and then while pods bind
@@ -144,6 +130,7 @@ public final class BurstScenario {
   public BurstScenario(Sandbox sandbox, Consumer<String> progress, Duration timeout) {
     this.sandbox = sandbox;
     this.client = sandbox.client();
+    this.audit = new AllocationAudit(sandbox, client);
     this.progress = progress;
     this.timeout = timeout;
   }
@@ -199,7 +186,7 @@ public final class BurstScenario {
         run.seconds(),
         run.seconds() == 0 ? 0 : run.bound() / run.seconds(),
         lockRefusals() - refusedBefore,
-        chipsUsed(),
+        audit.chipsUsed(),
         null,
         mismatchedHandouts(),
         settleSeconds,
@@ -239,7 +226,7 @@ public final class BurstScenario {
                 i + 1, pods.size(), (System.nanoTime() - started) / 1e9));
       }
     }
-    return chipsUsed();
+    return audit.chipsUsed();
   }
 
   private void create(Pod pod) {
@@ -311,77 +298,12 @@ public final class BurstScenario {
             .anyMatch(c -> c.getType().equals("PodScheduled") && c.getStatus().equals("False"));
   }
 
-  /** Chips that hold at least one vNPU of a bound pod, by the pods' annotations. */
-  private int chipsUsed() {
-    Set<String> chips = new HashSet<>();
-    for (Pod pod : client.pods().inAnyNamespace().list().getItems()) {
-      for (ContainerAllocation container : allocation(pod)) {
-        for (VnpuAssignment vnpu : container.vnpus()) {
-          chips.add(pod.getSpec().getNodeName() + "/" + vnpu.chipIndex());
-        }
-      }
-    }
-    return chips.size();
-  }
-
   /**
-   * Containers whose hand-out is not the allocation their pod's annotation names: another chip (its
-   * device nodes), or another quota in the shim config mounted for them.
+   * Containers whose hand-out is not the allocation their pod's annotation names ({@link
+   * AllocationAudit}).
    */
   int mismatchedHandouts() throws IOException {
-    Map<String, Map<String, ContainerAllocateResponse>> handouts = new HashMap<>();
-    sandbox.nodes().forEach(node -> handouts.putAll(node.handouts()));
-    ShimConfigFormat configs = new ShimConfigFormat();
-    int mismatched = 0;
-    for (Pod pod : client.pods().inAnyNamespace().list().getItems()) {
-      Map<String, ContainerAllocateResponse> handed = handouts.get(pod.getMetadata().getUid());
-      if (handed == null) {
-        continue;
-      }
-      for (ContainerAllocation container : allocation(pod)) {
-        ContainerAllocateResponse handout = handed.get(container.name());
-        List<Integer> indexes = container.vnpus().stream().map(VnpuAssignment::chipIndex).toList();
-        boolean same =
-            handout != null
-                && indexes.equals(
-                    Handouts.chips(
-                        handout.getDevicesList().stream()
-                            .map(DeviceSpec::getContainerPath)
-                            .toList(),
-                        handout.getEnvsMap()));
-        if (same && container.vnpus().stream().noneMatch(VnpuAssignment::wholeCard)) {
-          Path config = configOf(handout);
-          same =
-              config != null
-                  && configs
-                      .read(Files.readString(config))
-                      .devices()
-                      .equals(container.vnpus().stream().map(ShimDevice::of).toList());
-        }
-        if (!same) {
-          mismatched++;
-        }
-      }
-    }
-    return mismatched;
-  }
-
-  private static Path configOf(ContainerAllocateResponse handout) {
-    return handout.getMountsList().stream()
-        .filter(mount -> mount.getContainerPath().equals(ShimContract.CONTAINER_CONFIG))
-        .map(Mount::getHostPath)
-        .map(Path::of)
-        .findFirst()
-        .orElse(null);
-  }
-
-  private List<ContainerAllocation> allocation(Pod pod) {
-    Map<String, String> annotations = pod.getMetadata().getAnnotations();
-    String value = annotations == null ? null : annotations.get(AnnotationKeys.ALLOCATION);
-    if (pod.getSpec().getNodeName() == null || value == null) {
-      return List.of();
-    }
-    return codec.decodeAllocation(value).allocation().containers();
+    return audit.mismatchedHandouts();
   }
 
   /** Lock refusals so far, from the scheduler's {@code /metrics}. */

@@ -33,9 +33,6 @@ import org.vnpu.api.KubernetesNames;
  */
 final class ResourceSliceRules {
 
-  /** The feature gates whose fields the API server drops while they are off. */
-  static final String PARTITIONABLE_DEVICES = "DRAPartitionableDevices";
-
   // pkg/apis/resource/types.go
   static final int MAX_DEVICES = 128;
   static final int MAX_DEVICES_WITH_TAINTS_OR_CONSUMES_COUNTERS = 64;
@@ -51,44 +48,6 @@ final class ResourceSliceRules {
   private static final Pattern C_IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
   private ResourceSliceRules() {}
-
-  /**
-   * As {@code dropDisabledDRAPartitionableDevicesFields}: with the gate off, the counters and
-   * per-device node selection of a new slice are dropped, unless the stored slice already uses
-   * them.
-   */
-  static void dropDisabledFields(ResourceSlice slice, ResourceSlice stored, Set<String> offGates) {
-    if (!offGates.contains(PARTITIONABLE_DEVICES) || usesPartitionableDevices(stored)) {
-      return;
-    }
-    ResourceSliceSpec spec = slice.getSpec();
-    spec.setSharedCounters(null);
-    spec.setPerDeviceNodeSelection(null);
-    if (spec.getDevices() != null) {
-      for (Device device : spec.getDevices()) {
-        device.setConsumesCounters(null);
-        device.setNodeName(null);
-        device.setNodeSelector(null);
-        device.setAllNodes(null);
-      }
-    }
-  }
-
-  private static boolean usesPartitionableDevices(ResourceSlice slice) {
-    if (slice == null || slice.getSpec() == null) {
-      return false;
-    }
-    ResourceSliceSpec spec = slice.getSpec();
-    return !empty(spec.getSharedCounters())
-        || spec.getPerDeviceNodeSelection() != null
-        || devices(spec).stream()
-            .anyMatch(
-                d ->
-                    !empty(d.getConsumesCounters())
-                        || d.getNodeName() != null
-                        || d.getNodeSelector() != null
-                        || d.getAllNodes() != null);
-  }
 
   /** Every rule {@code slice} breaks, as {@code field: reason}; empty when it may be stored. */
   static List<String> violations(ResourceSlice slice) {

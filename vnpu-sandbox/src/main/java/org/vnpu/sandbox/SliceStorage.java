@@ -58,7 +58,7 @@ final class SliceStorage {
       }
     }
     if (slice.getSpec() != null) {
-      ResourceSliceRules.dropDisabledFields(slice, stored, offGates);
+      SliceGates.dropDisabledFields(slice, stored, offGates);
     }
     List<String> violations = ResourceSliceRules.violations(slice);
     if (!violations.isEmpty()) {

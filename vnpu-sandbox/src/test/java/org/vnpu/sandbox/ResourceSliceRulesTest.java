@@ -54,7 +54,7 @@ class ResourceSliceRulesTest {
   @Test
   void withPartitionableDevicesOffTheCountersAreDroppedAsTheApiServerDoes() {
     try (ApiServer api =
-        ApiServer.start(0, request -> {}, Set.of(ResourceSliceRules.PARTITIONABLE_DEVICES))) {
+        ApiServer.start(0, request -> {}, Set.of(SliceGates.PARTITIONABLE_DEVICES))) {
       var slices = api.client().resources(ResourceSlice.class);
       ResourceSlice consuming = slice("consuming");
       Device device = new Device();
