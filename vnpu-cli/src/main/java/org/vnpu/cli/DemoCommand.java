@@ -7,7 +7,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.Consumer;
@@ -15,10 +14,7 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.vnpu.api.PlacementPolicy;
 import org.vnpu.sandbox.BurstScenario;
-import org.vnpu.sandbox.DraNode;
-import org.vnpu.sandbox.NodeSpec;
 import org.vnpu.sandbox.Sandbox;
-import org.vnpu.sandbox.SandboxNode;
 import org.vnpu.sandbox.Scenario;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -277,7 +273,7 @@ final class DemoCommand implements Callable<Integer> {
       return 2;
     }
     try {
-      printSandbox(out, sandbox, log);
+      DemoText.sandbox(out, sandbox, log);
       Scenario.Report report =
           new Scenario(
                   sandbox,
@@ -288,7 +284,7 @@ final class DemoCommand implements Callable<Integer> {
                   burst,
                   seed)
               .run();
-      printReport(out, report);
+      DemoText.report(out, report);
       if (!once) {
         out.println();
         out.println("Serving until Ctrl-C; look inside with the kubeconfig and URLs above.");
@@ -351,7 +347,7 @@ final class DemoCommand implements Callable<Integer> {
       }
     }
     BurstScenario.Report result = report;
-    out.println(output.render(Map.of("burst", result), ignored -> burstText(result)));
+    out.println(output.render(Map.of("burst", result), ignored -> DemoText.burst(result)));
     out.flush();
     return result.bound() == result.pods() && result.mismatchedHandouts() == 0 ? 0 : 1;
   }
@@ -359,99 +355,5 @@ final class DemoCommand implements Callable<Integer> {
   private Sandbox burstSandbox(Path directory, Sandbox.Driver driver) throws IOException {
     Sandbox.Options options = new Sandbox.Options(directory, driver, BurstScenario.nodes(nodes));
     return Sandbox.start(noWorkloads ? options.withoutWorkloads() : options);
-  }
-
-  private static String burstText(BurstScenario.Report report) {
-    TextTable table = new TextTable("figure", "value");
-    table.row("pods", report.pods());
-    table.row("bound and admitted", report.bound());
-    table.row("seconds", String.format("%.1f", report.seconds()));
-    table.row("pods per second", String.format("%.1f", report.podsPerSecond()));
-    table.row("node-lock refusals", report.lockRefusals());
-    table.row("chips used", report.chipsUsed());
-    table.row(
-        "chips used one at a time",
-        report.chipsUsedSequential() == null ? "not run" : report.chipsUsedSequential());
-    table.row("mismatched hand-outs", report.mismatchedHandouts());
-    table.row("seconds to settle hand-outs", String.format("%.1f", report.settleSeconds()));
-    table.row("seconds placing (schedulers)", String.format("%.1f", report.time().placing()));
-    table.row("seconds binding (schedulers)", String.format("%.1f", report.time().binding()));
-    report
-        .time()
-        .extender()
-        .forEach(
-            (verb, seconds) ->
-                table.row("seconds in extender " + verb, String.format("%.1f", seconds)));
-    table.row(
-        "seconds in Allocate (device plugins)", String.format("%.1f", report.time().allocate()));
-    return table.render("");
-  }
-
-  private static void printSandbox(PrintWriter out, Sandbox sandbox, Path log) {
-    out.println();
-    out.println("  API server   " + sandbox.apiServerUrl());
-    out.println(
-        "  kubeconfig   " + sandbox.kubeconfig() + "   (kubectl --kubeconfig FILE get pods)");
-    out.println(
-        "  scheduler    "
-            + (sandbox.options().driver() == Sandbox.Driver.VOLCANO
-                ? sandbox.schedulerUrl() + "   (driven as Volcano would; /metrics)"
-                : sandbox.kubeSchedulerUrl()
-                    + "/kube   (driven as kube-scheduler would, over mutual TLS; /metrics at "
-                    + sandbox.schedulerUrl()
-                    + ")"));
-    out.println("  components   " + log);
-    out.println();
-    TextTable nodes = new TextTable("node", "machine", "mode", "chips", "metrics");
-    for (SandboxNode node : sandbox.nodes()) {
-      NodeSpec spec = node.spec();
-      nodes.row(
-          spec.name(),
-          spec.description(),
-          spec.mode().wireName(),
-          spec.chips().size(),
-          node.metricsUrl());
-    }
-    for (DraNode node : sandbox.draNodes()) {
-      NodeSpec spec = node.spec();
-      nodes.row(spec.name(), spec.description(), "DRA", spec.chips().size(), "-");
-    }
-    out.print(nodes.render("  "));
-    out.println();
-    out.flush();
-  }
-
-  static void printReport(PrintWriter out, Scenario.Report report) {
-    out.println();
-    out.println("Placement (one line per vNPU)");
-    TextTable placements = new TextTable("node", "chip", "type", "pod", "slice");
-    report.placements().stream()
-        .sorted(
-            Comparator.comparing(Scenario.Row::node)
-                .thenComparingInt(Scenario.Row::chip)
-                .thenComparing(Scenario.Row::pod))
-        .forEach(
-            row -> placements.row(row.node(), row.chip(), row.chipType(), row.pod(), row.slice()));
-    out.print(placements.render("  "));
-    out.println();
-    out.println("Pods that do not fit");
-    if (report.unfit().isEmpty()) {
-      out.println("  none");
-    }
-    report.unfit().forEach(unfit -> out.println("  " + unfit.pod() + ": " + unfit.reason()));
-    out.println();
-    out.println("Compared with whole-card allocation");
-    report.comparison().forEach(line -> out.println("  " + line));
-    out.println();
-    out.println("Checks");
-    for (Scenario.Check check : report.checks()) {
-      out.println("  " + (check.passed() ? "ok    " : "FAILED") + " " + check.name());
-      if (!check.passed()) {
-        out.println("         " + check.detail());
-      }
-    }
-    out.println();
-    out.println(report.passed() ? "Every expectation held." : "Some expectations failed (above).");
-    out.flush();
   }
 }

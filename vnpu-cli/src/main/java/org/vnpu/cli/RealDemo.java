@@ -116,7 +116,7 @@ final class RealDemo {
       }
       Scenario.Report all =
           new Scenario.Report(report.placements(), report.unfit(), report.comparison(), checks);
-      DemoCommand.printReport(out, all);
+      DemoText.report(out, all);
       if (!once) {
         out.println();
         out.println("Serving until Ctrl-C; look inside with the kubeconfig above.");

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import org.vnpu.core.engine.RebalancePlanner;
 import org.vnpu.scheduler.RebalanceController;
+import org.vnpu.scheduler.RebalanceSettings;
 import org.vnpu.scheduler.Scheduler;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -54,7 +55,7 @@ final class RebalanceCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    RebalanceController.Settings settings = rebalancer.settings();
+    RebalanceSettings settings = rebalancer.settings();
     try (KubernetesClient client = cluster.client()) {
       Scheduler scheduler = cluster.preview(client, catalog.load());
       List<Row> rows = new ArrayList<>();

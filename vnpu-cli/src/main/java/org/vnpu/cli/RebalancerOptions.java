@@ -2,17 +2,17 @@ package org.vnpu.cli;
 
 import java.time.Duration;
 import org.vnpu.core.engine.RebalancePlanner;
-import org.vnpu.scheduler.RebalanceController;
-import org.vnpu.scheduler.RebalanceController.Mode;
+import org.vnpu.scheduler.RebalanceMode;
+import org.vnpu.scheduler.RebalanceSettings;
 import picocli.CommandLine.Option;
 
 /** How the rebalancer plans and how much it may disturb (docs/rebalancing.md). */
 final class RebalancerOptions {
 
   /** Reads {@code --rebalancer-mode}. */
-  static final class ModeConverter extends WireValueConverter<Mode> {
+  static final class ModeConverter extends WireValueConverter<RebalanceMode> {
     ModeConverter() {
-      super(Mode.class);
+      super(RebalanceMode.class);
     }
   }
 
@@ -24,7 +24,7 @@ final class RebalancerOptions {
       description =
           "off, dry-run (plans go to the log, Events and metrics; nothing is evicted) or execute"
               + " (default: ${DEFAULT-VALUE}).")
-  Mode mode;
+  RebalanceMode mode;
 
   @Option(
       names = "--rebalance-interval",
@@ -118,7 +118,7 @@ final class RebalancerOptions {
           "How long a node must run hot before pods move off it (default: ${DEFAULT-VALUE}).")
   Duration hotFor;
 
-  RebalanceController.Settings settings() {
+  RebalanceSettings settings() {
     for (int limit : new int[] {movesPerPlan, perInterval, perNode, perOwner}) {
       if (limit < 1) {
         throw new InputException(
@@ -135,7 +135,7 @@ final class RebalancerOptions {
       throw new InputException(
           "--rebalance-high-water and --rebalance-low-water: " + e.getMessage());
     }
-    return new RebalanceController.Settings(
+    return new RebalanceSettings(
         mode,
         interval,
         pendingFor,
@@ -147,6 +147,6 @@ final class RebalancerOptions {
         cooldown,
         marks,
         hotFor,
-        RebalanceController.Settings.defaults().holdFor());
+        RebalanceSettings.defaults().holdFor());
   }
 }

@@ -22,6 +22,7 @@ import org.vnpu.kube.VerifyingKeys;
 import org.vnpu.scheduler.Leadership;
 import org.vnpu.scheduler.Listeners;
 import org.vnpu.scheduler.RebalanceController;
+import org.vnpu.scheduler.RebalanceSettings;
 import org.vnpu.scheduler.Scheduler;
 import org.vnpu.scheduler.SchedulerService;
 import org.vnpu.scheduler.SchedulerSettings;
@@ -276,7 +277,7 @@ final class SchedulerCommand implements Callable<Integer> {
                     : identity,
                 podName,
                 leaseDuration);
-    RebalanceController.Settings rebalancing = rebalancer.settings();
+    RebalanceSettings rebalancing = rebalancer.settings();
     SchedulerService service =
         SchedulerService.start(listeners(address, client), scheduler, client, leadership);
     service.rebalance(new RebalanceController(client, scheduler, rebalancing, Clock.systemUTC()));

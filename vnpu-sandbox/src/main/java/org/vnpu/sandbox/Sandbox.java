@@ -33,6 +33,8 @@ import org.vnpu.kube.VerifyingKeys;
 import org.vnpu.scheduler.Leadership;
 import org.vnpu.scheduler.Listeners;
 import org.vnpu.scheduler.RebalanceController;
+import org.vnpu.scheduler.RebalanceMode;
+import org.vnpu.scheduler.RebalanceSettings;
 import org.vnpu.scheduler.Scheduler;
 import org.vnpu.scheduler.SchedulerService;
 import org.vnpu.scheduler.SchedulerSettings;
@@ -74,7 +76,7 @@ public final class Sandbox implements ScenarioCluster, AutoCloseable {
       VolcanoConfig volcano,
       KubeSchedulerConfig kubeScheduler,
       boolean workloads,
-      RebalanceController.Settings rebalancing,
+      RebalanceSettings rebalancing,
       int workloadNiceness,
       List<NodeSpec> draNodes) {
     public Options {
@@ -114,7 +116,7 @@ public final class Sandbox implements ScenarioCluster, AutoCloseable {
     }
 
     /** These options, with the rebalancer run as {@code settings} say. */
-    public Options withRebalancing(RebalanceController.Settings settings) {
+    public Options withRebalancing(RebalanceSettings settings) {
       return new Options(
           directory,
           driver,
@@ -166,20 +168,19 @@ public final class Sandbox implements ScenarioCluster, AutoCloseable {
    * The rebalancer off, as sandboxes run by default: its passes list every pod, which would weigh
    * on a burst's measurement.
    */
-  public static final RebalanceController.Settings NO_REBALANCING =
-      RebalanceController.Settings.defaults().withMode(RebalanceController.Mode.OFF);
+  public static final RebalanceSettings NO_REBALANCING =
+      RebalanceSettings.defaults().withMode(RebalanceMode.OFF);
 
   /**
    * The demo's rebalancer: it carries plans out, for pods pending 3 s, a pass a second, and may
    * move 3 pods of one owner and node per pass; otherwise the chart's defaults.
    */
-  public static final RebalanceController.Settings DEMO_REBALANCING =
-      demoRebalancing(RebalanceController.Settings.defaults());
+  public static final RebalanceSettings DEMO_REBALANCING =
+      demoRebalancing(RebalanceSettings.defaults());
 
-  private static RebalanceController.Settings demoRebalancing(
-      RebalanceController.Settings defaults) {
-    return new RebalanceController.Settings(
-        RebalanceController.Mode.EXECUTE,
+  private static RebalanceSettings demoRebalancing(RebalanceSettings defaults) {
+    return new RebalanceSettings(
+        RebalanceMode.EXECUTE,
         Duration.ofSeconds(1),
         Duration.ofSeconds(3),
         defaults.movableBelow(),
@@ -380,7 +381,7 @@ public final class Sandbox implements ScenarioCluster, AutoCloseable {
       ExtenderCertificates certificates,
       int port,
       int tlsPort,
-      RebalanceController.Settings rebalancing)
+      RebalanceSettings rebalancing)
       throws IOException {
     SigningKey key = SigningKeys.bootstrap(client, KEYS_NAMESPACE, SIGNING_SECRET, VERIFYING_KEYS);
     Scheduler scheduler =

@@ -17,8 +17,6 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.vnpu.api.WireValue;
-import org.vnpu.core.engine.RebalancePlanner;
 import org.vnpu.core.engine.RebalancePlanner.Move;
 import org.vnpu.core.engine.RebalancePlanner.Plan;
 import org.vnpu.core.request.PodManifest;
@@ -35,100 +33,11 @@ public final class RebalanceController {
 
   private static final Logger LOG = LoggerFactory.getLogger(RebalanceController.class);
 
-  /** What the controller does with a plan. */
-  public enum Mode implements WireValue {
-    /** Nothing: no plans are made. */
-    OFF("off"),
-    /** Plans are logged, counted and put in Events; nothing is evicted. */
-    DRY_RUN("dry-run"),
-    /** Plans are carried out. */
-    EXECUTE("execute");
-
-    private final String wireName;
-
-    Mode(String wireName) {
-      this.wireName = wireName;
-    }
-
-    @Override
-    public String wireName() {
-      return wireName;
-    }
-  }
-
   /** Pending pods planned for per pass, the first in line: a pass costs bounded time. */
   static final int PENDING_PER_PASS = 10;
 
   /** Owner kinds whose pods come back when evicted: only their pods move. */
   static final Set<String> OWNERS = Set.of("ReplicaSet", "StatefulSet", "Job");
-
-  /**
-   * How the rebalancer plans and how much it may disturb.
-   *
-   * @param mode off, dry-run or execute
-   * @param interval time between passes; the eviction limits count per interval
-   * @param pendingFor a pod pending shorter than this is left to the schedulers
-   * @param movableBelow pods whose {@code spec.priority} is below this may move (offline pods may
-   *     always)
-   * @param movesPerPlan moves one plan may make
-   * @param evictionsPerInterval evictions per interval, over all plans
-   * @param evictionsPerNode evictions per interval from one node
-   * @param evictionsPerOwner evictions per interval of one owner's pods
-   * @param cooldown an owner whose pod moved is left alone this long
-   * @param marks when a node runs hot and which nodes may take its offline pods
-   * @param hotFor a node must stay above the high mark this long before pods move off it
-   * @param holdFor how long held places wait for the evicted pods to go and the pods to come
-   */
-  public record Settings(
-      Mode mode,
-      Duration interval,
-      Duration pendingFor,
-      int movableBelow,
-      int movesPerPlan,
-      int evictionsPerInterval,
-      int evictionsPerNode,
-      int evictionsPerOwner,
-      Duration cooldown,
-      RebalancePlanner.Watermarks marks,
-      Duration hotFor,
-      Duration holdFor) {
-
-    /**
-     * Dry-run every minute, 3 moves per plan, 6 evictions per interval (2 per node, 1 per owner).
-     */
-    public static Settings defaults() {
-      return new Settings(
-          Mode.DRY_RUN,
-          Duration.ofMinutes(1),
-          Duration.ofMinutes(2),
-          0,
-          3,
-          6,
-          2,
-          1,
-          Duration.ofMinutes(30),
-          new RebalancePlanner.Watermarks(85, 50),
-          Duration.ofMinutes(10),
-          Duration.ofMinutes(5));
-    }
-
-    /** These settings in another mode. */
-    public Settings withMode(Mode other) {
-      return new Settings(
-          other,
-          interval,
-          pendingFor,
-          movableBelow,
-          movesPerPlan,
-          evictionsPerInterval,
-          evictionsPerNode,
-          evictionsPerOwner,
-          cooldown,
-          marks,
-          hotFor,
-          holdFor);
-    }
-  }
 
   /**
    * What one pass decided about one pending pod or about hot nodes.
@@ -141,7 +50,7 @@ public final class RebalanceController {
 
   private final KubernetesClient client;
   private final Scheduler scheduler;
-  private final Settings settings;
+  private final RebalanceSettings settings;
   private final Clock clock;
   private final PodEvents events;
   private final Map<String, Instant> movedOwners = new HashMap<>();
@@ -154,14 +63,14 @@ public final class RebalanceController {
   private final boolean announce;
 
   public RebalanceController(
-      KubernetesClient client, Scheduler scheduler, Settings settings, Clock clock) {
+      KubernetesClient client, Scheduler scheduler, RebalanceSettings settings, Clock clock) {
     this(client, scheduler, settings, clock, true);
   }
 
   private RebalanceController(
       KubernetesClient client,
       Scheduler scheduler,
-      Settings settings,
+      RebalanceSettings settings,
       Clock clock,
       boolean announce) {
     this.client = client;
@@ -177,10 +86,10 @@ public final class RebalanceController {
    * --dry-run}): dry-run whatever {@code settings} say, with no Events and no pending time waited.
    */
   public static RebalanceController preview(
-      KubernetesClient client, Scheduler scheduler, Settings settings, Clock clock) {
-    Settings now =
-        new Settings(
-            Mode.DRY_RUN,
+      KubernetesClient client, Scheduler scheduler, RebalanceSettings settings, Clock clock) {
+    RebalanceSettings now =
+        new RebalanceSettings(
+            RebalanceMode.DRY_RUN,
             settings.interval(),
             Duration.ZERO,
             settings.movableBelow(),
@@ -195,13 +104,13 @@ public final class RebalanceController {
     return new RebalanceController(client, scheduler, now, clock, false);
   }
 
-  public Settings settings() {
+  public RebalanceSettings settings() {
     return settings;
   }
 
   /** One pass over the cluster as the API server lists it now. */
   public List<Decision> pass() {
-    if (settings.mode() == Mode.OFF) {
+    if (settings.mode() == RebalanceMode.OFF) {
       return List.of();
     }
     Instant now = clock.instant();
@@ -280,7 +189,7 @@ public final class RebalanceController {
   private Decision carryOut(PodManifest pending, String name, Plan plan, Map<String, Pod> byUid) {
     String described = describe(plan, byUid);
     scheduler.countRebalance("plans", settings.mode().wireName());
-    if (settings.mode() == Mode.DRY_RUN) {
+    if (settings.mode() == RebalanceMode.DRY_RUN) {
       LOG.info("rebalance (dry-run) for {}: {}", name, described);
       if (pending != null && announce) {
         events.rebalancing(pending, "dry-run: would " + described);

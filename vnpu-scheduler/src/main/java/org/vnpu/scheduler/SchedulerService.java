@@ -131,7 +131,7 @@ public final class SchedulerService implements AutoCloseable {
    * thread of their own so that a long pass delays no reservation's expiry.
    */
   public void rebalance(RebalanceController controller) {
-    if (controller.settings().mode() == RebalanceController.Mode.OFF) {
+    if (controller.settings().mode() == RebalanceMode.OFF) {
       return;
     }
     long every = controller.settings().interval().toMillis();

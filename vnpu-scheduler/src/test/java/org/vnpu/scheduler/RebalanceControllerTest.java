@@ -56,8 +56,7 @@ class RebalanceControllerTest {
   void dryRunPlansAndTellsThePendingPodButEvictsNothing() {
     PodManifest job = pendingJob("job");
 
-    List<RebalanceController.Decision> decisions =
-        controller(RebalanceController.Mode.DRY_RUN, 6).pass();
+    List<RebalanceController.Decision> decisions = controller(RebalanceMode.DRY_RUN, 6).pass();
 
     assertThat(decisions).hasSize(1);
     assertThat(decisions.get(0).outcome()).isEqualTo("planned");
@@ -75,8 +74,7 @@ class RebalanceControllerTest {
     answerEvictions(201, new StatusBuilder().withStatus("Success").build());
     PodManifest job = pendingJob("job");
 
-    RebalanceController.Decision decision =
-        controller(RebalanceController.Mode.EXECUTE, 6).pass().get(0);
+    RebalanceController.Decision decision = controller(RebalanceMode.EXECUTE, 6).pass().get(0);
 
     assertThat(decision.outcome()).isEqualTo("moved");
     String moved = decision.plan().moves().get(0).pod().podUid();
@@ -119,8 +117,7 @@ class RebalanceControllerTest {
   void aReplacementPlacedOnAnotherNodeThanItsHeldPlaceEndsThatHold() throws Exception {
     answerEvictions(201, new StatusBuilder().withStatus("Success").build());
     pendingJob("job");
-    RebalanceController.Decision decision =
-        controller(RebalanceController.Mode.EXECUTE, 6).pass().get(0);
+    RebalanceController.Decision decision = controller(RebalanceMode.EXECUTE, 6).pass().get(0);
     String moved = decision.plan().moves().get(0).pod().podUid();
     String movedName = decision.plan().moves().get(0).pod().request().name();
     String destination = decision.plan().moves().get(0).to().node();
@@ -153,8 +150,7 @@ class RebalanceControllerTest {
             .build());
     PodManifest job = pendingJob("job");
 
-    RebalanceController.Decision decision =
-        controller(RebalanceController.Mode.EXECUTE, 6).pass().get(0);
+    RebalanceController.Decision decision = controller(RebalanceMode.EXECUTE, 6).pass().get(0);
 
     assertThat(decision.outcome()).isEqualTo("disruption-budget");
     assertThat(client.pods().inNamespace("default").list().getItems()).hasSize(4);
@@ -170,7 +166,7 @@ class RebalanceControllerTest {
     answerEvictions(201, new StatusBuilder().withStatus("Success").build());
     pendingJob("job-1");
     pendingJob("job-2");
-    RebalanceController controller = controller(RebalanceController.Mode.EXECUTE, 1);
+    RebalanceController controller = controller(RebalanceMode.EXECUTE, 1);
 
     List<RebalanceController.Decision> decisions = controller.pass();
 
@@ -189,7 +185,7 @@ class RebalanceControllerTest {
   @Test
   void offModeDoesNothing() {
     pendingJob("job");
-    assertThat(controller(RebalanceController.Mode.OFF, 6).pass()).isEmpty();
+    assertThat(controller(RebalanceMode.OFF, 6).pass()).isEmpty();
   }
 
   /**
@@ -214,12 +210,12 @@ class RebalanceControllerTest {
     scheduler.podRemoved(uid);
   }
 
-  private RebalanceController controller(RebalanceController.Mode mode, int perInterval) {
-    RebalanceController.Settings defaults = RebalanceController.Settings.defaults();
+  private RebalanceController controller(RebalanceMode mode, int perInterval) {
+    RebalanceSettings defaults = RebalanceSettings.defaults();
     return new RebalanceController(
         client,
         scheduler,
-        new RebalanceController.Settings(
+        new RebalanceSettings(
             mode,
             Duration.ofSeconds(10),
             Duration.ofMinutes(1),
