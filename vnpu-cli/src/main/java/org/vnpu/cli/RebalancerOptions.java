@@ -1,7 +1,7 @@
 package org.vnpu.cli;
 
 import java.time.Duration;
-import org.vnpu.core.engine.RebalancePlanner;
+import org.vnpu.core.engine.Watermarks;
 import org.vnpu.scheduler.RebalanceMode;
 import org.vnpu.scheduler.RebalanceSettings;
 import picocli.CommandLine.Option;
@@ -128,9 +128,9 @@ final class RebalancerOptions {
                 + " (use --rebalancer-mode off to stop rebalancing)");
       }
     }
-    RebalancePlanner.Watermarks marks;
+    Watermarks marks;
     try {
-      marks = new RebalancePlanner.Watermarks(highWater, lowWater);
+      marks = new Watermarks(highWater, lowWater);
     } catch (IllegalArgumentException e) {
       throw new InputException(
           "--rebalance-high-water and --rebalance-low-water: " + e.getMessage());

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import org.vnpu.api.PlacementPolicy;
 import org.vnpu.core.chip.ChipCatalog;
-import org.vnpu.core.engine.RebalancePlanner;
+import org.vnpu.core.engine.Watermarks;
 import org.vnpu.core.fragmentation.WorkloadMix;
 import org.vnpu.sim.SimCluster;
 import org.vnpu.sim.SimPod;
@@ -288,7 +288,7 @@ final class SimulateCommand implements Callable<Integer> {
           "--migration-budget " + migrationBudget + " must be at least 1 move per 100 arrivals");
     }
     try {
-      return new Rebalancing(migrationBudget, new RebalancePlanner.Watermarks(highWater, lowWater));
+      return new Rebalancing(migrationBudget, new Watermarks(highWater, lowWater));
     } catch (IllegalArgumentException e) {
       throw new InputException("--high-water and --low-water: " + e.getMessage());
     }

@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import org.vnpu.api.Priority;
 import org.vnpu.core.engine.RebalancePlanner;
+import org.vnpu.core.engine.Watermarks;
 import org.vnpu.core.ledger.AllocationPlan;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.NodeState;
@@ -57,7 +58,7 @@ final class RebalancePlans {
 
   /** See {@link Scheduler#coolingPlan}. */
   Optional<RebalancePlanner.Plan> cooling(
-      Collection<PodManifest> candidates, RebalancePlanner.Watermarks marks, int maxMoves) {
+      Collection<PodManifest> candidates, Watermarks marks, int maxMoves) {
     synchronized (state) {
       return RebalancePlanner.cooling(
           cluster.ledger().nodes(),

@@ -1,7 +1,7 @@
 package org.vnpu.scheduler;
 
 import java.time.Duration;
-import org.vnpu.core.engine.RebalancePlanner;
+import org.vnpu.core.engine.Watermarks;
 
 /**
  * How the rebalancer plans and how much it may disturb.
@@ -30,7 +30,7 @@ public record RebalanceSettings(
     int evictionsPerNode,
     int evictionsPerOwner,
     Duration cooldown,
-    RebalancePlanner.Watermarks marks,
+    Watermarks marks,
     Duration hotFor,
     Duration holdFor) {
 
@@ -46,7 +46,7 @@ public record RebalanceSettings(
         2,
         1,
         Duration.ofMinutes(30),
-        new RebalancePlanner.Watermarks(85, 50),
+        new Watermarks(85, 50),
         Duration.ofMinutes(10),
         Duration.ofMinutes(5));
   }

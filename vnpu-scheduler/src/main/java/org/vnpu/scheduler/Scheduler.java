@@ -18,6 +18,7 @@ import org.vnpu.core.engine.RebalancePlanner;
 import org.vnpu.core.engine.RejectKind;
 import org.vnpu.core.engine.Remedy;
 import org.vnpu.core.engine.VictimPlanner;
+import org.vnpu.core.engine.Watermarks;
 import org.vnpu.core.ledger.AllocationPlan;
 import org.vnpu.core.ledger.NodeState;
 import org.vnpu.core.request.PodManifest;
@@ -233,7 +234,7 @@ public final class Scheduler {
    * below {@code marks.low()}, at most {@code maxMoves}.
    */
   public Optional<RebalancePlanner.Plan> coolingPlan(
-      Collection<PodManifest> candidates, RebalancePlanner.Watermarks marks, int maxMoves) {
+      Collection<PodManifest> candidates, Watermarks marks, int maxMoves) {
     return rebalance.cooling(candidates, marks, maxMoves);
   }
 

@@ -114,7 +114,7 @@ class RebalancePlannerProperties {
         movable.add(new Movable(placed.plan(), pod, Duration.ofMinutes(i)));
       }
     }
-    RebalancePlanner.Watermarks marks = new RebalancePlanner.Watermarks(60, 30);
+    Watermarks marks = new Watermarks(60, 30);
     Map<String, Double> before = allocated(ledger);
 
     Optional<Plan> plan =

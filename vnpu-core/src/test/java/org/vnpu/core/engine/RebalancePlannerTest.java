@@ -17,7 +17,6 @@ import org.vnpu.api.payload.PodAllocation;
 import org.vnpu.api.payload.VnpuAssignment;
 import org.vnpu.core.engine.RebalancePlanner.Movable;
 import org.vnpu.core.engine.RebalancePlanner.Plan;
-import org.vnpu.core.engine.RebalancePlanner.Watermarks;
 import org.vnpu.core.ledger.AllocationPlan;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.Ledger;

@@ -1,6 +1,6 @@
 package org.vnpu.sim.experiment;
 
-import org.vnpu.core.engine.RebalancePlanner;
+import org.vnpu.core.engine.Watermarks;
 
 /**
  * Rebalancing in simulated runs (docs/rebalancing.md): when an arriving pod fits nowhere, running
@@ -10,7 +10,7 @@ import org.vnpu.core.engine.RebalancePlanner;
  * @param budgetPer100 moves allowed per 100 arrivals, accrued as pods arrive
  * @param marks when a node runs hot and which nodes may take its offline pods
  */
-public record Rebalancing(int budgetPer100, RebalancePlanner.Watermarks marks) {
+public record Rebalancing(int budgetPer100, Watermarks marks) {
 
   /** Moves one plan may make: what a pending pod may cost the pods already running. */
   public static final int MOVES_PER_PLAN = 3;

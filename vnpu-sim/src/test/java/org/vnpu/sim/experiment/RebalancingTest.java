@@ -12,7 +12,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vnpu.core.chip.ChipCatalog;
-import org.vnpu.core.engine.RebalancePlanner.Watermarks;
+import org.vnpu.core.engine.Watermarks;
 import org.vnpu.core.fragmentation.WorkloadMix;
 import org.vnpu.sim.SimCluster;
 import org.vnpu.sim.SimPod;
