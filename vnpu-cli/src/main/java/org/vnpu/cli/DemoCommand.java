@@ -14,7 +14,9 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.vnpu.api.PlacementPolicy;
 import org.vnpu.sandbox.BurstScenario;
+import org.vnpu.sandbox.DemoCluster;
 import org.vnpu.sandbox.Sandbox;
+import org.vnpu.sandbox.SandboxOptions;
 import org.vnpu.sandbox.Scenario;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -259,9 +261,9 @@ final class DemoCommand implements Callable<Integer> {
     try {
       sandbox =
           Sandbox.start(
-              new Sandbox.Options(root, driver, Sandbox.DEMO_NODES)
-                  .withDraNodes(Sandbox.DEMO_DRA_NODES)
-                  .withRebalancing(Sandbox.DEMO_REBALANCING)
+              new SandboxOptions(root, driver, DemoCluster.NODES)
+                  .withDraNodes(DemoCluster.DRA_NODES)
+                  .withRebalancing(DemoCluster.REBALANCING)
                   // Served, its 40 busy containers would starve the commands people run against
                   // it (vnpu get took minutes); once, they keep the machine to themselves.
                   .withWorkloadNiceness(once ? 0 : SERVED_NICENESS));
@@ -353,7 +355,7 @@ final class DemoCommand implements Callable<Integer> {
   }
 
   private Sandbox burstSandbox(Path directory, Sandbox.Driver driver) throws IOException {
-    Sandbox.Options options = new Sandbox.Options(directory, driver, BurstScenario.nodes(nodes));
+    SandboxOptions options = new SandboxOptions(directory, driver, BurstScenario.nodes(nodes));
     return Sandbox.start(noWorkloads ? options.withoutWorkloads() : options);
   }
 }

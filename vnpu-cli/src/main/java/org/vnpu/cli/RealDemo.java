@@ -11,8 +11,10 @@ import java.util.function.Consumer;
 import org.vnpu.cluster.Agreement;
 import org.vnpu.cluster.RealCluster;
 import org.vnpu.cluster.RealClusterChecks;
+import org.vnpu.sandbox.DemoCluster;
 import org.vnpu.sandbox.Sandbox;
 import org.vnpu.sandbox.SandboxNode;
+import org.vnpu.sandbox.SandboxOptions;
 import org.vnpu.sandbox.Scenario;
 
 /**
@@ -23,8 +25,8 @@ import org.vnpu.sandbox.Scenario;
 final class RealDemo {
 
   /**
-   * The demo's rebalancer as chart values (Sandbox.DEMO_REBALANCING): it carries plans out, for
-   * pods pending 3 s, a pass a second, and may move 3 pods of one owner and node per pass.
+   * The demo's rebalancer as chart values (DemoCluster.REBALANCING): it carries plans out, for pods
+   * pending 3 s, a pass a second, and may move 3 pods of one owner and node per pass.
    */
   static final Map<String, Object> VALUES =
       Map.of(
@@ -66,8 +68,8 @@ final class RealDemo {
       out.flush();
       try (Sandbox sandbox =
           Sandbox.start(
-              new Sandbox.Options(root.resolve("embedded"), driver, Sandbox.DEMO_NODES)
-                  .withRebalancing(Sandbox.DEMO_REBALANCING))) {
+              new SandboxOptions(root.resolve("embedded"), driver, DemoCluster.NODES)
+                  .withRebalancing(DemoCluster.REBALANCING))) {
         embedded = new Scenario(sandbox, progress, burst, seed).run();
       }
       out.println();
@@ -86,7 +88,7 @@ final class RealDemo {
                   root.resolve("cluster"),
                   driver,
                   vnpuCommand(),
-                  Sandbox.DEMO_NODES,
+                  DemoCluster.NODES,
                   List.of(),
                   VALUES));
     } catch (IOException | RuntimeException e) {
@@ -145,7 +147,7 @@ final class RealDemo {
     try (RealCluster cluster =
         RealCluster.start(
             new RealCluster.Options(
-                directory, driver, vnpuCommand(), List.of(), Sandbox.DEMO_DRA_NODES, Map.of()))) {
+                directory, driver, vnpuCommand(), List.of(), DemoCluster.DRA_NODES, Map.of()))) {
       List<Scenario.Check> checks =
           new ArrayList<>(new Scenario(cluster, progress, burst, seed).runClaims());
       checks.add(RealClusterChecks.noRefusals(cluster));

@@ -13,6 +13,7 @@ import org.vnpu.api.ResourceNames;
 import org.vnpu.api.SplitMode;
 import org.vnpu.sandbox.NodeSpec;
 import org.vnpu.sandbox.Sandbox;
+import org.vnpu.sandbox.SandboxOptions;
 
 /** Pods for the tests of the commands that read a cluster (a sandbox's). */
 final class ClusterPods {
@@ -25,7 +26,7 @@ final class ClusterPods {
   /** A sandbox of these nodes, scheduled by Volcano, whose containers run no workload. */
   static Sandbox sandbox(Path directory, NodeSpec... nodes) throws IOException {
     return Sandbox.start(
-        new Sandbox.Options(directory, Sandbox.Driver.VOLCANO, List.of(nodes)).withoutWorkloads());
+        new SandboxOptions(directory, Sandbox.Driver.VOLCANO, List.of(nodes)).withoutWorkloads());
   }
 
   /** A pod of {@code count} vNPUs: whole cards without {@code cores}, else shares of them. */

@@ -19,6 +19,7 @@ import org.vnpu.sandbox.NodeClients;
 import org.vnpu.sandbox.NodeSpec;
 import org.vnpu.sandbox.Sandbox;
 import org.vnpu.sandbox.SandboxNode;
+import org.vnpu.sandbox.SandboxOptions;
 import org.vnpu.sandbox.ScenarioCluster;
 import org.vnpu.scheduler.VolcanoSchedulerConf;
 
@@ -136,8 +137,8 @@ public final class RealCluster implements ScenarioCluster, AutoCloseable {
   private void startNodes(Options options, ServiceAccountTokens tokens) throws IOException {
     NativeFiles natives = NativeFiles.unpack(plane.directory().resolve("native"));
     ChipCatalog catalog = ChipCatalog.builtIn();
-    Sandbox.Options sandbox =
-        new Sandbox.Options(plane.directory(), options.driver(), options.nodes());
+    SandboxOptions sandbox =
+        new SandboxOptions(plane.directory(), options.driver(), options.nodes());
     KubernetesClient exporter = serviceAccountClient(tokens, "exporter");
     KubernetesClient devicePlugin =
         options.nodes().isEmpty() ? null : serviceAccountClient(tokens, "device-plugin");

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.vnpu.sandbox.DemoCluster;
 import org.vnpu.sandbox.Sandbox;
 
 /** A real cluster has device-plugin nodes or DRA nodes, as the chart deploys one or the other. */
@@ -18,8 +19,8 @@ class RealClusterOptionsTest {
         Path.of("dir"),
         driver,
         List.of("vnpu"),
-        devicePlugin ? Sandbox.DEMO_NODES : List.of(),
-        dra ? Sandbox.DEMO_DRA_NODES : List.of(),
+        devicePlugin ? DemoCluster.NODES : List.of(),
+        dra ? DemoCluster.DRA_NODES : List.of(),
         Map.of("rebalancer.mode", "execute"));
   }
 

@@ -44,7 +44,7 @@ final class ContainerRuntime {
    * @param workload the container program
    * @param fakeChips the fake runtime's chip directory of this node
    * @param chips the node's chip at an index
-   * @param niceness the niceness the containers run at ({@link Sandbox.Options#workloadNiceness})
+   * @param niceness the niceness the containers run at ({@link SandboxOptions#workloadNiceness})
    */
   ContainerRuntime(
       Path workload,

@@ -87,7 +87,7 @@ public final class DraNode implements AutoCloseable {
       NodeClients clients,
       NativeFiles natives,
       ChipCatalog catalog,
-      Sandbox.Options options)
+      SandboxOptions options)
       throws IOException {
     Files.createDirectories(directory);
     KubernetesClient client = clients.kubelet();

@@ -156,7 +156,7 @@ final class PodRunner implements AutoCloseable {
       IntFunction<RegisteredChip> chips,
       NativeFiles natives,
       ChipCatalog catalog,
-      Sandbox.Options options,
+      SandboxOptions options,
       ClaimPreparation claims) {
     ContainerRuntime runtime =
         new ContainerRuntime(

@@ -23,7 +23,7 @@ import org.vnpu.kube.PodPhases;
  * The rebalancer at work (docs/rebalancing.md), on the empty cluster: the ReplicaSet {@link
  * #SHARDS} spreads small offline shares over the 910B3 nodes, so that no node has {@value
  * #WHOLE_CARD_COUNT} free chips for {@link #WHOLE_CARDS}. The sandbox's rebalancer ({@link
- * Sandbox#DEMO_REBALANCING}) finds the fewest moves, holds the places, and evicts; the ReplicaSet
+ * DemoCluster#REBALANCING}) finds the fewest moves, holds the places, and evicts; the ReplicaSet
  * makes new pods, which go to the held places, and the pod of whole cards runs. All of it is
  * deleted afterwards, so that the steps after it start from an empty cluster.
  */

@@ -14,14 +14,12 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.vnpu.api.SplitMode;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.api.signing.AllocationVerifier;
@@ -56,173 +54,19 @@ public final class Sandbox implements ScenarioCluster, AutoCloseable {
   }
 
   /**
-   * How a sandbox runs.
-   *
-   * @param directory where node state, containers' files and logs, and the kubeconfig go
-   * @param driver which scheduler calls the extender
-   * @param nodes the simulated nodes
-   * @param volcano the Volcano configuration the Volcano session follows
-   * @param kubeScheduler the kube-scheduler configuration the kube-scheduler cycle follows
-   * @param workloads whether pods' containers run as processes (the workload under the shim);
-   *     without, a pod is Running once admitted and handed out its vNPUs (scheduling benchmarks)
-   * @param rebalancing how the scheduler's rebalancer runs ({@link #NO_REBALANCING} by default)
-   * @param workloadNiceness the niceness containers run at, 0..19 (0 by default): a served demo's
-   *     containers yield the machine to the commands people run against it
-   */
-  public record Options(
-      Path directory,
-      Driver driver,
-      List<NodeSpec> nodes,
-      VolcanoConfig volcano,
-      KubeSchedulerConfig kubeScheduler,
-      boolean workloads,
-      RebalanceSettings rebalancing,
-      int workloadNiceness,
-      List<NodeSpec> draNodes) {
-    public Options {
-      nodes = List.copyOf(nodes);
-      draNodes = List.copyOf(draNodes);
-    }
-
-    /**
-     * A sandbox whose schedulers run with the configurations the chart ships, without the
-     * rebalancer.
-     */
-    public Options(Path directory, Driver driver, List<NodeSpec> nodes) {
-      this(
-          directory,
-          driver,
-          nodes,
-          VolcanoConfig.shipped(),
-          KubeSchedulerConfig.shipped(),
-          true,
-          NO_REBALANCING,
-          0,
-          List.of());
-    }
-
-    /** These options, with no container processes. */
-    public Options withoutWorkloads() {
-      return new Options(
-          directory,
-          driver,
-          nodes,
-          volcano,
-          kubeScheduler,
-          false,
-          rebalancing,
-          workloadNiceness,
-          draNodes);
-    }
-
-    /** These options, with the rebalancer run as {@code settings} say. */
-    public Options withRebalancing(RebalanceSettings settings) {
-      return new Options(
-          directory,
-          driver,
-          nodes,
-          volcano,
-          kubeScheduler,
-          workloads,
-          settings,
-          workloadNiceness,
-          draNodes);
-    }
-
-    /** These options, with containers at {@code niceness} (0..19). */
-    public Options withWorkloadNiceness(int niceness) {
-      if (niceness < 0 || niceness > 19) {
-        throw new IllegalArgumentException("workload niceness " + niceness + " is not in 0..19");
-      }
-      return new Options(
-          directory,
-          driver,
-          nodes,
-          volcano,
-          kubeScheduler,
-          workloads,
-          rebalancing,
-          niceness,
-          draNodes);
-    }
-
-    /**
-     * These options, with nodes that offer their chips through the DRA driver (docs/dra.md); pods
-     * with ResourceClaims are placed as the chart's DRA profile places them.
-     */
-    public Options withDraNodes(List<NodeSpec> specs) {
-      return new Options(
-          directory,
-          driver,
-          nodes,
-          volcano,
-          kubeScheduler,
-          workloads,
-          rebalancing,
-          workloadNiceness,
-          specs);
-    }
-  }
-
-  /**
    * The rebalancer off, as sandboxes run by default: its passes list every pod, which would weigh
    * on a burst's measurement.
    */
   public static final RebalanceSettings NO_REBALANCING =
       RebalanceSettings.defaults().withMode(RebalanceMode.OFF);
 
-  /**
-   * The demo's rebalancer: it carries plans out, for pods pending 3 s, a pass a second, and may
-   * move 3 pods of one owner and node per pass; otherwise the chart's defaults.
-   */
-  public static final RebalanceSettings DEMO_REBALANCING =
-      demoRebalancing(RebalanceSettings.defaults());
-
-  private static RebalanceSettings demoRebalancing(RebalanceSettings defaults) {
-    return new RebalanceSettings(
-        RebalanceMode.EXECUTE,
-        Duration.ofSeconds(1),
-        Duration.ofSeconds(3),
-        defaults.movableBelow(),
-        defaults.movesPerPlan(),
-        defaults.evictionsPerInterval(),
-        defaults.movesPerPlan(),
-        defaults.movesPerPlan(),
-        defaults.cooldown(),
-        defaults.marks(),
-        defaults.hotFor(),
-        Duration.ofMinutes(1));
-  }
-
-  /**
-   * The demo's cluster: an Atlas 800I A2 for inference and one for training (8× 910B3 each, soft),
-   * an Atlas 300I Duo pair (4× 310P3, hard), and a mixed node (2× 910B3 and 2× 310P3, soft) whose
-   * first chip carries the die ID {@code deploy/examples/die-pin.yaml} pins.
-   */
-  /** The demo's DRA nodes: two of two 910B3 each, offered as quarters. */
-  public static final List<NodeSpec> DEMO_DRA_NODES = DraScenario.NODES;
-
-  public static final List<NodeSpec> DEMO_NODES =
-      List.of(
-          NodeSpec.uniform("a2-infer", "Atlas 800I A2, 8x 910B3", SplitMode.SOFT, "910B3", 8),
-          NodeSpec.uniform("a2-train", "Atlas 800I A2, 8x 910B3", SplitMode.SOFT, "910B3", 8),
-          NodeSpec.uniform("duo-hard", "2x Atlas 300I Duo, 4x 310P3", SplitMode.HARD, "310P3", 4),
-          new NodeSpec(
-              "mixed",
-              "910B3 and 310P3 cards in one server",
-              SplitMode.SOFT,
-              List.of(
-                  new NodeSpec.Chip("910B3", "0A1B2C3D-00000000-00000000-00000000-00000001"),
-                  new NodeSpec.Chip("910B3", null),
-                  new NodeSpec.Chip("310P3", null),
-                  new NodeSpec.Chip("310P3", null))));
-
-  private final Options options;
   private static final String KEYS_NAMESPACE = "vnpu-system";
   private static final String SIGNING_SECRET = "vnpu-signing";
   private static final String VERIFYING_KEYS = "vnpu-verifying-keys";
   private static final String EXTENDER_TLS = "vnpu-extender-tls";
   private static final String LOOPBACK = "127.0.0.1";
+
+  private final SandboxOptions options;
 
   private final ApiServer api;
   private final Path kubeconfig;
@@ -237,7 +81,7 @@ public final class Sandbox implements ScenarioCluster, AutoCloseable {
   private final int schedulerTlsPort;
 
   private Sandbox(
-      Options options,
+      SandboxOptions options,
       ApiServer api,
       Path kubeconfig,
       List<SandboxNode> nodes,
@@ -281,7 +125,7 @@ public final class Sandbox implements ScenarioCluster, AutoCloseable {
   /**
    * Starts the API server, the nodes (registered when this returns), the scheduler and the loop.
    */
-  public static Sandbox start(Options options) throws IOException {
+  public static Sandbox start(SandboxOptions options) throws IOException {
     ApiServer api = ApiServer.start(0);
     List<SandboxNode> nodes = new ArrayList<>();
     List<DraNode> draNodes = new ArrayList<>();
@@ -429,7 +273,7 @@ public final class Sandbox implements ScenarioCluster, AutoCloseable {
     return options.directory().resolve("nodes").resolve(node);
   }
 
-  public Options options() {
+  public SandboxOptions options() {
     return options;
   }
 

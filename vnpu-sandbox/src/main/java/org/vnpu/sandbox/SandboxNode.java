@@ -117,7 +117,7 @@ public final class SandboxNode implements AutoCloseable {
       Path verifyingKeys,
       NativeFiles natives,
       ChipCatalog catalog,
-      Sandbox.Options options,
+      SandboxOptions options,
       Path kubeconfig)
       throws IOException {
     Files.createDirectories(directory);

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * The demo's script, on a sandbox with {@link Sandbox#DEMO_NODES}: the example pods of
+ * The demo's script, on a sandbox with {@link DemoCluster#NODES}: the example pods of
  * deploy/examples, two pods sharing one chip at fixed AI Core shares, an online and an offline pod
  * sharing a chip, a pod whose model needs more device memory than its quota, and a burst of
  * inference pods. It reports where every vNPU went, what did not fit and why, how that compares

@@ -110,7 +110,7 @@ class BurstScenarioTest {
 
   private static Sandbox start(Path directory) throws Exception {
     return Sandbox.start(
-        new Sandbox.Options(directory, Sandbox.Driver.VOLCANO, BurstScenario.nodes(2))
+        new SandboxOptions(directory, Sandbox.Driver.VOLCANO, BurstScenario.nodes(2))
             .withoutWorkloads());
   }
 }

@@ -33,7 +33,7 @@ class DraSandboxTest {
   void start() throws Exception {
     sandbox =
         Sandbox.start(
-            new Sandbox.Options(directory, Sandbox.Driver.KUBE_SCHEDULER, List.of())
+            new SandboxOptions(directory, Sandbox.Driver.KUBE_SCHEDULER, List.of())
                 .withDraNodes(DraScenario.NODES));
     client = sandbox.client();
     client.resource(DraScenario.template()).create();

@@ -37,7 +37,7 @@ class SandboxDrillsTest {
   void start() throws Exception {
     sandbox =
         Sandbox.start(
-            new Sandbox.Options(
+            new SandboxOptions(
                 directory,
                 Sandbox.Driver.KUBE_SCHEDULER,
                 List.of(

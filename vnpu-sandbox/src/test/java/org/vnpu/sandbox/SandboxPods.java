@@ -28,7 +28,7 @@ final class SandboxPods {
       Path directory, Sandbox.Driver driver, List<NodeSpec> nodes, VolcanoConfig volcano)
       throws Exception {
     return Sandbox.start(
-        new Sandbox.Options(
+        new SandboxOptions(
             directory,
             driver,
             nodes,
