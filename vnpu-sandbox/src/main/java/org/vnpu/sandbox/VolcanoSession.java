@@ -3,7 +3,6 @@ package org.vnpu.sandbox;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
@@ -17,7 +16,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.kube.NodeBook;
@@ -36,39 +34,8 @@ final class VolcanoSession implements SchedulingProtocol {
 
   private static final Logger LOG = LoggerFactory.getLogger(VolcanoSession.class);
 
-  /** Volcano's {@code TaskStatus} bits ({@code api/types.go}). */
-  private static final int PENDING = 1;
-
-  private static final int ALLOCATED = 1 << 1;
-  private static final int PIPELINED = 1 << 2;
-
-  private static final int BOUND = 1 << 4;
-  private static final int RUNNING = 1 << 5;
-  private static final int RELEASING = 1 << 6;
-  private static final int SUCCEEDED = 1 << 7;
-  private static final int FAILED = 1 << 8;
-  private static final int UNKNOWN = 1 << 9;
-  private static final Set<Integer> PREEMPTABLE_STATUSES = Set.of(BOUND, RUNNING);
-
   /** The extender's predicate code for {@code UnschedulableAndUnresolvable}. */
   private static final int UNRESOLVABLE = 3;
-
-  private static final String PREEMPTABLE = "volcano.sh/preemptable";
-  private static final Set<String> CRITICAL_CLASSES =
-      Set.of("system-cluster-critical", "system-node-critical");
-
-  /**
-   * {@code BuildVictimsPriorityQueue}: the lowest job priority first, then the reverse of the task
-   * order (priority, then creation), so the newest first.
-   */
-  private static final Comparator<Pod> EVICTION_ORDER =
-      Comparator.comparingInt(SchedulingProtocol::priority)
-          .thenComparing(
-              (Pod pod) -> pod.getMetadata().getCreationTimestamp(),
-              Comparator.nullsFirst(Comparator.<String>reverseOrder()));
-
-  /** Any instant: a session's evicted pods only need to show as being deleted. */
-  private static final String RELEASING_SINCE = "1970-01-01T00:00:00Z";
 
   private final ExtenderClient extender;
   private final KubernetesClient client;
@@ -86,7 +53,7 @@ final class VolcanoSession implements SchedulingProtocol {
   @Override
   public Attempt schedule(Pod pod, Collection<NodeBook> nodes)
       throws IOException, InterruptedException {
-    ObjectNode task = taskInfo(pod);
+    ObjectNode task = VolcanoTasks.taskInfo(pod);
     Map<String, BigDecimal> request = PodRequests.of(pod);
     List<NodeBook> fitting = new ArrayList<>();
     Map<String, String> reasons = new LinkedHashMap<>();
@@ -122,7 +89,7 @@ final class VolcanoSession implements SchedulingProtocol {
     }
     // statement.go Allocate: the task is Allocated on its node when the handlers are called.
     task.put("NodeName", best.name());
-    task.put("Status", ALLOCATED);
+    task.put("Status", VolcanoTasks.ALLOCATED);
     String refused =
         extender.post("/volcano/allocateFunc", Map.of("task", task)).path("errorMessage").asText();
     if (!refused.isEmpty()) {
@@ -206,7 +173,7 @@ final class VolcanoSession implements SchedulingProtocol {
   private Attempt pipeline(ObjectNode task, NodeBook node, String why)
       throws IOException, InterruptedException {
     task.put("NodeName", node.name());
-    task.put("Status", PIPELINED);
+    task.put("Status", VolcanoTasks.PIPELINED);
     String refused =
         extender.post("/volcano/allocateFunc", Map.of("task", task)).path("errorMessage").asText();
     if (!refused.isEmpty()) {
@@ -267,17 +234,18 @@ final class VolcanoSession implements SchedulingProtocol {
     }
     Map<String, BigDecimal> request = PodRequests.of(pod);
     for (NodeBook node : byScore(task, pod, candidates)) {
-      List<Pod> victims = victims(pod, task, preemptees(pod, node));
+      List<Pod> victims = victims(pod, task, VolcanoTasks.preemptees(pod, node));
       if (victims.isEmpty()
-          || !withEvicted(node, victims).volcanoShortfall(request, true).isEmpty()) {
+          || !VolcanoTasks.withEvicted(node, victims).volcanoShortfall(request, true).isEmpty()) {
         continue; // ValidateVictims
       }
-      Deque<Pod> queue = new ArrayDeque<>(victims.stream().sorted(EVICTION_ORDER).toList());
+      Deque<Pod> queue =
+          new ArrayDeque<>(victims.stream().sorted(VolcanoTasks.EVICTION_ORDER).toList());
       List<Pod> evicted = new ArrayList<>();
       boolean fits = fits(task, request, node);
       while (!fits && !queue.isEmpty()) {
         evicted.add(queue.pop());
-        fits = fits(task, request, withEvicted(node, evicted));
+        fits = fits(task, request, VolcanoTasks.withEvicted(node, evicted));
       }
       if (fits) {
         // Statement.Evict in the session, Statement.Pipeline, then preempt.go's Commit when the
@@ -306,34 +274,6 @@ final class VolcanoSession implements SchedulingProtocol {
   }
 
   /**
-   * The node's tasks the preempt action's filter passes ({@code preempt.go Execute}): {@code Bound}
-   * or {@code Running} ({@code api.PreemptableStatus}), preemptable ({@code volcano.sh/preemptable}
-   * annotation, else label, else true: {@code api/pod_info.go GetPodPreemptable}), another job than
-   * the preemptor's, and not a pod with requests when the preemptor has none ({@code BestEffort}).
-   * Every pod is its own job in the default queue.
-   */
-  private static List<Pod> preemptees(Pod preemptor, NodeBook node) {
-    boolean bestEffort = PodRequests.of(preemptor).isEmpty();
-    return node.pods().stream()
-        .filter(pod -> PREEMPTABLE_STATUSES.contains(status(pod)))
-        .filter(VolcanoSession::preemptable)
-        .filter(pod -> !pod.getMetadata().getUid().equals(preemptor.getMetadata().getUid()))
-        .filter(pod -> !bestEffort || PodRequests.of(pod).isEmpty())
-        .toList();
-  }
-
-  private static boolean preemptable(Pod pod) {
-    String value =
-        pod.getMetadata().getAnnotations() == null
-            ? null
-            : pod.getMetadata().getAnnotations().get(PREEMPTABLE);
-    if (value == null && pod.getMetadata().getLabels() != null) {
-      value = pod.getMetadata().getLabels().get(PREEMPTABLE);
-    }
-    return value == null || Boolean.parseBoolean(value);
-  }
-
-  /**
    * {@code framework/session_plugins.go Preemptable} over the first tier of the configuration the
    * chart merges ({@code VolcanoSchedulerConf}): {@code priority} (pods of a lower priority, {@code
    * plugins/priority/priority.go}), {@code gang} ({@code enablePreemptable: false} in Volcano's
@@ -352,14 +292,14 @@ final class VolcanoSession implements SchedulingProtocol {
         preemptees.stream()
             .filter(pod -> SchedulingProtocol.priority(pod) < priority)
             .filter(pod -> !"kube-system".equals(pod.getMetadata().getNamespace()))
-            .filter(pod -> !isCritical(pod.getSpec().getPriorityClassName()))
+            .filter(pod -> !VolcanoTasks.isCritical(pod.getSpec().getPriorityClassName()))
             .toList();
     if (victims.isEmpty()) {
       return victims;
     }
     List<JsonNode> evictees = new ArrayList<>();
     for (Pod pod : victims) {
-      evictees.add(taskInfo(pod));
+      evictees.add(VolcanoTasks.taskInfo(pod));
     }
     JsonNode answer =
         extender.post("/volcano/preemptable", Map.of("evictor", task, "evictees", evictees));
@@ -381,33 +321,14 @@ final class VolcanoSession implements SchedulingProtocol {
         && predicate(task, node).path("code").asInt() == 0;
   }
 
-  /** The node with {@code evicted} releasing, as {@code Statement.Evict} leaves it in a session. */
-  private static NodeBook withEvicted(NodeBook node, List<Pod> evicted) {
-    if (evicted.isEmpty()) {
-      return node;
-    }
-    List<Pod> pods = new ArrayList<>();
-    for (Pod pod : node.pods()) {
-      pods.add(
-          evicted.contains(pod)
-              ? new PodBuilder(pod)
-                  .editMetadata()
-                  .withDeletionTimestamp(RELEASING_SINCE)
-                  .endMetadata()
-                  .build()
-              : pod);
-    }
-    return node.withPods(pods);
-  }
-
   /**
    * {@code framework/statement.go Evict}: the victim's task becomes {@code Releasing} in the
    * session, and every plugin's deallocate handler is called with it, the extender's {@code
    * deallocateFunc} among them, before the preemptor is pipelined.
    */
   private void releasing(Pod victim) throws IOException, InterruptedException {
-    ObjectNode task = taskInfo(victim);
-    task.put("Status", RELEASING);
+    ObjectNode task = VolcanoTasks.taskInfo(victim);
+    task.put("Status", VolcanoTasks.RELEASING);
     extender.post("/volcano/deallocateFunc", Map.of("task", task));
   }
 
@@ -416,7 +337,7 @@ final class VolcanoSession implements SchedulingProtocol {
    * in the session, and every plugin's allocate handler is called with it.
    */
   private void unevicted(Pod victim) throws IOException, InterruptedException {
-    ObjectNode task = taskInfo(victim);
+    ObjectNode task = VolcanoTasks.taskInfo(victim);
     extender.post("/volcano/allocateFunc", Map.of("task", task));
   }
 
@@ -454,43 +375,9 @@ final class VolcanoSession implements SchedulingProtocol {
     ObjectNode info = ExtenderClient.JSON.createObjectNode().put("Name", node.name());
     ObjectNode tasks = info.putObject("Tasks");
     for (Pod pod : node.pods()) {
-      tasks.set(SchedulingProtocol.key(pod), taskInfo(pod));
+      tasks.set(SchedulingProtocol.key(pod), VolcanoTasks.taskInfo(pod));
     }
     return extender.post("/volcano/predicate", Map.of("task", task, "node", info));
-  }
-
-  /**
-   * A pod as Volcano's {@code TaskInfo} carries it ({@code api/job_info.go NewTaskInfo}): its UID,
-   * name, namespace, node, status ({@code api/helpers.go getTaskStatus}), priority and the pod.
-   */
-  private static ObjectNode taskInfo(Pod pod) {
-    ObjectNode task = ExtenderClient.JSON.createObjectNode();
-    task.put("UID", pod.getMetadata().getUid());
-    task.put("Name", pod.getMetadata().getName());
-    task.put("Namespace", pod.getMetadata().getNamespace());
-    task.put("NodeName", pod.getSpec().getNodeName() == null ? "" : pod.getSpec().getNodeName());
-    task.put("Status", status(pod));
-    task.put("Priority", SchedulingProtocol.priority(pod));
-    task.set("Pod", ExtenderClient.pod(pod));
-    return task;
-  }
-
-  /** {@code api/helpers.go getTaskStatus}, as Volcano's {@code TaskStatus} bit. */
-  private static int status(Pod pod) {
-    String phase = pod.getStatus() == null ? "Pending" : pod.getStatus().getPhase();
-    boolean deleting = pod.getMetadata().getDeletionTimestamp() != null;
-    return switch (phase == null ? "Pending" : phase) {
-      case "Running" -> deleting ? RELEASING : RUNNING;
-      case "Pending" ->
-          deleting ? RELEASING : pod.getSpec().getNodeName() == null ? PENDING : BOUND;
-      case "Succeeded" -> SUCCEEDED;
-      case "Failed" -> FAILED;
-      default -> UNKNOWN;
-    };
-  }
-
-  private static boolean isCritical(String priorityClass) {
-    return priorityClass != null && CRITICAL_CLASSES.contains(priorityClass);
   }
 
   private static Map<String, String> name(String node) {
