@@ -20,13 +20,11 @@ import org.vnpu.api.codec.MalformedPayloadException;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.payload.HandoutRecord;
 import org.vnpu.api.payload.NodeRegistration;
-import org.vnpu.api.payload.PodAllocation;
 import org.vnpu.api.payload.PodRef;
 import org.vnpu.api.payload.SignedAllocation;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.core.inventory.NodeInventory;
 import org.vnpu.core.ledger.AllocationPlan;
-import org.vnpu.core.ledger.ChargeKey;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.Ledger;
 import org.vnpu.core.request.HostRequests;
@@ -65,11 +63,11 @@ final class ClusterView {
   /** How many undone reservations of one pod {@link #undone} remembers. */
   private static final int UNDONE_KEPT = 8;
 
-  private final Map<String, Map<String, VerifiedHandout>> handouts = new HashMap<>();
   private final Map<String, PodFacts> facts = new HashMap<>();
   private final PreemptionHolds holds = new PreemptionHolds(ledger, this::forget);
   private final ReplacementHolds replacements = new ReplacementHolds(ledger);
   private final Reservations reservations;
+  private final HandoutCharges handouts = new HandoutCharges(ledger, this::named, this::charge);
 
   /**
    * What a preemption weighs of a pod it may evict.
@@ -177,11 +175,11 @@ final class ClusterView {
       NodeRegistration registration = codec.decodeRegistration(register);
       Validated<NodeInventory> inventory = NodeInventory.from(name, registration, catalog);
       if (inventory instanceof Validated.Invalid<NodeInventory> invalid) {
-        LOG.warn("node {} is not schedulable: {}", name, messages(invalid));
+        LOG.warn("node {} is not schedulable: {}", name, invalid.messages());
         ledger.removeNode(name);
         return;
       }
-      hosts.allocatable(name, allocatable(node));
+      hosts.allocatable(name, Fabric8Views.allocatableOrUntracked(node));
       ledger.putNode(inventory.orElseThrow(), hosts.left(name));
       String handshake = annotations.get(AnnotationKeys.NODE_HANDSHAKE);
       if (handshake != null) {
@@ -193,38 +191,15 @@ final class ClusterView {
           .filter(plan -> !ledger.placements().containsKey(plan.podUid()))
           .toList()
           .forEach(this::charge);
-      Map<String, VerifiedHandout> byNonce = new HashMap<>();
-      verified.forEach(handout -> byNonce.put(handout.record().nonce(), handout));
-      handouts.put(name, byNonce);
-      chargeHandouts(name);
+      handouts.recorded(name, verified);
     } catch (MalformedPayloadException e) {
       LOG.warn("node {}: {}", name, e.getMessage());
     }
   }
 
-  /**
-   * The hand-out records the scheduler may settle now: their holder is known and has no entry left
-   * on the node's locks at {@code now}, so no Allocate reads its annotations any more.
-   */
+  /** The hand-out records the scheduler may settle now ({@link HandoutCharges#settleable}). */
   List<HandoutRecord> settleable(Instant now) {
-    List<HandoutRecord> ready = new ArrayList<>();
-    handouts.forEach(
-        (node, records) ->
-            records.values().stream()
-                .map(VerifiedHandout::record)
-                .filter(record -> record.heldBy() != null)
-                .filter(
-                    record ->
-                        ledger
-                            .node(node)
-                            .map(
-                                state ->
-                                    state.locks().live(now).stream()
-                                        .noneMatch(
-                                            lock -> lock.podUid().equals(record.heldBy().uid())))
-                            .orElse(true))
-                .forEach(ready::add));
-    return ready;
+    return handouts.settleable(now);
   }
 
   /**
@@ -250,9 +225,9 @@ final class ClusterView {
       plans.add(plan);
       nodes.add(plan.node());
     }
-    nodes.forEach(this::releaseNamedHandouts);
+    nodes.forEach(handouts::releaseNamed);
     plans.forEach(this::charge);
-    nodes.forEach(this::chargeUnnamedHandouts);
+    nodes.forEach(handouts::chargeUnnamed);
   }
 
   /**
@@ -265,49 +240,6 @@ final class ClusterView {
         .filter(carrier -> allocations.get(carrier.pod().uid()).node().equals(node))
         .map(Carrier::pod)
         .findFirst();
-  }
-
-  /**
-   * Keeps every hand-out recorded on {@code node}'s locks charged exactly once: by the pod whose
-   * annotation carries its nonce, or, when no pod's does (the pod it was signed for is gone, or its
-   * annotation was already re-signed for another reservation), on the record alone until the record
-   * is settled. So a chip in use is never under-counted while its pod is unknown.
-   */
-  private void chargeHandouts(String node) {
-    releaseNamedHandouts(node);
-    chargeUnnamedHandouts(node);
-  }
-
-  /** Releases the charges of {@code node}'s hand-outs a pod's annotation names or no record has. */
-  private void releaseNamedHandouts(String node) {
-    Set<String> named = named(node);
-    Map<String, VerifiedHandout> records = handouts.getOrDefault(node, Map.of());
-    for (String key : List.copyOf(ledger.placements().keySet())) {
-      ChargeKey charge = ChargeKey.of(key);
-      if (charge.kind() == ChargeKey.Kind.HANDOUT
-          && ledger.placements().get(key).node().equals(node)) {
-        String nonce = charge.id();
-        if (!records.containsKey(nonce) || named.contains(nonce)) {
-          ledger.release(key);
-        }
-      }
-    }
-  }
-
-  /** Charges {@code node}'s hand-out records that no pod's annotation names, on the record. */
-  private void chargeUnnamedHandouts(String node) {
-    Set<String> named = named(node);
-    handouts
-        .getOrDefault(node, Map.of())
-        .forEach(
-            (nonce, handout) -> {
-              // Charged on the record alone, not on any pod's annotation.
-              String key = ChargeKey.handout(nonce).ledgerKey();
-              if (!named.contains(nonce) && !ledger.placements().containsKey(key)) {
-                PodAllocation allocation = handout.signed().allocation();
-                charge(new AllocationPlan(allocation.forPod(key), HostResources.NONE));
-              }
-            });
   }
 
   /** The nonces of the allocations charged to pods on {@code node}. */
@@ -323,7 +255,7 @@ final class ClusterView {
   }
 
   void nodeRemoved(String name) {
-    handouts.remove(name);
+    handouts.nodeRemoved(name);
     hosts.nodeRemoved(name);
     ledger.removeNode(name);
   }
@@ -386,7 +318,7 @@ final class ClusterView {
             new PodRef(uid, pod.getMetadata().getNamespace(), pod.getMetadata().getName()),
             verified.get().nonce()));
     charge(plan);
-    chargeHandouts(plan.node());
+    handouts.charge(plan.node());
     if (!bound) {
       // Reserved by an earlier leader (or before a restart) and not bound yet: it expires as if
       // this scheduler had made it.
@@ -437,19 +369,6 @@ final class ClusterView {
     ledger.hostCapacity(node, hosts.left(node));
   }
 
-  /** The node's allocatable host; untracked when the node does not say or says it unreadably. */
-  private static HostResources allocatable(Node node) {
-    try {
-      return Fabric8Views.allocatable(node);
-    } catch (IllegalArgumentException e) {
-      LOG.warn(
-          "node {}: allocatable host not readable ({}); its host resources are not followed",
-          node.getMetadata().getName(),
-          e.getMessage());
-      return HostResources.UNTRACKED;
-    }
-  }
-
   private void charge(AllocationPlan plan) {
     if (ledger.node(plan.node()).isPresent() && !ledger.apply(plan)) {
       LOG.warn(
@@ -489,12 +408,8 @@ final class ClusterView {
     ledger.release(uid);
     hosts.release(uid).ifPresent(this::hostChanged);
     if (plan != null) {
-      chargeHandouts(plan.node());
+      handouts.charge(plan.node());
     }
-  }
-
-  private static String messages(Validated.Invalid<?> invalid) {
-    return String.join("; ", invalid.problems().stream().map(p -> p.message()).toList());
   }
 
   private static Map<String, String> annotations(Map<String, String> annotations) {

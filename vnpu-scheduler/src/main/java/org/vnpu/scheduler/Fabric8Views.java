@@ -9,6 +9,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.request.ContainerSpec;
 import org.vnpu.core.request.PodManifest;
@@ -16,6 +18,8 @@ import org.vnpu.core.request.Quantity;
 
 /** The engine's views of fabric8 objects: a pod's manifest, a node's allocatable host. */
 public final class Fabric8Views {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Fabric8Views.class);
 
   private Fabric8Views() {}
 
@@ -93,5 +97,18 @@ public final class Fabric8Views {
       quantities.forEach((name, quantity) -> texts.put(name, quantity.toString()));
     }
     return texts;
+  }
+
+  /** The node's allocatable host; untracked when the node does not say or says it unreadably. */
+  static HostResources allocatableOrUntracked(Node node) {
+    try {
+      return allocatable(node);
+    } catch (IllegalArgumentException e) {
+      LOG.warn(
+          "node {}: allocatable host not readable ({}); its host resources are not followed",
+          node.getMetadata().getName(),
+          e.getMessage());
+      return HostResources.UNTRACKED;
+    }
   }
 }

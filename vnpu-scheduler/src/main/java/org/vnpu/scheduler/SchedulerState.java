@@ -65,12 +65,7 @@ final class SchedulerState {
     Validated<PodRequest> request = parser.parse(pod);
     if (request instanceof Validated.Invalid<PodRequest> invalid) {
       throw new SchedulingException(
-          "pod "
-              + pod.namespace()
-              + "/"
-              + pod.name()
-              + ": "
-              + String.join("; ", invalid.problems().stream().map(p -> p.message()).toList()));
+          "pod " + pod.namespace() + "/" + pod.name() + ": " + invalid.messages());
     }
     return request.orElseThrow();
   }

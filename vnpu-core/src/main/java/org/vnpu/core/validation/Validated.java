@@ -20,6 +20,11 @@ public sealed interface Validated<T> {
         throw new IllegalArgumentException("an invalid outcome needs at least one problem");
       }
     }
+
+    /** Every problem's message, joined by "; ". */
+    public String messages() {
+      return String.join("; ", problems.stream().map(Problem::message).toList());
+    }
   }
 
   static <T> Validated<T> valid(T value) {

@@ -1,0 +1,122 @@
+package org.vnpu.scheduler;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.vnpu.api.payload.HandoutRecord;
+import org.vnpu.api.payload.PodAllocation;
+import org.vnpu.core.ledger.AllocationPlan;
+import org.vnpu.core.ledger.ChargeKey;
+import org.vnpu.core.ledger.HostResources;
+import org.vnpu.core.ledger.Ledger;
+
+/**
+ * The hand-out records on the nodes' locks (ADR 0013), as the ledger charges them: each record's
+ * allocation is charged exactly once, by the pod whose annotation carries its nonce or, while no
+ * pod's does, on the record alone. Not thread-safe: the {@link SchedulerState}'s lock guards it.
+ */
+final class HandoutCharges {
+
+  private final Ledger ledger;
+  private final Function<String, Set<String>> named;
+  private final Consumer<AllocationPlan> charge;
+
+  /** The verified records of each node, by nonce. */
+  private final Map<String, Map<String, ClusterView.VerifiedHandout>> byNode = new HashMap<>();
+
+  /**
+   * @param named the nonces of the allocations charged to pods on a node
+   * @param charge charges a plan to the ledger, logging one that does not fit
+   */
+  HandoutCharges(
+      Ledger ledger, Function<String, Set<String>> named, Consumer<AllocationPlan> charge) {
+    this.ledger = ledger;
+    this.named = named;
+    this.charge = charge;
+  }
+
+  /** The node's records, as its locks carry them now, each with its checked signature. */
+  void recorded(String node, List<ClusterView.VerifiedHandout> verified) {
+    Map<String, ClusterView.VerifiedHandout> byNonce = new HashMap<>();
+    verified.forEach(handout -> byNonce.put(handout.record().nonce(), handout));
+    byNode.put(node, byNonce);
+    charge(node);
+  }
+
+  void nodeRemoved(String node) {
+    byNode.remove(node);
+  }
+
+  /**
+   * The hand-out records the scheduler may settle now: their holder is known and has no entry left
+   * on the node's locks at {@code now}, so no Allocate reads its annotations any more.
+   */
+  List<HandoutRecord> settleable(Instant now) {
+    List<HandoutRecord> ready = new ArrayList<>();
+    byNode.forEach(
+        (node, records) ->
+            records.values().stream()
+                .map(ClusterView.VerifiedHandout::record)
+                .filter(record -> record.heldBy() != null)
+                .filter(
+                    record ->
+                        ledger
+                            .node(node)
+                            .map(
+                                state ->
+                                    state.locks().live(now).stream()
+                                        .noneMatch(
+                                            lock -> lock.podUid().equals(record.heldBy().uid())))
+                            .orElse(true))
+                .forEach(ready::add));
+    return ready;
+  }
+
+  /**
+   * Keeps every hand-out recorded on {@code node}'s locks charged exactly once: by the pod whose
+   * annotation carries its nonce, or, when no pod's does (the pod it was signed for is gone, or its
+   * annotation was already re-signed for another reservation), on the record alone until the record
+   * is settled. So a chip in use is never under-counted while its pod is unknown.
+   */
+  void charge(String node) {
+    releaseNamed(node);
+    chargeUnnamed(node);
+  }
+
+  /** Releases the charges of {@code node}'s hand-outs a pod's annotation names or no record has. */
+  void releaseNamed(String node) {
+    Set<String> named = this.named.apply(node);
+    Map<String, ClusterView.VerifiedHandout> records = byNode.getOrDefault(node, Map.of());
+    for (String key : List.copyOf(ledger.placements().keySet())) {
+      ChargeKey charged = ChargeKey.of(key);
+      if (charged.kind() == ChargeKey.Kind.HANDOUT
+          && ledger.placements().get(key).node().equals(node)) {
+        String nonce = charged.id();
+        if (!records.containsKey(nonce) || named.contains(nonce)) {
+          ledger.release(key);
+        }
+      }
+    }
+  }
+
+  /** Charges {@code node}'s hand-out records that no pod's annotation names, on the record. */
+  void chargeUnnamed(String node) {
+    Set<String> named = this.named.apply(node);
+    byNode
+        .getOrDefault(node, Map.of())
+        .forEach(
+            (nonce, handout) -> {
+              // Charged on the record alone, not on any pod's annotation.
+              String key = ChargeKey.handout(nonce).ledgerKey();
+              if (!named.contains(nonce) && !ledger.placements().containsKey(key)) {
+                PodAllocation allocation = handout.signed().allocation();
+                charge.accept(new AllocationPlan(allocation.forPod(key), HostResources.NONE));
+              }
+            });
+  }
+}
