@@ -44,7 +44,7 @@ final class ClusterIntake {
     synchronized (state) {
       records = cluster.handoutRecords(node);
     }
-    List<ClusterView.VerifiedHandout> verified = new ArrayList<>();
+    List<HandoutCharges.Verified> verified = new ArrayList<>();
     for (HandoutRecord record : records) {
       verifiedHandout(node.getMetadata().getName(), record).ifPresent(verified::add);
     }
@@ -58,12 +58,12 @@ final class ClusterIntake {
    * The record's allocation, when it is signed by this scheduler for the pod and node the record
    * names, with the record's nonce.
    */
-  private Optional<ClusterView.VerifiedHandout> verifiedHandout(String node, HandoutRecord record) {
+  private Optional<HandoutCharges.Verified> verifiedHandout(String node, HandoutRecord record) {
     try {
       SignedAllocation signed = codec.decodeAllocation(record.allocation());
       if (signed.nonce().equals(record.nonce())
           && verifier.verifiesFor(signed, record.signedFor().uid(), node)) {
-        return Optional.of(new ClusterView.VerifiedHandout(record, signed));
+        return Optional.of(new HandoutCharges.Verified(record, signed));
       }
     } catch (MalformedPayloadException e) {
       LOG.warn("node {}: hand-out {}: {}", node, record.nonce(), e.getMessage());

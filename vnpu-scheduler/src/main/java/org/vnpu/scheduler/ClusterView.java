@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Clock;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -68,18 +67,6 @@ final class ClusterView {
   private final ReplacementHolds replacements = new ReplacementHolds(ledger);
   private final Reservations reservations;
   private final HandoutCharges handouts = new HandoutCharges(ledger, this::named, this::charge);
-
-  /**
-   * What a preemption weighs of a pod it may evict.
-   *
-   * @param priority its {@code spec.priority} (0 without one)
-   * @param started when it started; when it was first seen, before it has
-   * @param owner the UID of its controlling owner (a ReplicaSet, a Job, ...); null without one
-   */
-  record PodFacts(int priority, Instant started, String owner) {}
-
-  /** A hand-out record of a node's locks whose allocation's signature the caller checked. */
-  record VerifiedHandout(HandoutRecord record, SignedAllocation signed) {}
 
   /** A pod whose charge {@link #recharged} replaces: now charged with {@code signed}. */
   record Recharge(PodRef pod, SignedAllocation signed) {}
@@ -164,7 +151,7 @@ final class ClusterView {
    * A node appeared or changed: its inventory, heartbeat, locks and {@code verified}, the hand-out
    * records among its locks whose signatures the caller checked.
    */
-  void nodeChanged(Node node, List<VerifiedHandout> verified) {
+  void nodeChanged(Node node, List<HandoutCharges.Verified> verified) {
     String name = node.getMetadata().getName();
     Map<String, String> annotations = annotations(node.getMetadata().getAnnotations());
     String register = annotations.get(AnnotationKeys.NODE_REGISTER);
@@ -334,14 +321,8 @@ final class ClusterView {
 
   /** When the pod started, as its status says, else when this view first saw it. */
   private Instant started(Pod pod) {
-    String text = pod.getStatus() == null ? null : pod.getStatus().getStartTime();
     PodFacts seen = facts.get(pod.getMetadata().getUid());
-    Instant fallback = seen == null ? clock.instant() : seen.started();
-    try {
-      return text == null ? fallback : Instant.parse(text);
-    } catch (DateTimeParseException e) {
-      return fallback;
-    }
+    return Fabric8Views.started(pod).orElse(seen == null ? clock.instant() : seen.started());
   }
 
   /**

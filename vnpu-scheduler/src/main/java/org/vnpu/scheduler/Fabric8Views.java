@@ -5,6 +5,8 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -109,6 +111,16 @@ public final class Fabric8Views {
           node.getMetadata().getName(),
           e.getMessage());
       return HostResources.UNTRACKED;
+    }
+  }
+
+  /** When the pod started, as its status says; empty before it has or when that cannot be read. */
+  static Optional<Instant> started(Pod pod) {
+    String text = pod.getStatus() == null ? null : pod.getStatus().getStartTime();
+    try {
+      return Optional.ofNullable(text).map(Instant::parse);
+    } catch (DateTimeParseException e) {
+      return Optional.empty();
     }
   }
 }

@@ -10,6 +10,7 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import org.vnpu.api.payload.HandoutRecord;
 import org.vnpu.api.payload.PodAllocation;
+import org.vnpu.api.payload.SignedAllocation;
 import org.vnpu.core.ledger.AllocationPlan;
 import org.vnpu.core.ledger.ChargeKey;
 import org.vnpu.core.ledger.HostResources;
@@ -22,12 +23,15 @@ import org.vnpu.core.ledger.Ledger;
  */
 final class HandoutCharges {
 
+  /** A hand-out record of a node's locks whose allocation's signature the caller checked. */
+  record Verified(HandoutRecord record, SignedAllocation signed) {}
+
   private final Ledger ledger;
   private final Function<String, Set<String>> named;
   private final Consumer<AllocationPlan> charge;
 
   /** The verified records of each node, by nonce. */
-  private final Map<String, Map<String, ClusterView.VerifiedHandout>> byNode = new HashMap<>();
+  private final Map<String, Map<String, Verified>> byNode = new HashMap<>();
 
   /**
    * @param named the nonces of the allocations charged to pods on a node
@@ -41,8 +45,8 @@ final class HandoutCharges {
   }
 
   /** The node's records, as its locks carry them now, each with its checked signature. */
-  void recorded(String node, List<ClusterView.VerifiedHandout> verified) {
-    Map<String, ClusterView.VerifiedHandout> byNonce = new HashMap<>();
+  void recorded(String node, List<Verified> verified) {
+    Map<String, Verified> byNonce = new HashMap<>();
     verified.forEach(handout -> byNonce.put(handout.record().nonce(), handout));
     byNode.put(node, byNonce);
     charge(node);
@@ -61,7 +65,7 @@ final class HandoutCharges {
     byNode.forEach(
         (node, records) ->
             records.values().stream()
-                .map(ClusterView.VerifiedHandout::record)
+                .map(Verified::record)
                 .filter(record -> record.heldBy() != null)
                 .filter(
                     record ->
@@ -91,7 +95,7 @@ final class HandoutCharges {
   /** Releases the charges of {@code node}'s hand-outs a pod's annotation names or no record has. */
   void releaseNamed(String node) {
     Set<String> named = this.named.apply(node);
-    Map<String, ClusterView.VerifiedHandout> records = byNode.getOrDefault(node, Map.of());
+    Map<String, Verified> records = byNode.getOrDefault(node, Map.of());
     for (String key : List.copyOf(ledger.placements().keySet())) {
       ChargeKey charged = ChargeKey.of(key);
       if (charged.kind() == ChargeKey.Kind.HANDOUT

@@ -65,8 +65,7 @@ final class PreemptionAdvisor {
           allowed.add(uid);
           continue;
         }
-        ClusterView.PodFacts facts =
-            cluster.facts(uid).orElse(new ClusterView.PodFacts(0, now, null));
+        PodFacts facts = cluster.facts(uid).orElse(new PodFacts(0, now, null));
         candidates.add(
             new VictimPlanner.Candidate(
                 plan, facts.priority(), Duration.between(facts.started(), now)));

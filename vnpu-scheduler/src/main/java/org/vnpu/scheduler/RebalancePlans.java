@@ -88,7 +88,7 @@ final class RebalancePlans {
     List<RebalancePlanner.Movable> movable = new ArrayList<>();
     for (PodManifest pod : candidates) {
       AllocationPlan plan = cluster.allocation(pod.uid());
-      Optional<ClusterView.PodFacts> facts = cluster.facts(pod.uid());
+      Optional<PodFacts> facts = cluster.facts(pod.uid());
       Validated<PodRequest> request = state.parser().parse(pod);
       if (plan == null || facts.isEmpty() || request instanceof Validated.Invalid<PodRequest>) {
         continue;
@@ -111,7 +111,7 @@ final class RebalancePlans {
       for (RebalancePlanner.Move move : plan.moves()) {
         String owner =
             ReplacementHolds.owner(
-                cluster.facts(move.pod().podUid()).map(ClusterView.PodFacts::owner).orElse(null),
+                cluster.facts(move.pod().podUid()).map(PodFacts::owner).orElse(null),
                 move.pod().request());
         if (owner == null
             || !cluster.replacements().hold(owner, move.pod().podUid(), move.to(), until)) {

@@ -113,7 +113,7 @@ final class SchedulerState {
   /** The key under which a replacement of the pod's owner finds a place held for it, or null. */
   String replacementOwner(PodManifest pod, PodRequest request) {
     return ReplacementHolds.owner(
-        cluster.facts(pod.uid()).map(ClusterView.PodFacts::owner).orElse(null), request);
+        cluster.facts(pod.uid()).map(PodFacts::owner).orElse(null), request);
   }
 
   /** What placement decisions weigh now: the time, heartbeats, policies and the observed mix. */
