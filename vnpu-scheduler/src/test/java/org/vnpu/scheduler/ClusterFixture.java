@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -154,6 +155,22 @@ final class ClusterFixture {
             "huawei.com/vnpu-number", "1",
             "huawei.com/vnpu-cores", "10",
             "huawei.com/vnpu-memory.1Gi", "4"));
+  }
+
+  /**
+   * A pod of one container with a share of {@code cores} % and 4 GiB, its annotations a map the
+   * test may add to.
+   */
+  static PodBuilder sharePod(String name, String cpu, int cores) {
+    PodBuilder pod = sharePod(name, cpu);
+    pod.editSpec()
+        .editFirstContainer()
+        .editResources()
+        .addToLimits("huawei.com/vnpu-cores", new Quantity(Integer.toString(cores)))
+        .endResources()
+        .endContainer()
+        .endSpec();
+    return pod.editMetadata().withAnnotations(new HashMap<>()).endMetadata();
   }
 
   static PodBuilder wholeCardPod(String name, String cpu) {

@@ -4,11 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -158,15 +155,7 @@ class DecisionsWithoutApiServerTest {
   }
 
   private static Pod share(String name, int cores) {
-    PodBuilder pod = ClusterFixture.sharePod(name, "1");
-    pod.editSpec()
-        .editFirstContainer()
-        .editResources()
-        .addToLimits("huawei.com/vnpu-cores", new Quantity(Integer.toString(cores)))
-        .endResources()
-        .endContainer()
-        .endSpec();
-    return pod.editMetadata().withAnnotations(new HashMap<>()).endMetadata().build();
+    return ClusterFixture.sharePod(name, "1", cores).build();
   }
 
   private static PodManifest manifest(Pod pod) {

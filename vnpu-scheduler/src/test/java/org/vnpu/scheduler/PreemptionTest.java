@@ -6,12 +6,10 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
@@ -69,15 +67,7 @@ class PreemptionTest {
 
   /** A pod of one container with a share of {@code cores} % and 4 GiB. */
   private static PodBuilder share(String name, int cores) {
-    PodBuilder pod = ClusterFixture.sharePod(name, "1");
-    pod.editSpec()
-        .editFirstContainer()
-        .editResources()
-        .addToLimits("huawei.com/vnpu-cores", new Quantity(Integer.toString(cores)))
-        .endResources()
-        .endContainer()
-        .endSpec();
-    return pod.editMetadata().withAnnotations(new HashMap<>()).endMetadata();
+    return ClusterFixture.sharePod(name, "1", cores);
   }
 
   private boolean fits(PodManifest pod) throws SchedulingException {
