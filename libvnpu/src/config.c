@@ -129,10 +129,94 @@ static int parse(FILE *file, struct entries *e) {
     return 0;
 }
 
-int vnpu_config_read(const char *path, struct vnpu_config *config, char *error, int error_size) {
-    static const char *const levels[] = {"error", "warn", "info", "debug"};
+/* The entries' values for one device: device.<i>.die_id, memory_bytes, cores, policy, region. */
+static int read_device(struct entries *e, int i, struct vnpu_device_config *d) {
     static const char *const policies[] = {"fixed-share", "elastic", "best-effort"};
+    char key[64];
+    uint64_t cores;
+    int policy;
+    snprintf(key, sizeof(key), "device.%d.die_id", i);
+    if (text(e, key, d->die_id, sizeof(d->die_id)) != 0) {
+        return -1;
+    }
+    snprintf(key, sizeof(key), "device.%d.memory_bytes", i);
+    if (number(e, key, UINT64_MAX, &d->memory_bytes) != 0) {
+        return -1;
+    }
+    snprintf(key, sizeof(key), "device.%d.cores", i);
+    if (number(e, key, 100, &cores) != 0) {
+        return -1;
+    }
+    d->cores = (uint32_t)cores;
+    snprintf(key, sizeof(key), "device.%d.policy", i);
+    if (choice(e, key, policies, 3, &policy) != 0) {
+        return -1;
+    }
+    d->policy = (enum vnpu_policy)policy;
+    snprintf(key, sizeof(key), "device.%d.region", i);
+    return text(e, key, d->region, sizeof(d->region));
+}
+
+/* The container's keys: the version, the pod, the log level, the priority and its cap. */
+static int read_container(struct entries *e, struct vnpu_config *config, uint64_t *devices) {
+    static const char *const levels[] = {"error", "warn", "info", "debug"};
     static const char *const priorities[] = {"online", "offline"};
+    uint64_t version;
+    int priority;
+    if (number(e, "version", UINT32_MAX, &version) != 0) {
+        return -1;
+    }
+    if (version != VNPU_CONFIG_VERSION) {
+        char versions[64];
+        snprintf(versions, sizeof(versions), "%llu (this shim reads %d)",
+                 (unsigned long long)version, VNPU_CONFIG_VERSION);
+        return fail(e, "unsupported version %s%s", versions, "");
+    }
+    if (text(e, "pod.uid", config->pod_uid, sizeof(config->pod_uid)) != 0 ||
+        text(e, "pod.namespace", config->pod_namespace, sizeof(config->pod_namespace)) != 0 ||
+        text(e, "pod.name", config->pod_name, sizeof(config->pod_name)) != 0 ||
+        text(e, "container", config->container, sizeof(config->container)) != 0 ||
+        text(e, "books_dir", config->books_dir, sizeof(config->books_dir)) != 0 ||
+        choice(e, "log.level", levels, 4, &config->log_level) != 0 ||
+        choice(e, "priority", priorities, 2, &priority) != 0 ||
+        number(e, "devices", VNPU_MAX_DEVICES, devices) != 0) {
+        return -1;
+    }
+    config->priority = (enum vnpu_priority)priority;
+    if (config->priority == VNPU_OFFLINE) {
+        uint64_t cap;
+        if (number(e, "offline.max_kernels_in_flight", VNPU_MAX_KERNELS_IN_FLIGHT, &cap) != 0) {
+            return -1;
+        }
+        config->max_kernels_in_flight = (uint32_t)cap;
+    }
+    if (*devices == 0) {
+        return fail(e, "devices=0 is out of range 1..64%s%s", "", "");
+    }
+    return 0;
+}
+
+/* Every key of the file, read into config; an unknown key is an error. */
+static int read_entries(struct entries *e, struct vnpu_config *config) {
+    uint64_t devices;
+    if (read_container(e, config, &devices) != 0) {
+        return -1;
+    }
+    config->device_count = (int)devices;
+    for (int i = 0; i < config->device_count; i++) {
+        if (read_device(e, i, &config->devices[i]) != 0) {
+            return -1;
+        }
+    }
+    for (int i = 0; i < e->count; i++) {
+        if (!e->items[i].used) {
+            return fail(e, "unknown key %s%s", e->items[i].key, "");
+        }
+    }
+    return 0;
+}
+
+int vnpu_config_read(const char *path, struct vnpu_config *config, char *error, int error_size) {
     struct entries *e = calloc(1, sizeof(*e));
     if (e == NULL) {
         snprintf(error, (size_t)error_size, "out of host memory reading %s", path);
@@ -140,7 +224,6 @@ int vnpu_config_read(const char *path, struct vnpu_config *config, char *error, 
     }
     e->error = error;
     e->error_size = error_size;
-    int rc = -1;
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     FILE *file = fd < 0 ? NULL : fdopen(fd, "r");
     if (file == NULL) {
@@ -152,77 +235,7 @@ int vnpu_config_read(const char *path, struct vnpu_config *config, char *error, 
         return -1;
     }
     memset(config, 0, sizeof(*config));
-    uint64_t version, devices;
-    int priority;
-    if (parse(file, e) != 0 || number(e, "version", UINT32_MAX, &version) != 0) {
-        goto done;
-    }
-    if (version != VNPU_CONFIG_VERSION) {
-        char versions[64];
-        snprintf(versions, sizeof(versions), "%llu (this shim reads %d)",
-                 (unsigned long long)version, VNPU_CONFIG_VERSION);
-        fail(e, "unsupported version %s%s", versions, "");
-        goto done;
-    }
-    if (text(e, "pod.uid", config->pod_uid, sizeof(config->pod_uid)) != 0 ||
-        text(e, "pod.namespace", config->pod_namespace, sizeof(config->pod_namespace)) != 0 ||
-        text(e, "pod.name", config->pod_name, sizeof(config->pod_name)) != 0 ||
-        text(e, "container", config->container, sizeof(config->container)) != 0 ||
-        text(e, "books_dir", config->books_dir, sizeof(config->books_dir)) != 0 ||
-        choice(e, "log.level", levels, 4, &config->log_level) != 0 ||
-        choice(e, "priority", priorities, 2, &priority) != 0 ||
-        number(e, "devices", VNPU_MAX_DEVICES, &devices) != 0) {
-        goto done;
-    }
-    config->priority = (enum vnpu_priority)priority;
-    if (config->priority == VNPU_OFFLINE) {
-        uint64_t cap;
-        if (number(e, "offline.max_kernels_in_flight", VNPU_MAX_KERNELS_IN_FLIGHT, &cap) != 0) {
-            goto done;
-        }
-        config->max_kernels_in_flight = (uint32_t)cap;
-    }
-    if (devices == 0) {
-        fail(e, "devices=0 is out of range 1..64%s%s", "", "");
-        goto done;
-    }
-    config->device_count = (int)devices;
-    for (int i = 0; i < config->device_count; i++) {
-        struct vnpu_device_config *d = &config->devices[i];
-        char key[64];
-        uint64_t cores;
-        int policy;
-        snprintf(key, sizeof(key), "device.%d.die_id", i);
-        if (text(e, key, d->die_id, sizeof(d->die_id)) != 0) {
-            goto done;
-        }
-        snprintf(key, sizeof(key), "device.%d.memory_bytes", i);
-        if (number(e, key, UINT64_MAX, &d->memory_bytes) != 0) {
-            goto done;
-        }
-        snprintf(key, sizeof(key), "device.%d.cores", i);
-        if (number(e, key, 100, &cores) != 0) {
-            goto done;
-        }
-        d->cores = (uint32_t)cores;
-        snprintf(key, sizeof(key), "device.%d.policy", i);
-        if (choice(e, key, policies, 3, &policy) != 0) {
-            goto done;
-        }
-        d->policy = (enum vnpu_policy)policy;
-        snprintf(key, sizeof(key), "device.%d.region", i);
-        if (text(e, key, d->region, sizeof(d->region)) != 0) {
-            goto done;
-        }
-    }
-    for (int i = 0; i < e->count; i++) {
-        if (!e->items[i].used) {
-            fail(e, "unknown key %s%s", e->items[i].key, "");
-            goto done;
-        }
-    }
-    rc = 0;
-done:
+    int rc = parse(file, e) != 0 || read_entries(e, config) != 0 ? -1 : 0;
     fclose(file);
     free(e);
     return rc;

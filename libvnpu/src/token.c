@@ -113,6 +113,55 @@ static uint64_t wait_bound(const struct device_state *d, struct vnpu_claim token
 }
 
 /*
+ * This process just wrote its claim on the token: it records it, and the holder it displaced.
+ * overdue_since is when it began to wait for a holder it took the token from past its bound (0
+ * when it did not): the chip's holders are then suspect for a while, said once per episode.
+ */
+static void took(struct device_state *d, uint64_t taken, uint32_t holder, uint64_t now,
+                 uint64_t overdue_since, int displaces) {
+    d->displaced = displaces ? holder : 0;
+    if (overdue_since != 0) {
+        uint64_t suspect =
+            __atomic_exchange_n(&d->suspect_until, now + SUSPECT_NS, __ATOMIC_ACQ_REL);
+        if (now >= suspect) { /* once per episode, not once per turn */
+            VNPU_LOG(VNPU_LOG_WARN,
+                     "chip %s: owner %u kept the AI Core token past %llu ms; taking "
+                     "it, and waiting at most %llu ms for any holder for a while",
+                     d->config->die_id, holder,
+                     (unsigned long long)((now - overdue_since) / 1000000),
+                     (unsigned long long)(SUSPECT_WAIT_NS / 1000000));
+        }
+    }
+    __atomic_store_n(&d->token, taken, __ATOMIC_RELEASE);
+    __atomic_store_n(&d->token_since, now, __ATOMIC_RELEASE);
+    withdraw_notice(&d->region->creditor_notice);
+}
+
+/* A process that could take a turn but waits says so: as a creditor, and by its priority. */
+static void post_waiting_notices(struct vnpu_region *region, struct turn turn, uint64_t now) {
+    if (!turn.borrowed) {
+        post_notice(&region->creditor_notice, now);
+    }
+    post_notice(offline() ? &region->offline_notice : &region->online_notice, now);
+}
+
+/* The books of a turn this process got: how long it waited, and whether it displaced offline. */
+static void got_turn(struct device_state *d, uint64_t entered, uint64_t now,
+                     uint64_t waiting_since, int displaced_offline) {
+    struct vnpu_books *books = d->account.books;
+    struct vnpu_region *region = d->region;
+    withdraw_notice(offline() ? &region->offline_notice : &region->online_notice);
+    if (waiting_since != 0) {
+        count_waiting(d, -1);
+        __atomic_add_fetch(&books->header.launch_wait_ns, now - entered, __ATOMIC_RELAXED);
+    }
+    if (displaced_offline) {
+        __atomic_add_fetch(&books->header.preemptions_caused, 1, __ATOMIC_RELAXED);
+    }
+    adapt_allowance(d, entered, displaced_offline);
+}
+
+/*
  * Waits until this process holds the chip's AI Core token (another thread of it may already). A
  * token held by another process binds until its slice ends (plus a grace for its queued kernels),
  * but a container with credit waits at most LONGEST_WAIT_NS for it, so a holder that never lets go
@@ -127,6 +176,11 @@ static uint64_t wait_bound(const struct device_state *d, struct vnpu_claim token
  * and counts a preemption. An online process that waits for another holder posts the online
  * notice. An offline process takes no turn while the notice binds, and never takes the token from
  * an online holder, however long it waited: offline work gets the time online work leaves idle.
+ *
+ * Kept whole: each pass reads the token word once and either swaps it or sleeps on it, and its
+ * locals (since when it waits, the notice episode, the last wake) carry across passes and across
+ * a failed swap; split further, every step would take and return that state with the word read,
+ * and the one compare-and-swap the loop turns on would no longer be in sight.
  */
 struct turn acquire(struct device_state *d) {
     struct vnpu_region *region = d->region;
@@ -174,44 +228,16 @@ struct turn acquire(struct device_state *d) {
                     continue;
                 }
                 displaced_offline |= displaces;
-                d->displaced = displaces ? token.owner : 0;
                 turn.despite_online = overdue && offline() && !offline_owner(token.owner);
-                if (overdue && !displaces) {
-                    uint64_t suspect = __atomic_exchange_n(&d->suspect_until, now + SUSPECT_NS,
-                                                           __ATOMIC_ACQ_REL);
-                    if (now >= suspect) { /* once per episode, not once per turn */
-                        VNPU_LOG(VNPU_LOG_WARN,
-                                 "chip %s: owner %u kept the AI Core token past %llu ms; taking "
-                                 "it, and waiting at most %llu ms for any holder for a while",
-                                 d->config->die_id, token.owner,
-                                 (unsigned long long)((now - waiting_since) / 1000000),
-                                 (unsigned long long)(SUSPECT_WAIT_NS / 1000000));
-                    }
-                }
-                __atomic_store_n(&d->token, taken, __ATOMIC_RELEASE);
-                __atomic_store_n(&d->token_since, now, __ATOMIC_RELEASE);
-                withdraw_notice(&region->creditor_notice);
+                took(d, taken, token.owner, now, overdue && !displaces ? waiting_since : 0,
+                     displaces);
                 got = 1;
-            } else {
-                if (turn.slice_end != 0 && !turn.borrowed) {
-                    post_notice(&region->creditor_notice, now);
-                }
-                if (turn.slice_end != 0) {
-                    post_notice(offline() ? &region->offline_notice : &region->online_notice, now);
-                }
+            } else if (turn.slice_end != 0) {
+                post_waiting_notices(region, turn, now);
             }
         }
         if (got) {
-            struct vnpu_books *books = d->account.books;
-            withdraw_notice(offline() ? &region->offline_notice : &region->online_notice);
-            if (waiting_since != 0) {
-                count_waiting(d, -1);
-                __atomic_add_fetch(&books->header.launch_wait_ns, now - entered, __ATOMIC_RELAXED);
-            }
-            if (displaced_offline) {
-                __atomic_add_fetch(&books->header.preemptions_caused, 1, __ATOMIC_RELAXED);
-            }
-            adapt_allowance(d, entered, displaced_offline);
+            got_turn(d, entered, now, waiting_since, displaced_offline);
             return turn;
         }
         if (waiting_since == 0) {

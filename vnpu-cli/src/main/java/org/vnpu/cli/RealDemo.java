@@ -62,18 +62,7 @@ final class RealDemo {
           out.println(line);
           out.flush();
         };
-    Scenario.Report embedded = null;
-    if (compare) {
-      out.println("The scenario on the embedded sandbox first, for the agreement table:");
-      out.flush();
-      try (Sandbox sandbox =
-          Sandbox.start(
-              new SandboxOptions(root.resolve("embedded"), driver, DemoCluster.NODES)
-                  .withRebalancing(DemoCluster.REBALANCING))) {
-        embedded = new Scenario(sandbox, progress, burst, seed).run();
-      }
-      out.println();
-    }
+    Scenario.Report embedded = compare ? embedded(out, progress) : null;
     out.println(
         "vNPU demo on a real control plane: building or finding the upstream binaries, starting"
             + " etcd, kube-apiserver, kube-controller-manager, kube-scheduler and Volcano, installing"
@@ -99,25 +88,7 @@ final class RealDemo {
     Runtime.getRuntime().addShutdownHook(new Thread(cluster::close, "vnpu-real-cluster-stop"));
     try {
       printCluster(out, cluster, log);
-      Scenario.Report report = new Scenario(cluster, progress, burst, seed).run();
-      if (embedded != null) {
-        String table = Agreement.markdown(Agreement.of(embedded, report));
-        Files.writeString(root.resolve("agreement.md"), table);
-        out.println();
-        out.println("Embedded against real, pod by pod (" + root.resolve("agreement.md") + ")");
-        out.print(table);
-      }
-      List<Scenario.Check> checks = new ArrayList<>(report.checks());
-      checks.addAll(new OperatorCommandChecks(cluster, progress).run());
-      checks.addAll(new RealClusterChecks(cluster, progress).run());
-      if (driver == Sandbox.Driver.KUBE_SCHEDULER) {
-        checks.addAll(dra(out, progress));
-      } else {
-        progress.accept(
-            "[dra] (DRA claims are placed by kube-scheduler: --scheduler kube-scheduler)");
-      }
-      Scenario.Report all =
-          new Scenario.Report(report.placements(), report.unfit(), report.comparison(), checks);
+      Scenario.Report all = scenario(cluster, out, progress, embedded);
       DemoText.report(out, all);
       if (!once) {
         out.println();
@@ -131,6 +102,50 @@ final class RealDemo {
         cluster.close();
       }
     }
+  }
+
+  /** The scenario on the embedded sandbox, for the agreement table. */
+  private Scenario.Report embedded(PrintWriter out, Consumer<String> progress)
+      throws IOException, InterruptedException {
+    out.println("The scenario on the embedded sandbox first, for the agreement table:");
+    out.flush();
+    try (Sandbox sandbox =
+        Sandbox.start(
+            new SandboxOptions(root.resolve("embedded"), driver, DemoCluster.NODES)
+                .withRebalancing(DemoCluster.REBALANCING))) {
+      Scenario.Report embedded = new Scenario(sandbox, progress, burst, seed).run();
+      out.println();
+      return embedded;
+    }
+  }
+
+  /**
+   * The scenario and the real cluster's own checks, with the agreement table when {@code embedded}
+   * is there to compare with.
+   */
+  private Scenario.Report scenario(
+      RealCluster cluster, PrintWriter out, Consumer<String> progress, Scenario.Report embedded)
+      throws IOException, InterruptedException {
+    Scenario.Report report = new Scenario(cluster, progress, burst, seed).run();
+    if (embedded != null) {
+      String table = Agreement.markdown(Agreement.of(embedded, report));
+      Files.writeString(root.resolve("agreement.md"), table);
+      out.println();
+      out.println("Embedded against real, pod by pod (" + root.resolve("agreement.md") + ")");
+      out.print(table);
+    }
+    List<Scenario.Check> checks = new ArrayList<>(report.checks());
+    checks.addAll(new OperatorCommandChecks(cluster, progress).run());
+    checks.addAll(new RealClusterChecks(cluster, progress).run());
+    if (driver == Sandbox.Driver.KUBE_SCHEDULER) {
+      checks.addAll(dra(out, progress));
+    } else {
+      progress.accept(
+          "[dra] (DRA claims are placed by kube-scheduler: --scheduler kube-scheduler)");
+    }
+    Scenario.Report all =
+        new Scenario.Report(report.placements(), report.unfit(), report.comparison(), checks);
+    return all;
   }
 
   /**

@@ -69,6 +69,23 @@ final class SimulateCommand implements Callable<Integer> {
 
     @ArgGroup(exclusive = false)
     Openb openb;
+
+    /** A cluster, its workload and the workload's name, as the files give them. */
+    record Read(SimCluster cluster, List<SimPod> workload, String name) {}
+
+    /** Reads the openb trace or the YAML files, whichever were given. */
+    Read read(ChipCatalog chips) throws IOException {
+      if (openb != null) {
+        return new Read(
+            OpenbTrace.nodes(openb.nodes),
+            OpenbTrace.pods(openb.pods),
+            openb.pods.getFileName().toString().replaceFirst("\\.csv$", ""));
+      }
+      return new Read(
+          ClusterFile.read(yaml.cluster, chips),
+          WorkloadFile.read(yaml.workload, chips),
+          yaml.workload.getFileName().toString());
+    }
   }
 
   static final class Yaml {
@@ -223,18 +240,10 @@ final class SimulateCommand implements Callable<Integer> {
       }
     }
     Rebalancing rebalancing = rebalancing();
-    SimCluster cluster;
-    List<SimPod> workload;
-    String workloadName;
-    if (inputs.openb != null) {
-      cluster = OpenbTrace.nodes(inputs.openb.nodes);
-      workload = OpenbTrace.pods(inputs.openb.pods);
-      workloadName = inputs.openb.pods.getFileName().toString().replaceFirst("\\.csv$", "");
-    } else {
-      cluster = ClusterFile.read(inputs.yaml.cluster, chips);
-      workload = WorkloadFile.read(inputs.yaml.workload, chips);
-      workloadName = inputs.yaml.workload.getFileName().toString();
-    }
+    Inputs.Read read = inputs.read(chips);
+    SimCluster cluster = read.cluster();
+    List<SimPod> workload = read.workload();
+    String workloadName = read.name();
     Experiment experiment =
         new Experiment(
             cluster,
@@ -257,6 +266,17 @@ final class SimulateCommand implements Callable<Integer> {
     bar.done();
     PaperResults paper = paper(workloadName);
     Summary summary = Summary.of(results, workloadName, paper);
+    writeFiles(workloadName, results, paper);
+    PrintWriter out = spec.commandLine().getOut();
+    out.print(
+        output.render(summary, s -> SimulationText.summary(s, cluster, results, seeds, tune)));
+    out.flush();
+    return 0;
+  }
+
+  /** The CSV of every sample and the plot, where asked for. */
+  private void writeFiles(String workloadName, List<RunResult> results, PaperResults paper)
+      throws IOException {
     if (csv != null) {
       CsvReport.write(csv, results);
     }
@@ -272,11 +292,6 @@ final class SimulateCommand implements Callable<Integer> {
                   .map(curve -> new PlotReport.Reference("paper's FGD (published mean)", curve))
                   .orElse(null));
     }
-    PrintWriter out = spec.commandLine().getOut();
-    out.print(
-        output.render(summary, s -> SimulationText.summary(s, cluster, results, seeds, tune)));
-    out.flush();
-    return 0;
   }
 
   private Rebalancing rebalancing() {

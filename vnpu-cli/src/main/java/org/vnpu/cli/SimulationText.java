@@ -33,6 +33,30 @@ final class SimulationText {
             tune,
             seeds.size(),
             results.size()));
+    out.append(table(summary).render(""));
+    summary
+        .best()
+        .ifPresentOrElse(
+            best ->
+                out.append(
+                    String.format(
+                        Locale.ROOT,
+                        "%nLeast unallocated: %s (%s %%). Unallocated = compute not allocated, in"
+                            + " %% of the cluster, when the arrived requests reach 100 %% of it;"
+                            + " mean ± sd over seeds.%n",
+                        best.policy(),
+                        best.unallocated())),
+            () ->
+                out.append(
+                    String.format(
+                        Locale.ROOT,
+                        "%nThe arrived requests never reach 100 %% of the cluster's compute, so no"
+                            + " unallocated figure is given; compare failed pods.%n")));
+    return out.toString();
+  }
+
+  /** One row per policy; the rebalancer's columns only where it moved pods. */
+  private static TextTable table(Summary summary) {
     boolean rebalanced = summary.rows().stream().anyMatch(r -> r.migrations().mean() > 0);
     List<String> headers =
         new ArrayList<>(
@@ -65,26 +89,7 @@ final class SimulationText {
       cells.add(String.format(Locale.ROOT, "%.1f s", row.millis().mean() / 1000));
       table.row(cells.toArray());
     }
-    out.append(table.render(""));
-    summary
-        .best()
-        .ifPresentOrElse(
-            best ->
-                out.append(
-                    String.format(
-                        Locale.ROOT,
-                        "%nLeast unallocated: %s (%s %%). Unallocated = compute not allocated, in"
-                            + " %% of the cluster, when the arrived requests reach 100 %% of it;"
-                            + " mean ± sd over seeds.%n",
-                        best.policy(),
-                        best.unallocated())),
-            () ->
-                out.append(
-                    String.format(
-                        Locale.ROOT,
-                        "%nThe arrived requests never reach 100 %% of the cluster's compute, so no"
-                            + " unallocated figure is given; compare failed pods.%n")));
-    return out.toString();
+    return table;
   }
 
   static String sharing(SharingComparison comparison, SharingComparison.Result result) {

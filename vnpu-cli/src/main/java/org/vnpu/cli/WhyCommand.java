@@ -136,20 +136,7 @@ final class WhyCommand implements Callable<Integer> {
     }
     AllocationPlan plan = scheduler.placements().get(manifest.uid());
     if (plan != null) {
-      Map<String, Double> shares = metrics.containerShares(manifest.namespace(), manifest.name());
-      List<Vnpu> vnpus = new ArrayList<>();
-      for (ContainerAllocation container : plan.allocation().containers()) {
-        for (VnpuAssignment vnpu : container.vnpus()) {
-          vnpus.add(
-              new Vnpu(
-                  container.name(),
-                  vnpu.chipIndex(),
-                  vnpu.chipType(),
-                  vnpu.slice(),
-                  shares.get(container.name() + "/" + vnpu.chipIndex())));
-        }
-      }
-      return new Answer(id, "placed", plan.node(), phase, vnpus, null, null);
+      return new Answer(id, "placed", plan.node(), phase, vnpus(manifest, plan), null, null);
     }
     List<Node> nodes = client.nodes().list().getItems();
     Map<String, NodeAnswer> refusedFirst = schedulersOwnCheck(client, pod, nodes);
@@ -182,6 +169,24 @@ final class WhyCommand implements Callable<Integer> {
     answers.sort(Comparator.comparing(NodeAnswer::node));
     return new Answer(
         id, "pending", null, phase, List.of(), explanation.unschedulable(), List.copyOf(answers));
+  }
+
+  /** The pod's vNPUs, each with the AI Core share the exporter measured, where it did. */
+  private List<Vnpu> vnpus(PodManifest manifest, AllocationPlan plan) {
+    Map<String, Double> shares = metrics.containerShares(manifest.namespace(), manifest.name());
+    List<Vnpu> vnpus = new ArrayList<>();
+    for (ContainerAllocation container : plan.allocation().containers()) {
+      for (VnpuAssignment vnpu : container.vnpus()) {
+        vnpus.add(
+            new Vnpu(
+                container.name(),
+                vnpu.chipIndex(),
+                vnpu.chipType(),
+                vnpu.slice(),
+                shares.get(container.name() + "/" + vnpu.chipIndex())));
+      }
+    }
+    return vnpus;
   }
 
   /** The answer for a pod whose resources or annotations break the contract, with the rule. */

@@ -86,39 +86,7 @@ public final class RealClusterChecks {
    */
   private void tenant() throws IOException {
     pods.namespace(TENANT_NAMESPACE);
-    admin
-        .rbac()
-        .roles()
-        .inNamespace(TENANT_NAMESPACE)
-        .resource(
-            new RoleBuilder()
-                .withNewMetadata()
-                .withName(TENANT)
-                .endMetadata()
-                .addNewRule()
-                .withApiGroups("")
-                .withResources("pods")
-                .withVerbs("create", "get", "list", "update", "patch", "delete")
-                .endRule()
-                .build())
-        .serverSideApply();
-    admin
-        .rbac()
-        .roleBindings()
-        .inNamespace(TENANT_NAMESPACE)
-        .resource(
-            new RoleBindingBuilder()
-                .withNewMetadata()
-                .withName(TENANT)
-                .endMetadata()
-                .withNewRoleRef("rbac.authorization.k8s.io", "Role", TENANT)
-                .addNewSubject()
-                .withKind("ServiceAccount")
-                .withName(TENANT)
-                .withNamespace(TENANT_NAMESPACE)
-                .endSubject()
-                .build())
-        .serverSideApply();
+    grantTenantPods();
     try (KubernetesClient tenant =
         ControlPlane.client(
             new ServiceAccountTokens(cluster.plane(), admin)
@@ -163,6 +131,43 @@ public final class RealClusterChecks {
           message -> message.contains("ASCEND_VISIBLE_DEVICES"));
       tenant.pods().inNamespace(TENANT_NAMESPACE).withName("own").delete();
     }
+  }
+
+  /** A Role on pods of the tenant's namespace, bound to the tenant's service account. */
+  private void grantTenantPods() {
+    admin
+        .rbac()
+        .roles()
+        .inNamespace(TENANT_NAMESPACE)
+        .resource(
+            new RoleBuilder()
+                .withNewMetadata()
+                .withName(TENANT)
+                .endMetadata()
+                .addNewRule()
+                .withApiGroups("")
+                .withResources("pods")
+                .withVerbs("create", "get", "list", "update", "patch", "delete")
+                .endRule()
+                .build())
+        .serverSideApply();
+    admin
+        .rbac()
+        .roleBindings()
+        .inNamespace(TENANT_NAMESPACE)
+        .resource(
+            new RoleBindingBuilder()
+                .withNewMetadata()
+                .withName(TENANT)
+                .endMetadata()
+                .withNewRoleRef("rbac.authorization.k8s.io", "Role", TENANT)
+                .addNewSubject()
+                .withKind("ServiceAccount")
+                .withName(TENANT)
+                .withNamespace(TENANT_NAMESPACE)
+                .endSubject()
+                .build())
+        .serverSideApply();
   }
 
   // ---- quota ----

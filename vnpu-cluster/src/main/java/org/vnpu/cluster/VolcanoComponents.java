@@ -37,23 +37,7 @@ public final class VolcanoComponents {
   public static void start(
       ControlPlane plane, UpstreamBinaries binaries, KubernetesClient admin, Path schedulerConf)
       throws IOException, InterruptedException {
-    for (Path file : binaries.volcanoCrds()) {
-      try (InputStream in = Files.newInputStream(file)) {
-        for (HasMetadata object : admin.load(in).items()) {
-          admin.resource(object).serverSideApply();
-        }
-      }
-    }
-    for (Path file : binaries.volcanoCrds()) {
-      try (InputStream in = Files.newInputStream(file)) {
-        for (HasMetadata object : admin.load(in).items()) {
-          admin
-              .resources(CustomResourceDefinition.class)
-              .withName(object.getMetadata().getName())
-              .waitUntilCondition(VolcanoComponents::established, 60, TimeUnit.SECONDS);
-        }
-      }
-    }
+    installCrds(binaries, admin);
     LOG.info("Volcano's CRDs are established");
     admin
         .namespaces()
@@ -63,24 +47,7 @@ public final class VolcanoComponents {
     ServiceAccountTokens tokens = new ServiceAccountTokens(plane, admin);
     Path controllers = tokens.kubeconfig(NAMESPACE, CONTROLLERS_ACCOUNT);
     Path scheduler = tokens.kubeconfig(NAMESPACE, SCHEDULER_ACCOUNT);
-    for (String account : List.of(CONTROLLERS_ACCOUNT, SCHEDULER_ACCOUNT)) {
-      admin
-          .rbac()
-          .clusterRoleBindings()
-          .resource(
-              new ClusterRoleBindingBuilder()
-                  .withNewMetadata()
-                  .withName(account)
-                  .endMetadata()
-                  .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", "cluster-admin")
-                  .addNewSubject()
-                  .withKind("ServiceAccount")
-                  .withName(account)
-                  .withNamespace(NAMESPACE)
-                  .endSubject()
-                  .build())
-          .serverSideApply();
-    }
+    bindClusterAdmin(admin);
     int controllersHealth = Probes.freePort();
     plane
         .start(
@@ -109,6 +76,52 @@ public final class VolcanoComponents {
                 "--cache-dumper=false",
                 "--v=3"))
         .awaitReady(Probes.ok("http://127.0.0.1:" + schedulerHealth + "/healthz", null), READY);
+  }
+
+  /** Applies Volcano's CRDs, then waits until the API server serves each. */
+  private static void installCrds(UpstreamBinaries binaries, KubernetesClient admin)
+      throws IOException {
+    for (Path file : binaries.volcanoCrds()) {
+      try (InputStream in = Files.newInputStream(file)) {
+        for (HasMetadata object : admin.load(in).items()) {
+          admin.resource(object).serverSideApply();
+        }
+      }
+    }
+    for (Path file : binaries.volcanoCrds()) {
+      try (InputStream in = Files.newInputStream(file)) {
+        for (HasMetadata object : admin.load(in).items()) {
+          admin
+              .resources(CustomResourceDefinition.class)
+              .withName(object.getMetadata().getName())
+              .waitUntilCondition(VolcanoComponents::established, 60, TimeUnit.SECONDS);
+        }
+      }
+    }
+  }
+
+  /**
+   * Binds Volcano's two service accounts to cluster-admin: this test cluster does not narrow them.
+   */
+  private static void bindClusterAdmin(KubernetesClient admin) {
+    for (String account : List.of(CONTROLLERS_ACCOUNT, SCHEDULER_ACCOUNT)) {
+      admin
+          .rbac()
+          .clusterRoleBindings()
+          .resource(
+              new ClusterRoleBindingBuilder()
+                  .withNewMetadata()
+                  .withName(account)
+                  .endMetadata()
+                  .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", "cluster-admin")
+                  .addNewSubject()
+                  .withKind("ServiceAccount")
+                  .withName(account)
+                  .withNamespace(NAMESPACE)
+                  .endSubject()
+                  .build())
+          .serverSideApply();
+    }
   }
 
   private static boolean established(CustomResourceDefinition crd) {

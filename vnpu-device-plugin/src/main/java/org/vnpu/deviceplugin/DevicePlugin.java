@@ -70,17 +70,7 @@ public final class DevicePlugin implements AutoCloseable {
         new HandoutResolver(
             client, settings.node(), locks, files, settings.podResourcesSocket(), clock);
     Allocator allocator =
-        new Allocator(
-            client,
-            settings.node(),
-            new AllocationGate(settings.node(), codec, verifier),
-            codec,
-            files,
-            new Handouts(files, settings.shimLibrary(), settings.driverMounts()),
-            settings.shimLogLevel(),
-            clock,
-            locks,
-            resolver::expect);
+        allocator(settings, client, codec, files, locks, resolver, verifier, clock);
     KubeletServices services = new KubeletServices(allocator, settings.maxSharesPerChip());
     InventoryMonitor monitor =
         new InventoryMonitor(
@@ -112,6 +102,49 @@ public final class DevicePlugin implements AutoCloseable {
         0,
         DevicePluginSettings.SOCKET_CHECK_INTERVAL.toMillis(),
         TimeUnit.MILLISECONDS);
+    ScheduledExecutorService nodeLoop = nodeLoop(settings, monitor, janitor, resolver, readings);
+    LOG.info(
+        "device plugin for node {} started: driver {}, kubelet directory {}, state {}",
+        settings.node(),
+        driver.name(),
+        settings.pluginDirectory(),
+        settings.stateDirectory());
+    return new DevicePlugin(registrar, resolver, kubeletLoop, nodeLoop);
+  }
+
+  /** The Allocate path: the gate over signed allocations, then the hand-outs it writes. */
+  private static Allocator allocator(
+      DevicePluginSettings settings,
+      KubernetesClient client,
+      PayloadCodec codec,
+      NodeFiles files,
+      NodeLocks locks,
+      HandoutResolver resolver,
+      AllocationVerifier verifier,
+      Clock clock) {
+    return new Allocator(
+        client,
+        settings.node(),
+        new AllocationGate(settings.node(), codec, verifier),
+        codec,
+        files,
+        new Handouts(files, settings.shimLibrary(), settings.driverMounts()),
+        settings.shimLogLevel(),
+        clock,
+        locks,
+        resolver::expect);
+  }
+
+  /**
+   * The node's loop: polls the driver, sweeps the files of pods that are gone, resolves hand-outs
+   * and publishes the chips' readings, each at its interval.
+   */
+  private static ScheduledExecutorService nodeLoop(
+      DevicePluginSettings settings,
+      InventoryMonitor monitor,
+      PodFileJanitor janitor,
+      HandoutResolver resolver,
+      ReadingsPublisher readings) {
     ScheduledExecutorService nodeLoop =
         Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("vnpu-node"));
     nodeLoop.scheduleWithFixedDelay(
@@ -132,13 +165,7 @@ public final class DevicePlugin implements AutoCloseable {
         settings.pollInterval().toMillis(),
         settings.pollInterval().toMillis(),
         TimeUnit.MILLISECONDS);
-    LOG.info(
-        "device plugin for node {} started: driver {}, kubelet directory {}, state {}",
-        settings.node(),
-        driver.name(),
-        settings.pluginDirectory(),
-        settings.stateDirectory());
-    return new DevicePlugin(registrar, resolver, kubeletLoop, nodeLoop);
+    return nodeLoop;
   }
 
   @Override

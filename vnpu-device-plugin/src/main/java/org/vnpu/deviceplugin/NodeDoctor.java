@@ -151,51 +151,48 @@ public final class NodeDoctor {
               "give the node's name as the API server knows it (--node-name, $NODE_NAME)"));
       return Optional.empty();
     }
+    checks.add(labelCheck(setup.node(), node));
+    return Optional.of(node);
+  }
+
+  /** Whether the node carries the labels the chart's DaemonSets and the plugin need. */
+  private static Check labelCheck(String name, Node node) {
     Map<String, String> labels =
         node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
     String ready = labels.get(LabelKeys.VNPU);
     String mode = labels.get(LabelKeys.SPLIT_MODE);
     if (!LabelKeys.VNPU_READY_VALUE.equals(ready)) {
-      checks.add(
-          new Check(
-              "labels",
-              Outcome.FAIL,
-              LabelKeys.VNPU
-                  + (ready == null ? " is not set" : "=" + ready)
-                  + ": the chart's DaemonSets do not run on the node",
-              "kubectl label node "
-                  + setup.node()
-                  + " "
-                  + LabelKeys.VNPU
-                  + "="
-                  + LabelKeys.VNPU_READY_VALUE));
+      return new Check(
+          "labels",
+          Outcome.FAIL,
+          LabelKeys.VNPU
+              + (ready == null ? " is not set" : "=" + ready)
+              + ": the chart's DaemonSets do not run on the node",
+          "kubectl label node " + name + " " + LabelKeys.VNPU + "=" + LabelKeys.VNPU_READY_VALUE);
     } else if (mode != null && WireValue.parse(SplitMode.class, mode).isEmpty()) {
-      checks.add(
-          new Check(
-              "labels",
-              Outcome.FAIL,
-              LabelKeys.SPLIT_MODE
-                  + "="
-                  + mode
-                  + " is not one of "
-                  + WireValue.choices(SplitMode.class)
-                  + ": the device plugin publishes no inventory",
-              "kubectl label node "
-                  + setup.node()
-                  + " --overwrite "
-                  + LabelKeys.SPLIT_MODE
-                  + "=soft (or hard)"));
+      return new Check(
+          "labels",
+          Outcome.FAIL,
+          LabelKeys.SPLIT_MODE
+              + "="
+              + mode
+              + " is not one of "
+              + WireValue.choices(SplitMode.class)
+              + ": the device plugin publishes no inventory",
+          "kubectl label node "
+              + name
+              + " --overwrite "
+              + LabelKeys.SPLIT_MODE
+              + "=soft (or hard)");
     } else {
-      checks.add(
-          Check.pass(
-              "labels",
-              LabelKeys.VNPU
-                  + "="
-                  + ready
-                  + ", split mode "
-                  + (mode == null ? "soft (no " + LabelKeys.SPLIT_MODE + " label)" : mode)));
+      return Check.pass(
+          "labels",
+          LabelKeys.VNPU
+              + "="
+              + ready
+              + ", split mode "
+              + (mode == null ? "soft (no " + LabelKeys.SPLIT_MODE + " label)" : mode));
     }
-    return Optional.of(node);
   }
 
   private static void drivers(Supplier<NpuDriver> open, SplitMode mode, List<Check> checks) {

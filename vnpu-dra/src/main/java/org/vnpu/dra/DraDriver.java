@@ -53,24 +53,7 @@ public final class DraDriver implements AutoCloseable {
         Checkpoint.load(settings.stateDirectory().resolve("dra-checkpoint.json"));
     SlicePublisher publisher = new SlicePublisher(client, settings.driverName(), settings.node());
     AtomicReference<NodeDevices> offered = new AtomicReference<>();
-    Runnable refresh =
-        () -> {
-          NodeDevices now =
-              NodeDevices.of(
-                  npus.chips(),
-                  settings.sharing(),
-                  settings.slicesPerChip(),
-                  settings.deviceOrder());
-          if (!now.equals(offered.get())) {
-            publisher.publish(now);
-            offered.set(now);
-          } else if (publisher.missing()) {
-            LOG.info(
-                "this node's ResourceSlices were deleted (the kubelet wipes them when it starts);"
-                    + " publishing them again");
-            publisher.publish(now);
-          }
-        };
+    Runnable refresh = refresh(settings, npus, publisher, offered);
     refresh.run();
     ClaimPreparer preparer =
         new ClaimPreparer(
@@ -92,21 +75,7 @@ public final class DraDriver implements AutoCloseable {
         Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("vnpu-dra-slices"));
     long interval = settings.pollInterval().toMillis();
     loop.scheduleWithFixedDelay(
-        () -> {
-          try {
-            refresh.run();
-          } catch (SlicePublisher.GateOffException e) {
-            // Thrown out of the task, it ends the refreshes: publishing again would offer the
-            // chips without their limits for a moment each time.
-            LOG.error("no longer publishing this node's devices: {}", e.getMessage());
-            throw e;
-          } catch (RuntimeException e) {
-            LOG.warn("cannot refresh the node's devices, will retry: {}", e.getMessage());
-          }
-        },
-        interval,
-        interval,
-        TimeUnit.MILLISECONDS);
+        untilAGateIsOff(refresh), interval, interval, TimeUnit.MILLISECONDS);
     // On the driver's thread: the exporter reads these instead of the chips' device files.
     ReadingsPublisher readings =
         new ReadingsPublisher(npus, settings.stateDirectory(), Clock.systemUTC());
@@ -120,6 +89,47 @@ public final class DraDriver implements AutoCloseable {
         settings.registrationSocket(),
         settings.serviceSocket());
     return new DraDriver(settings, service, registration, loop);
+  }
+
+  /**
+   * Publishes the node's devices when they changed since the last publication, or when the kubelet
+   * deleted the node's slices.
+   */
+  private static Runnable refresh(
+      DraSettings settings,
+      NpuDriver npus,
+      SlicePublisher publisher,
+      AtomicReference<NodeDevices> offered) {
+    return () -> {
+      NodeDevices now =
+          NodeDevices.of(
+              npus.chips(), settings.sharing(), settings.slicesPerChip(), settings.deviceOrder());
+      if (!now.equals(offered.get())) {
+        publisher.publish(now);
+        offered.set(now);
+      } else if (publisher.missing()) {
+        LOG.info(
+            "this node's ResourceSlices were deleted (the kubelet wipes them when it starts);"
+                + " publishing them again");
+        publisher.publish(now);
+      }
+    };
+  }
+
+  /** {@code refresh} as a repeated task: a failure is retried, a gate turned off ends it. */
+  private static Runnable untilAGateIsOff(Runnable refresh) {
+    return () -> {
+      try {
+        refresh.run();
+      } catch (SlicePublisher.GateOffException e) {
+        // Thrown out of the task, it ends the refreshes: publishing again would offer the
+        // chips without their limits for a moment each time.
+        LOG.error("no longer publishing this node's devices: {}", e.getMessage());
+        throw e;
+      } catch (RuntimeException e) {
+        LOG.warn("cannot refresh the node's devices, will retry: {}", e.getMessage());
+      }
+    };
   }
 
   /** Stops serving; removing the registration socket deregisters the driver from the kubelet. */

@@ -74,18 +74,7 @@ public final class SimulatedNpuDriver implements NpuDriver {
     for (int entry = 0; entry < inventory.chips().size(); entry++) {
       SimulatedChip spec = inventory.chips().get(entry);
       String where = file + ": chips[" + entry + "]";
-      ChipModel model =
-          catalog
-              .find(String.valueOf(spec.type()))
-              .orElseThrow(
-                  () ->
-                      new DriverException(
-                          where
-                              + ".type="
-                              + spec.type()
-                              + " is not in the chip catalog (known: "
-                              + catalog.names()
-                              + ")"));
+      ChipModel model = model(spec, where);
       int count = spec.count() == null ? 1 : spec.count();
       if (count < 1 || (count > 1 && spec.dieId() != null)) {
         throw new DriverException(
@@ -99,24 +88,9 @@ public final class SimulatedNpuDriver implements NpuDriver {
         if (nextUsages.containsKey(index)) {
           throw new DriverException(where + ": chip index " + index + " appears twice");
         }
-        chips.add(
-            new RegisteredChip(
-                index,
-                spec.dieId() != null ? spec.dieId() : "SIM-" + node + "-" + index,
-                model.name(),
-                spec.memoryMiB() != null ? spec.memoryMiB() : model.memoryMiB(),
-                0,
-                0,
-                changed.getOrDefault(index, spec.healthy() == null || spec.healthy()),
-                spec.numaNode() == null ? -1 : spec.numaNode(),
-                ""));
-        nextUsages.put(
-            index,
-            new Usage(
-                spec.aiCoreUtilization() == null ? 0 : spec.aiCoreUtilization(),
-                spec.memoryUsedMiB() == null ? 0 : spec.memoryUsedMiB(),
-                spec.temperatureCelsius(),
-                spec.deviceShare() == null || spec.deviceShare()));
+        boolean healthy = changed.getOrDefault(index, spec.healthy() == null || spec.healthy());
+        chips.add(chip(spec, model, index, healthy));
+        nextUsages.put(index, reportedUsage(spec));
       }
     }
     for (Integer chip : changed.keySet()) {
@@ -128,6 +102,44 @@ public final class SimulatedNpuDriver implements NpuDriver {
     usages = nextUsages;
     chips.sort(Comparator.comparingInt(RegisteredChip::index));
     return chips;
+  }
+
+  /** The catalog's model of the entry's chip type. */
+  private ChipModel model(SimulatedChip spec, String where) {
+    return catalog
+        .find(String.valueOf(spec.type()))
+        .orElseThrow(
+            () ->
+                new DriverException(
+                    where
+                        + ".type="
+                        + spec.type()
+                        + " is not in the chip catalog (known: "
+                        + catalog.names()
+                        + ")"));
+  }
+
+  /** The entry's chip at {@code index}. */
+  private RegisteredChip chip(SimulatedChip spec, ChipModel model, int index, boolean healthy) {
+    return new RegisteredChip(
+        index,
+        spec.dieId() != null ? spec.dieId() : "SIM-" + node + "-" + index,
+        model.name(),
+        spec.memoryMiB() != null ? spec.memoryMiB() : model.memoryMiB(),
+        0,
+        0,
+        healthy,
+        spec.numaNode() == null ? -1 : spec.numaNode(),
+        "");
+  }
+
+  /** What the driver reports of the entry's chips' use. */
+  private static Usage reportedUsage(SimulatedChip spec) {
+    return new Usage(
+        spec.aiCoreUtilization() == null ? 0 : spec.aiCoreUtilization(),
+        spec.memoryUsedMiB() == null ? 0 : spec.memoryUsedMiB(),
+        spec.temperatureCelsius(),
+        spec.deviceShare() == null || spec.deviceShare());
   }
 
   @Override

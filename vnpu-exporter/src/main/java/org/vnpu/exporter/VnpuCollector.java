@@ -1,22 +1,17 @@
 package org.vnpu.exporter;
 
 import io.prometheus.metrics.model.registry.MultiCollector;
-import io.prometheus.metrics.model.snapshots.CounterSnapshot;
-import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
-import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -77,7 +72,7 @@ public final class VnpuCollector implements MultiCollector {
   @Override
   public synchronized MetricSnapshots collect() {
     long started = System.nanoTime();
-    Families f = new Families();
+    MetricFamilies f = new MetricFamilies();
     List<DriverReadings.Reading> readings = chips.readings();
     Optional<NodeRegistration> registration = chips.registration();
     String splitMode = registration.map(r -> r.splitMode().wireName()).orElse("unknown");
@@ -85,101 +80,134 @@ public final class VnpuCollector implements MultiCollector {
     long now = nanoTime.getAsLong();
     Set<String> seen = new HashSet<>();
     int vnpusOnNode = 0;
-
     for (DriverReadings.Reading reading : readings) {
-      RegisteredChip chip = reading.chip();
-      Labels labels =
-          Labels.of(
-              "node",
-              node,
-              "chip",
-              Integer.toString(chip.index()),
-              "die_id",
-              chip.dieId(),
-              "model",
-              chip.chipType());
-      f.gauge(
-          "vnpu_chip_info",
-          "Chip identity and split mode; always 1.",
-          labels.add("split_mode", splitMode),
-          1);
-      f.gauge(
-          "vnpu_chip_healthy",
-          "1 when the driver reports the chip healthy.",
-          labels,
-          chip.healthy() ? 1 : 0);
-      f.gauge(
-          "vnpu_chip_memory_total_bytes",
-          "Device memory of the chip.",
-          labels,
-          chip.memoryMiB() * MIB);
-      ChipUsage usage = reading.usage();
-      if (usage != null) {
-        f.gauge(
-            "vnpu_chip_aicore_utilization_ratio",
-            "AI Core utilisation the driver measured, 0..1.",
-            labels,
-            usage.aiCorePercent() / 100.0);
-        f.gauge(
-            "vnpu_chip_memory_used_bytes",
-            "Device memory in use on the chip.",
-            labels,
-            usage.memoryUsedMiB() * MIB);
-        if (usage.temperatureCelsius() != null) {
-          f.gauge(
-              "vnpu_chip_temperature_celsius",
-              "Chip temperature.",
-              labels,
-              usage.temperatureCelsius());
-        }
-        if (usage.powerWatts() != null) {
-          f.gauge(
-              "vnpu_chip_power_watts",
-              "Power draw of the chip's card.",
-              labels,
-              usage.powerWatts());
-        }
-      }
-      int vnpus = 0;
-      Set<String> podsOnChip = new HashSet<>();
-      Map<Priority, Double> shareByPriority = new EnumMap<>(Priority.class);
-      for (Priority priority : Priority.values()) {
-        shareByPriority.put(priority, 0.0);
-      }
-      for (PodAllocations.PodVnpus pod : allocated) {
-        for (ContainerAllocation container : pod.allocation().containers()) {
-          for (VnpuAssignment vnpu : container.vnpus()) {
-            if (vnpu.dieId().equals(chip.dieId())) {
-              vnpus++;
-              podsOnChip.add(pod.uid());
-              double share = container(f, pod, container, vnpu, chip, now, seen);
-              shareByPriority.merge(pod.allocation().priority(), share, Double::sum);
-            }
-          }
-        }
-      }
-      shareByPriority.forEach(
-          (priority, share) ->
-              f.gauge(
-                  "vnpu_chip_aicore_share_ratio",
-                  "AI Core time the chip's containers of this priority held since the previous"
-                      + " scrape, 0..1 (from the shims' books).",
-                  labels.add("priority", priority.wireName()),
-                  Math.min(1.0, share)));
-      vnpusOnNode += vnpus;
-      f.gauge("vnpu_chip_vnpus", "vNPUs allocated on the chip.", labels, vnpus);
-      f.gauge("vnpu_chip_pods", "Pods with a vNPU on the chip.", labels, podsOnChip.size());
+      vnpusOnNode += chip(f, reading, splitMode, allocated, now, seen);
     }
     lastBusy.keySet().retainAll(seen);
     mappings.keySet().retainAll(seen);
+    node(f, readings.size(), registration, splitMode, vnpusOnNode);
+    lastCollectSeconds = (System.nanoTime() - started) / 1e9;
+    return f.build();
+  }
 
+  /** The chip's series and its containers'; returns how many vNPUs it holds. */
+  private int chip(
+      MetricFamilies f,
+      DriverReadings.Reading reading,
+      String splitMode,
+      Collection<PodAllocations.PodVnpus> allocated,
+      long now,
+      Set<String> seen) {
+    RegisteredChip chip = reading.chip();
+    Labels labels =
+        Labels.of(
+            "node",
+            node,
+            "chip",
+            Integer.toString(chip.index()),
+            "die_id",
+            chip.dieId(),
+            "model",
+            chip.chipType());
+    f.gauge(
+        "vnpu_chip_info",
+        "Chip identity and split mode; always 1.",
+        labels.add("split_mode", splitMode),
+        1);
+    f.gauge(
+        "vnpu_chip_healthy",
+        "1 when the driver reports the chip healthy.",
+        labels,
+        chip.healthy() ? 1 : 0);
+    f.gauge(
+        "vnpu_chip_memory_total_bytes",
+        "Device memory of the chip.",
+        labels,
+        chip.memoryMiB() * MIB);
+    driverSeries(f, labels, reading.usage());
+    return vnpuSeries(f, labels, chip, allocated, now, seen);
+  }
+
+  /** The series of the chip's vNPUs and their containers; returns how many there are. */
+  private int vnpuSeries(
+      MetricFamilies f,
+      Labels labels,
+      RegisteredChip chip,
+      Collection<PodAllocations.PodVnpus> allocated,
+      long now,
+      Set<String> seen) {
+    int vnpus = 0;
+    Set<String> podsOnChip = new HashSet<>();
+    Map<Priority, Double> shareByPriority = new EnumMap<>(Priority.class);
+    for (Priority priority : Priority.values()) {
+      shareByPriority.put(priority, 0.0);
+    }
+    for (PodAllocations.PodVnpus pod : allocated) {
+      for (ContainerAllocation container : pod.allocation().containers()) {
+        for (VnpuAssignment vnpu : container.vnpus()) {
+          if (vnpu.dieId().equals(chip.dieId())) {
+            vnpus++;
+            podsOnChip.add(pod.uid());
+            double share = container(f, pod, container, vnpu, chip, now, seen);
+            shareByPriority.merge(pod.allocation().priority(), share, Double::sum);
+          }
+        }
+      }
+    }
+    shareByPriority.forEach(
+        (priority, share) ->
+            f.gauge(
+                "vnpu_chip_aicore_share_ratio",
+                "AI Core time the chip's containers of this priority held since the previous"
+                    + " scrape, 0..1 (from the shims' books).",
+                labels.add("priority", priority.wireName()),
+                Math.min(1.0, share)));
+    f.gauge("vnpu_chip_vnpus", "vNPUs allocated on the chip.", labels, vnpus);
+    f.gauge("vnpu_chip_pods", "Pods with a vNPU on the chip.", labels, podsOnChip.size());
+    return vnpus;
+  }
+
+  /** What the driver measured of the chip, when it answered. */
+  private static void driverSeries(MetricFamilies f, Labels labels, ChipUsage usage) {
+    if (usage != null) {
+      f.gauge(
+          "vnpu_chip_aicore_utilization_ratio",
+          "AI Core utilisation the driver measured, 0..1.",
+          labels,
+          usage.aiCorePercent() / 100.0);
+      f.gauge(
+          "vnpu_chip_memory_used_bytes",
+          "Device memory in use on the chip.",
+          labels,
+          usage.memoryUsedMiB() * MIB);
+      if (usage.temperatureCelsius() != null) {
+        f.gauge(
+            "vnpu_chip_temperature_celsius",
+            "Chip temperature.",
+            labels,
+            usage.temperatureCelsius());
+      }
+      if (usage.powerWatts() != null) {
+        f.gauge(
+            "vnpu_chip_power_watts", "Power draw of the chip's card.", labels, usage.powerWatts());
+      }
+    }
+  }
+
+  /** The node's series and the exporter's own. */
+  private void node(
+      MetricFamilies f,
+      int chipCount,
+      Optional<NodeRegistration> registration,
+      String splitMode,
+      int vnpusOnNode) {
     Labels nodeLabels = Labels.of("node", node);
     f.gauge(
         "vnpu_node_info",
         "The node's split mode; always 1.",
         nodeLabels.add("split_mode", splitMode),
         1);
-    f.gauge("vnpu_node_chips", "Chips the driver reports.", nodeLabels, readings.size());
+    f.gauge("vnpu_node_chips", "Chips the driver reports.", nodeLabels, chipCount);
     registration.ifPresent(
         r ->
             f.gauge(
@@ -203,13 +231,11 @@ public final class VnpuCollector implements MultiCollector {
         "How long the previous scrape took to collect.",
         nodeLabels,
         lastCollectSeconds);
-    lastCollectSeconds = (System.nanoTime() - started) / 1e9;
-    return f.build();
   }
 
   /** The container's series; returns its AI Core share measured since the previous scrape. */
   private double container(
-      Families f,
+      MetricFamilies f,
       PodAllocations.PodVnpus pod,
       ContainerAllocation container,
       VnpuAssignment vnpu,
@@ -237,6 +263,18 @@ public final class VnpuCollector implements MultiCollector {
         previous == null || now <= previous[1] || busy < previous[0]
             ? 0
             : (double) (busy - previous[0]) / (now - previous[1]);
+    containerSeries(f, labels, vnpu, books, busy, share);
+    return Math.min(1.0, share);
+  }
+
+  /** The container's series on one chip, from its allocation and its books. */
+  private static void containerSeries(
+      MetricFamilies f,
+      Labels labels,
+      VnpuAssignment vnpu,
+      Optional<ContainerBooks> books,
+      long busy,
+      double share) {
     long processes = books.map(b -> b.processes().size()).orElse(0);
     f.gauge(
         "vnpu_container_memory_limit_bytes",
@@ -283,7 +321,6 @@ public final class VnpuCollector implements MultiCollector {
         "Time the container's kernel launches waited for the chip's AI Cores.",
         labels,
         books.map(ContainerBooks::launchWaitNanos).orElse(0L) / 1e9);
-    return Math.min(1.0, share);
   }
 
   /**
@@ -318,47 +355,4 @@ public final class VnpuCollector implements MultiCollector {
   }
 
   private record Mapping(String source, ByteBuffer bytes) {}
-
-  /** Metric families in first-use order, each with its data points. */
-  private static final class Families {
-    private final Map<String, GaugeSnapshot.Builder> gauges = new LinkedHashMap<>();
-    private final Map<String, CounterSnapshot.Builder> counters = new LinkedHashMap<>();
-    private final List<String> order = new ArrayList<>();
-
-    void gauge(String name, String help, Labels labels, double value) {
-      gauges
-          .computeIfAbsent(
-              name,
-              n -> {
-                order.add(n);
-                return GaugeSnapshot.builder().name(n).help(help);
-              })
-          .dataPoint(
-              GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(labels).value(value).build());
-    }
-
-    void counter(String name, String help, Labels labels, double value) {
-      counters
-          .computeIfAbsent(
-              name,
-              n -> {
-                order.add(n);
-                return CounterSnapshot.builder().name(n).help(help);
-              })
-          .dataPoint(
-              CounterSnapshot.CounterDataPointSnapshot.builder()
-                  .labels(labels)
-                  .value(value)
-                  .build());
-    }
-
-    MetricSnapshots build() {
-      List<MetricSnapshot> snapshots = new ArrayList<>();
-      for (String name : order) {
-        snapshots.add(
-            gauges.containsKey(name) ? gauges.get(name).build() : counters.get(name).build());
-      }
-      return new MetricSnapshots(snapshots);
-    }
-  }
 }

@@ -43,31 +43,7 @@ final class ColocationStep extends ScenarioStep {
 
   @Override
   void run() throws IOException, InterruptedException {
-    Map<String, String> pinned = Map.of(AnnotationKeys.USE_NPU_DIE_ID, COLOCATED_CHIP);
-    Map<String, String> online = new HashMap<>(pinned);
-    online.put(AnnotationKeys.PRIORITY, "online");
-    create(
-        DemoPods.inference(
-            "online",
-            50,
-            4,
-            "elastic",
-            online,
-            Map.of("WORKLOAD_REQUESTS_PER_SECOND", "300", "WORKLOAD_KERNEL_US", "250")));
-    settle(List.of("online"));
-    Thread.sleep(PHASE.toMillis());
-    int alone = latencies("online").size();
-    Map<String, String> offline = new HashMap<>(pinned);
-    offline.put(AnnotationKeys.PRIORITY, "offline");
-    create(
-        DemoPods.inference(
-            "offline",
-            0,
-            4,
-            "best-effort",
-            offline,
-            Map.of("WORKLOAD_KERNEL_US", Integer.toString(OFFLINE_KERNEL_US))));
-    settle(List.of("offline"));
+    int alone = startPods();
     List<Double> aloneWindows = latencies("online").subList(0, alone);
     double aloneP99 = median(aloneWindows.subList(Math.min(1, alone), alone));
     double allowed = aloneP99 * 1.5 + 2 * OFFLINE_KERNEL_US / 1000.0;
@@ -103,6 +79,39 @@ final class ColocationStep extends ScenarioStep {
                 + " offline pod runs in the time it leaves idle",
             holds,
             detail));
+  }
+
+  /**
+   * Starts the online pod, lets it run alone for one phase, then starts the offline pod beside it
+   * on the same chip; returns how many latency windows the online pod reported alone.
+   */
+  private int startPods() throws IOException, InterruptedException {
+    Map<String, String> pinned = Map.of(AnnotationKeys.USE_NPU_DIE_ID, COLOCATED_CHIP);
+    Map<String, String> online = new HashMap<>(pinned);
+    online.put(AnnotationKeys.PRIORITY, "online");
+    create(
+        DemoPods.inference(
+            "online",
+            50,
+            4,
+            "elastic",
+            online,
+            Map.of("WORKLOAD_REQUESTS_PER_SECOND", "300", "WORKLOAD_KERNEL_US", "250")));
+    settle(List.of("online"));
+    Thread.sleep(PHASE.toMillis());
+    int alone = latencies("online").size();
+    Map<String, String> offline = new HashMap<>(pinned);
+    offline.put(AnnotationKeys.PRIORITY, "offline");
+    create(
+        DemoPods.inference(
+            "offline",
+            0,
+            4,
+            "best-effort",
+            offline,
+            Map.of("WORKLOAD_KERNEL_US", Integer.toString(OFFLINE_KERNEL_US))));
+    settle(List.of("offline"));
+    return alone;
   }
 
   /** The p99 of each one-second window the pod's workload reported so far, in milliseconds. */

@@ -2,16 +2,10 @@ package org.vnpu.sandbox;
 
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
-import io.fabric8.kubernetes.api.model.resource.v1.CapacityRequestPolicy;
-import io.fabric8.kubernetes.api.model.resource.v1.CapacityRequestPolicyRange;
-import io.fabric8.kubernetes.api.model.resource.v1.CounterSet;
-import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttribute;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacity;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceConstraint;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceCounterConsumption;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequest;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceSelector;
@@ -19,16 +13,14 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceSubRequest;
 import io.fabric8.kubernetes.api.model.resource.v1.ExactDeviceRequest;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
-import java.math.BigDecimal;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import org.vnpu.kube.DeviceSelectors;
+import org.vnpu.sandbox.DraInventory.Candidate;
 
 /**
  * kube-scheduler's DRA allocator for one claim on one node, step by step as upstream's {@code
@@ -52,10 +44,6 @@ import org.vnpu.kube.DeviceSelectors;
  */
 public final class DraAllocator {
 
-  private record DeviceId(String driver, String pool, String device) {}
-
-  private record Candidate(DeviceId id, Device device) {}
-
   /** One device wanted: a request (or one of its sub-requests) and how many. */
   private record Want(String request, ExactDeviceRequest exactly, long count) {}
 
@@ -77,7 +65,7 @@ public final class DraAllocator {
    */
   public Optional<AllocationResult> allocate(
       ResourceClaim claim, String node, List<ResourceSlice> slices, List<ResourceClaim> allocated) {
-    Search search = new Search(node, slices, allocated);
+    Search search = new Search(new DraInventory(node, slices, allocated));
     List<List<Want>> requests = new ArrayList<>();
     for (DeviceRequest request : claim.getSpec().getDevices().getRequests()) {
       requests.add(alternatives(request));
@@ -115,78 +103,14 @@ public final class DraAllocator {
     return new Want(name, exactly, Objects.requireNonNullElse(exactly.getCount(), 1L));
   }
 
-  /** One allocation attempt: what is in use, and the devices chosen so far. */
+  /** One allocation attempt: the node's devices, what is in use, and those chosen so far. */
   private final class Search {
-    private final List<Candidate> candidates = new ArrayList<>();
-    private final Map<String, Map<String, BigDecimal>> countersLeft = new HashMap<>();
-    private final Map<DeviceId, Map<String, BigDecimal>> consumed = new HashMap<>();
-    private final List<DeviceId> inUse = new ArrayList<>();
+    private final DraInventory inventory;
     private final List<DeviceRequestAllocationResult> chosen = new ArrayList<>();
     private final List<Candidate> chosenDevices = new ArrayList<>();
 
-    Search(String node, List<ResourceSlice> slices, List<ResourceClaim> allocated) {
-      Map<String, List<ResourceSlice>> pools = new LinkedHashMap<>();
-      for (ResourceSlice slice : slices) {
-        if (!node.equals(slice.getSpec().getNodeName())) {
-          continue;
-        }
-        String key = slice.getSpec().getDriver() + "/" + slice.getSpec().getPool().getName();
-        List<ResourceSlice> pool = pools.computeIfAbsent(key, k -> new ArrayList<>());
-        long generation = slice.getSpec().getPool().getGeneration();
-        if (!pool.isEmpty() && generation < pool.get(0).getSpec().getPool().getGeneration()) {
-          continue; // out-dated
-        }
-        if (!pool.isEmpty() && generation > pool.get(0).getSpec().getPool().getGeneration()) {
-          pool.clear(); // newer, replaces all old slices
-        }
-        pool.add(slice);
-      }
-      for (List<ResourceSlice> pool : pools.values()) {
-        if (pool.size() != pool.get(0).getSpec().getPool().getResourceSliceCount()) {
-          continue; // incomplete: nothing is allocated from it
-        }
-        for (ResourceSlice slice : pool) {
-          for (CounterSet set :
-              Objects.requireNonNullElse(
-                  slice.getSpec().getSharedCounters(), List.<CounterSet>of())) {
-            Map<String, BigDecimal> counters = new HashMap<>();
-            set.getCounters()
-                .forEach((name, counter) -> counters.put(name, amount(counter.getValue())));
-            countersLeft.put(poolKey(slice) + "/" + set.getName(), counters);
-          }
-          for (Device device :
-              Objects.requireNonNullElse(slice.getSpec().getDevices(), List.<Device>of())) {
-            if (device.getTaints() != null && !device.getTaints().isEmpty()) {
-              throw new IllegalArgumentException(
-                  "device " + device.getName() + ": taints are not emulated");
-            }
-            candidates.add(
-                new Candidate(
-                    new DeviceId(
-                        slice.getSpec().getDriver(),
-                        slice.getSpec().getPool().getName(),
-                        device.getName()),
-                    device));
-          }
-        }
-      }
-      for (ResourceClaim claim : allocated) {
-        if (claim.getStatus() == null || claim.getStatus().getAllocation() == null) {
-          continue;
-        }
-        for (DeviceRequestAllocationResult result :
-            claim.getStatus().getAllocation().getDevices().getResults()) {
-          DeviceId id = new DeviceId(result.getDriver(), result.getPool(), result.getDevice());
-          candidates.stream()
-              .filter(candidate -> candidate.id().equals(id))
-              .findFirst()
-              .ifPresent(candidate -> take(candidate, result.getConsumedCapacity()));
-        }
-      }
-    }
-
-    private static String poolKey(ResourceSlice slice) {
-      return slice.getSpec().getDriver() + "/" + slice.getSpec().getPool().getName();
+    Search(DraInventory inventory) {
+      this.inventory = inventory;
     }
 
     boolean solve(List<List<Want>> requests, List<DeviceConstraint> constraints) {
@@ -212,12 +136,12 @@ public final class DraAllocator {
       if (index == want.count()) {
         return next(requests, r + 1, constraints);
       }
-      for (Candidate candidate : candidates) {
+      for (Candidate candidate : inventory.candidates()) {
         Map<String, Quantity> capacity = fits(candidate, want);
         if (capacity == null || !holds(constraints, want, candidate)) {
           continue;
         }
-        take(candidate, capacity);
+        inventory.take(candidate, capacity);
         chosen.add(resultOf(want, candidate, capacity));
         chosenDevices.add(candidate);
         if (tryWant(requests, r, alt, index + 1, constraints)) {
@@ -225,7 +149,7 @@ public final class DraAllocator {
         }
         chosen.remove(chosen.size() - 1);
         chosenDevices.remove(chosenDevices.size() - 1);
-        give(candidate, capacity);
+        inventory.give(candidate, capacity);
       }
       return false;
     }
@@ -235,34 +159,10 @@ public final class DraAllocator {
      * or null when the device cannot serve it now.
      */
     private Map<String, Quantity> fits(Candidate candidate, Want want) {
-      Device device = candidate.device();
-      boolean shared = Boolean.TRUE.equals(device.getAllowMultipleAllocations());
-      if (!shared && inUse.contains(candidate.id())) {
+      if (inventory.taken(candidate) || !selectable(candidate, want)) {
         return null;
       }
-      if (!selectable(candidate, want)) {
-        return null;
-      }
-      Map<String, Quantity> asked = consumption(candidate, want.exactly());
-      if (asked == null) {
-        return null;
-      }
-      for (DeviceCounterConsumption consumption :
-          Objects.requireNonNullElse(
-              device.getConsumesCounters(), List.<DeviceCounterConsumption>of())) {
-        Map<String, BigDecimal> left = countersLeft(candidate, consumption);
-        if (left == null) {
-          return null; // a counter set the pool does not have
-        }
-        for (Map.Entry<String, io.fabric8.kubernetes.api.model.resource.v1.Counter> counter :
-            consumption.getCounters().entrySet()) {
-          BigDecimal available = left.get(counter.getKey());
-          if (available == null || amount(counter.getValue().getValue()).compareTo(available) > 0) {
-            return null;
-          }
-        }
-      }
-      return shared ? asked : Map.of();
+      return inventory.fits(candidate, want.exactly());
     }
 
     private boolean selectable(Candidate candidate, Want want) {
@@ -288,47 +188,6 @@ public final class DraAllocator {
         }
       }
       return true;
-    }
-
-    /**
-     * {@code cmpRequestOverCapacity}: per capacity of the device, the request rounded up by its
-     * policy (the policy's default, else the whole capacity, when not asked); null when a request
-     * names a capacity the device lacks, breaks the policy's maximum, or does not fit what is left.
-     */
-    private Map<String, Quantity> consumption(Candidate candidate, ExactDeviceRequest exactly) {
-      Map<String, Quantity> requests =
-          exactly.getCapacity() == null || exactly.getCapacity().getRequests() == null
-              ? Map.of()
-              : exactly.getCapacity().getRequests();
-      Map<String, DeviceCapacity> capacity =
-          Objects.requireNonNullElse(candidate.device().getCapacity(), Map.of());
-      for (String name : requests.keySet()) {
-        if (!capacity.containsKey(bare(name, candidate.id().driver()))) {
-          return null;
-        }
-      }
-      Map<String, BigDecimal> used = consumed.getOrDefault(candidate.id(), Map.of());
-      Map<String, Quantity> consumes = new LinkedHashMap<>();
-      for (Map.Entry<String, DeviceCapacity> entry : capacity.entrySet()) {
-        Quantity asked = requests.get(entry.getKey());
-        if (asked == null) {
-          asked = requests.get(candidate.id().driver() + "/" + entry.getKey());
-        }
-        CapacityRequestPolicy policy = entry.getValue().getRequestPolicy();
-        BigDecimal amount = rounded(asked, entry.getValue().getValue(), policy);
-        CapacityRequestPolicyRange range = policy == null ? null : policy.getValidRange();
-        if (range != null
-            && range.getMax() != null
-            && amount.compareTo(amount(range.getMax())) > 0) {
-          return null;
-        }
-        BigDecimal total = used.getOrDefault(entry.getKey(), BigDecimal.ZERO).add(amount);
-        if (total.compareTo(amount(entry.getValue().getValue())) > 0) {
-          return null;
-        }
-        consumes.put(entry.getKey(), new Quantity(amount.toPlainString()));
-      }
-      return consumes;
     }
 
     private boolean holds(List<DeviceConstraint> constraints, Want want, Candidate candidate) {
@@ -360,55 +219,6 @@ public final class DraAllocator {
       return true;
     }
 
-    private void take(Candidate candidate, Map<String, Quantity> capacity) {
-      shift(candidate, capacity, BigDecimal.ONE.negate());
-    }
-
-    private void give(Candidate candidate, Map<String, Quantity> capacity) {
-      shift(candidate, capacity, BigDecimal.ONE);
-    }
-
-    /** Moves the device's counters and capacity: -1 takes them, +1 gives them back. */
-    private void shift(Candidate candidate, Map<String, Quantity> capacity, BigDecimal sign) {
-      Device device = candidate.device();
-      if (Boolean.TRUE.equals(device.getAllowMultipleAllocations())) {
-        Map<String, BigDecimal> used =
-            consumed.computeIfAbsent(candidate.id(), k -> new HashMap<>());
-        if (capacity != null) {
-          capacity.forEach(
-              (name, amount) ->
-                  used.merge(name, amount(amount).multiply(sign.negate()), BigDecimal::add));
-        }
-      } else if (sign.signum() < 0) {
-        inUse.add(candidate.id());
-      } else {
-        inUse.remove(candidate.id());
-      }
-      for (DeviceCounterConsumption consumption :
-          Objects.requireNonNullElse(
-              device.getConsumesCounters(), List.<DeviceCounterConsumption>of())) {
-        Map<String, BigDecimal> left = countersLeft(candidate, consumption);
-        if (left != null) {
-          consumption
-              .getCounters()
-              .forEach(
-                  (name, counter) ->
-                      left.merge(name, amount(counter.getValue()).multiply(sign), BigDecimal::add));
-        }
-      }
-    }
-
-    /** What is left of the counter set a device consumes from, or null when its pool has none. */
-    private Map<String, BigDecimal> countersLeft(
-        Candidate candidate, DeviceCounterConsumption consumption) {
-      return countersLeft.get(
-          candidate.id().driver()
-              + "/"
-              + candidate.id().pool()
-              + "/"
-              + consumption.getCounterSet());
-    }
-
     AllocationResult result() {
       DeviceAllocationResult devices = new DeviceAllocationResult();
       devices.setResults(List.copyOf(chosen));
@@ -425,49 +235,11 @@ public final class DraAllocator {
     result.setDriver(candidate.id().driver());
     result.setPool(candidate.id().pool());
     result.setDevice(candidate.id().device());
-    if (Boolean.TRUE.equals(candidate.device().getAllowMultipleAllocations())) {
+    if (candidate.shared()) {
       result.setConsumedCapacity(capacity);
       result.setShareID(UUID.randomUUID().toString());
     }
     return result;
-  }
-
-  /** {@code roundUpRange} / {@code fillEmptyRequestQuantity} of {@code consumable_capacity.go}. */
-  private static BigDecimal rounded(Quantity asked, Quantity total, CapacityRequestPolicy policy) {
-    if (asked == null) {
-      return amount(policy != null && policy.getDefault() != null ? policy.getDefault() : total);
-    }
-    BigDecimal value = amount(asked);
-    if (policy == null
-        || policy.getValidRange() == null
-        || policy.getValidRange().getMin() == null) {
-      if (policy != null && policy.getValidValues() != null) {
-        return policy.getValidValues().stream()
-            .map(DraAllocator::amount)
-            .filter(valid -> valid.compareTo(value) >= 0)
-            .min(BigDecimal::compareTo)
-            .orElse(value);
-      }
-      return value;
-    }
-    BigDecimal min = amount(policy.getValidRange().getMin());
-    if (value.compareTo(min) <= 0) {
-      return min;
-    }
-    if (policy.getValidRange().getStep() == null) {
-      return value;
-    }
-    BigDecimal step = amount(policy.getValidRange().getStep());
-    BigDecimal steps = value.subtract(min).divide(step, 0, java.math.RoundingMode.CEILING);
-    return min.add(steps.multiply(step));
-  }
-
-  private static BigDecimal amount(Quantity quantity) {
-    return Quantity.getAmountInBytes(quantity);
-  }
-
-  private static String bare(String name, String driver) {
-    return name.startsWith(driver + "/") ? name.substring(driver.length() + 1) : name;
   }
 
   private static String base(Want want) {
@@ -479,7 +251,7 @@ public final class DraAllocator {
         Objects.requireNonNullElse(candidate.device().getAttributes(), Map.of());
     DeviceAttribute attribute = attributes.get(qualified);
     if (attribute == null && qualified.startsWith(candidate.id().driver() + "/")) {
-      attribute = attributes.get(bare(qualified, candidate.id().driver()));
+      attribute = attributes.get(DraInventory.bare(qualified, candidate.id().driver()));
     }
     if (attribute == null) {
       return null;

@@ -91,43 +91,12 @@ public final class DraNode implements AutoCloseable {
       throws IOException {
     Files.createDirectories(directory);
     KubernetesClient client = clients.kubelet();
-    NodeStatus status = new NodeStatus();
-    NodeLease.ready(status);
-    SandboxNode.HOST.forEach(
-        (name, amount) -> {
-          status.getCapacity().put(name, new Quantity(amount));
-          status.getAllocatable().put(name, new Quantity(amount));
-        });
-    client
-        .nodes()
-        .resource(
-            new NodeBuilder()
-                .withNewMetadata()
-                .withName(spec.name())
-                .addToLabels("kubernetes.io/hostname", spec.name())
-                .endMetadata()
-                .withStatus(status)
-                .build())
-        .create();
+    createNode(client, spec.name());
     SandboxNode.writeInventory(spec, directory, Set.of());
     Path registry = directory.resolve("plugins_registry");
     DraKubeletEmulator draKubelet =
         new DraKubeletEmulator(registry, driver -> wipe(client, spec.name(), driver)).start();
-    DraSettings settings =
-        new DraSettings(
-            DRIVER,
-            spec.name(),
-            registry,
-            directory.resolve("plugins").resolve(DRIVER),
-            directory.resolve("cdi"),
-            directory.resolve("state"),
-            natives.shim(),
-            List.of(),
-            Sharing.PROFILES,
-            SLICES_PER_CHIP,
-            DeviceOrder.BINPACK,
-            LogLevel.WARN,
-            Duration.ofSeconds(1));
+    DraSettings settings = settings(spec.name(), directory, registry, natives);
     SimulatedNpuDriver npus =
         new SimulatedNpuDriver(
             directory.resolve("inventory.yaml"), spec.name(), catalog, Clock.systemUTC());
@@ -151,6 +120,47 @@ public final class DraNode implements AutoCloseable {
     node.heartbeat.scheduleWithFixedDelay(
         lease::renew, 0, NodeLease.RENEW.toMillis(), TimeUnit.MILLISECONDS);
     return node;
+  }
+
+  /** Creates the Node, ready, with the sandbox's host resources and no device plugin's. */
+  private static void createNode(KubernetesClient client, String node) {
+    NodeStatus status = new NodeStatus();
+    NodeLease.ready(status);
+    SandboxNode.HOST.forEach(
+        (name, amount) -> {
+          status.getCapacity().put(name, new Quantity(amount));
+          status.getAllocatable().put(name, new Quantity(amount));
+        });
+    client
+        .nodes()
+        .resource(
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName(node)
+                .addToLabels("kubernetes.io/hostname", node)
+                .endMetadata()
+                .withStatus(status)
+                .build())
+        .create();
+  }
+
+  /** The DRA driver's settings, as the chart sets them but with the sandbox's short interval. */
+  private static DraSettings settings(
+      String node, Path directory, Path registry, NativeFiles natives) {
+    return new DraSettings(
+        DRIVER,
+        node,
+        registry,
+        directory.resolve("plugins").resolve(DRIVER),
+        directory.resolve("cdi"),
+        directory.resolve("state"),
+        natives.shim(),
+        List.of(),
+        Sharing.PROFILES,
+        SLICES_PER_CHIP,
+        DeviceOrder.BINPACK,
+        LogLevel.WARN,
+        Duration.ofSeconds(1));
   }
 
   /**

@@ -233,21 +233,36 @@ final class DraSchedulerCycle implements SchedulingProtocol {
     }
     // lookupPodClaim(): a claim the controller made for this pod and entry before its status said
     // so (the scheduler's copy of the pod may be older than the claim).
-    Optional<ResourceClaim> made =
-        client.resources(ResourceClaim.class).inNamespace(namespace).list().getItems().stream()
-            .filter(
-                claim ->
-                    claim.getMetadata().getOwnerReferences().stream()
-                        .anyMatch(owner -> owner.getUid().equals(pod.getMetadata().getUid())))
-            .filter(
-                claim ->
-                    entry
-                        .getName()
-                        .equals(claim.getMetadata().getAnnotations().get(POD_CLAIM_NAME)))
-            .findFirst();
+    Optional<ResourceClaim> made = madeFor(pod, entry);
     if (made.isPresent()) {
       return made;
     }
+    makeFromTemplate(pod, entry);
+    // The scheduler does not make claims: it waits until the controller's claim is in its cache,
+    // and places the pod in a later attempt.
+    return Optional.empty();
+  }
+
+  /** The claim the controller made for the pod's {@code entry}, by owner and annotation. */
+  private Optional<ResourceClaim> madeFor(Pod pod, PodResourceClaim entry) {
+    String namespace = pod.getMetadata().getNamespace();
+    return client.resources(ResourceClaim.class).inNamespace(namespace).list().getItems().stream()
+        .filter(
+            claim ->
+                claim.getMetadata().getOwnerReferences().stream()
+                    .anyMatch(owner -> owner.getUid().equals(pod.getMetadata().getUid())))
+        .filter(
+            claim ->
+                entry.getName().equals(claim.getMetadata().getAnnotations().get(POD_CLAIM_NAME)))
+        .findFirst();
+  }
+
+  /**
+   * The resource claim controller's part: makes the pod's claim for {@code entry} from its
+   * template, and records it in the pod's status.
+   */
+  private void makeFromTemplate(Pod pod, PodResourceClaim entry) {
+    String namespace = pod.getMetadata().getNamespace();
     ResourceClaimTemplate template =
         client
             .resources(ResourceClaimTemplate.class)
@@ -255,7 +270,7 @@ final class DraSchedulerCycle implements SchedulingProtocol {
             .withName(entry.getResourceClaimTemplateName())
             .get();
     if (template == null) {
-      return Optional.empty();
+      return;
     }
     String name =
         pod.getMetadata().getName()
@@ -301,8 +316,5 @@ final class DraSchedulerCycle implements SchedulingProtocol {
         namespace,
         claim.getMetadata().getName(),
         SchedulingProtocol.key(pod));
-    // The scheduler does not make claims: it waits until the controller's claim is in its cache,
-    // and places the pod in a later attempt.
-    return Optional.empty();
   }
 }

@@ -85,15 +85,23 @@ final class RebalanceStep extends ScenarioStep {
                         .anyMatch(name -> !names(replicas).contains(name)));
     List<String> plan = events(WHOLE_CARDS, "VnpuRebalancing");
     plan.forEach(message -> progress.accept("      the rebalancer's plan: " + message));
-    List<String> moved = new ArrayList<>();
-    for (Pod replica : replicas) {
-      for (String message : events(name(replica), "VnpuRebalanced")) {
-        moved.add(name(replica));
-        progress.accept("      " + name(replica) + ": " + message);
-      }
-    }
+    List<String> moved = moved(replicas);
     progress.accept("      " + describe(WHOLE_CARDS));
     progress.accept("      the ReplicaSet's pods now: " + byNode(after));
+    check(refused, moved, after);
+    cleanUp(shards);
+    checks.add(
+        new Scenario.Check(
+            "rebalancing: the cluster is empty again for the next steps",
+            ledgerEmptied(),
+            "vnpu_scheduler_ledger_pods"));
+  }
+
+  /**
+   * Whether the whole-card pod, refused at first, runs after 2 or 3 shared pods moved, and every
+   * pod of the ReplicaSet runs again.
+   */
+  private void check(boolean refused, List<String> moved, List<Pod> after) {
     Placed whole = placed(WHOLE_CARDS);
     checks.add(
         new Scenario.Check(
@@ -115,6 +123,22 @@ final class RebalanceStep extends ScenarioStep {
             "rebalancing: every pod of ReplicaSet " + SHARDS + " runs again",
             after.size() == SHARD_REPLICAS && after.stream().allMatch(ScenarioStep::running),
             byNode(after)));
+  }
+
+  /** The replicas the rebalancer moved, by its events on them. */
+  private List<String> moved(List<Pod> replicas) {
+    List<String> moved = new ArrayList<>();
+    for (Pod replica : replicas) {
+      for (String message : events(name(replica), "VnpuRebalanced")) {
+        moved.add(name(replica));
+        progress.accept("      " + name(replica) + ": " + message);
+      }
+    }
+    return moved;
+  }
+
+  /** Deletes the ReplicaSet with every pod it made, and the whole-card pod. */
+  private void cleanUp(ReplicaSet shards) throws InterruptedException {
     // Scaled to none first: a round of the ReplicaSet controller that began before may still make
     // a pod, which the next loop deletes.
     client
@@ -133,11 +157,6 @@ final class RebalanceStep extends ScenarioStep {
     }
     client.apps().replicaSets().inNamespace(Scenario.NAMESPACE).withName(SHARDS).delete();
     client.pods().inNamespace(Scenario.NAMESPACE).withName(WHOLE_CARDS).delete();
-    checks.add(
-        new Scenario.Check(
-            "rebalancing: the cluster is empty again for the next steps",
-            ledgerEmptied(),
-            "vnpu_scheduler_ledger_pods"));
   }
 
   /**

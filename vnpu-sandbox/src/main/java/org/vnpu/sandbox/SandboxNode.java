@@ -105,6 +105,57 @@ public final class SandboxNode implements AutoCloseable {
   }
 
   /**
+   * The node's device plugin over the simulated driver of {@code inventory}, as the chart runs it
+   * but with the sandbox's short intervals.
+   */
+  private static DevicePlugin startDevicePlugin(
+      String node,
+      Path directory,
+      NativeFiles natives,
+      Path inventory,
+      ChipCatalog catalog,
+      AllocationVerifier verifier,
+      KubernetesClient client) {
+    return DevicePlugin.start(
+        new DevicePluginSettings(
+            node,
+            directory.resolve("device-plugins"),
+            directory.resolve("state"),
+            null,
+            natives.shim(),
+            List.of(),
+            20,
+            LogLevel.WARN,
+            POLL,
+            Duration.ofSeconds(10),
+            POLL,
+            directory.resolve(PodResourcesEmulator.DIRECTORY).resolve(PodResourcesEmulator.SOCKET)),
+        new SimulatedNpuDriver(inventory, node, catalog, Clock.systemUTC()),
+        verifier,
+        client,
+        Clock.systemUTC());
+  }
+
+  /** Creates the Node, labelled as docs/install.md says. */
+  private static void createNode(KubernetesClient client, NodeSpec spec) {
+    // Labelled as docs/install.md says; the chart's DaemonSets select huawei.com/vnpu=ready.
+    Map<String, String> labels = new HashMap<>();
+    labels.put("kubernetes.io/hostname", spec.name());
+    labels.put(LabelKeys.VNPU, LabelKeys.VNPU_READY_VALUE);
+    labels.put(LabelKeys.SPLIT_MODE, spec.mode().wireName());
+    client
+        .nodes()
+        .resource(
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName(spec.name())
+                .withLabels(labels)
+                .endMetadata()
+                .build())
+        .create();
+  }
+
+  /**
    * Creates the Node and starts everything that runs on it; the devices are registered.
    *
    * @param workloads whether admitted pods' containers run as processes; without, a pod is Running
@@ -124,22 +175,8 @@ public final class SandboxNode implements AutoCloseable {
     AllocationVerifier verifier =
         new AllocationVerifier(
             VerifyingKeys.inDirectory(verifyingKeys, Clock.systemUTC()), new PayloadCodec());
-    // Labelled as docs/install.md says; the chart's DaemonSets select huawei.com/vnpu=ready.
-    Map<String, String> labels = new HashMap<>();
-    labels.put("kubernetes.io/hostname", spec.name());
-    labels.put(LabelKeys.VNPU, LabelKeys.VNPU_READY_VALUE);
-    labels.put(LabelKeys.SPLIT_MODE, spec.mode().wireName());
     KubernetesClient client = clients.kubelet();
-    client
-        .nodes()
-        .resource(
-            new NodeBuilder()
-                .withNewMetadata()
-                .withName(spec.name())
-                .withLabels(labels)
-                .endMetadata()
-                .build())
-        .create();
+    createNode(client, spec);
     writeInventory(spec, directory, Set.of());
     Path pluginDirectory = directory.resolve("device-plugins");
     Path state = directory.resolve("state");
@@ -148,24 +185,8 @@ public final class SandboxNode implements AutoCloseable {
         directory.resolve(PodResourcesEmulator.DIRECTORY).resolve(PodResourcesEmulator.SOCKET);
     Path inventory = directory.resolve("inventory.yaml");
     DevicePlugin plugin =
-        DevicePlugin.start(
-            new DevicePluginSettings(
-                spec.name(),
-                pluginDirectory,
-                state,
-                null,
-                natives.shim(),
-                List.of(),
-                20,
-                LogLevel.WARN,
-                POLL,
-                Duration.ofSeconds(10),
-                POLL,
-                podResourcesSocket),
-            new SimulatedNpuDriver(inventory, spec.name(), catalog, Clock.systemUTC()),
-            verifier,
-            clients.devicePlugin(),
-            Clock.systemUTC());
+        startDevicePlugin(
+            spec.name(), directory, natives, inventory, catalog, verifier, clients.devicePlugin());
     SimulatedNpuDriver driver =
         new SimulatedNpuDriver(inventory, spec.name(), catalog, Clock.systemUTC());
     // As the chart runs it: unprivileged, from the readings the device plugin publishes, watching

@@ -96,13 +96,7 @@ public final class Scenario {
     new SharesStep(context).run();
     all.addAll(SharesStep.pods());
 
-    progress.accept(
-        "[4/9] an online and an offline pod on "
-            + ColocationStep.COLOCATED_CHIP
-            + ": online latency alone, then beside 8 ms offline kernels"
-            + (sandbox.driver() == Sandbox.Driver.VOLCANO
-                ? "; then an online pod preempts an offline one on " + PreemptionStep.PREEMPTED_CHIP
-                : ""));
+    progress.accept(colocationTitle());
     new ColocationStep(context).run();
     all.addAll(List.of("online", "offline"));
     PreemptionStep preemption = new PreemptionStep(context);
@@ -136,6 +130,16 @@ public final class Scenario {
     ClusterChecks report = new ClusterChecks(context, all);
     report.run();
     return report.report();
+  }
+
+  /** Step 4's title: co-location, and preemption where Volcano schedules. */
+  private String colocationTitle() {
+    return "[4/9] an online and an offline pod on "
+        + ColocationStep.COLOCATED_CHIP
+        + ": online latency alone, then beside 8 ms offline kernels"
+        + (sandbox.driver() == Sandbox.Driver.VOLCANO
+            ? "; then an online pod preempts an offline one on " + PreemptionStep.PREEMPTED_CHIP
+            : "");
   }
 
   /**

@@ -1,19 +1,9 @@
 package org.vnpu.scheduler;
 
-import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.resource.v1.CapacityRequestPolicy;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttribute;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacity;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequest;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceSelector;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceSubRequest;
-import io.fabric8.kubernetes.api.model.resource.v1.ExactDeviceRequest;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
-import java.math.BigDecimal;
-import java.math.RoundingMode;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -26,11 +16,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.vnpu.api.AiCorePolicy;
-import org.vnpu.api.DraDeviceAttributes;
 import org.vnpu.api.SplitMode;
 import org.vnpu.api.payload.ContainerAllocation;
 import org.vnpu.api.payload.NodeRegistration;
@@ -38,7 +25,6 @@ import org.vnpu.api.payload.PodAllocation;
 import org.vnpu.api.payload.RegisteredChip;
 import org.vnpu.api.payload.VnpuAssignment;
 import org.vnpu.core.chip.ChipCatalog;
-import org.vnpu.core.chip.ChipTypes;
 import org.vnpu.core.engine.NodeFit;
 import org.vnpu.core.engine.PlacementContext;
 import org.vnpu.core.engine.PlacementEngine;
@@ -51,7 +37,6 @@ import org.vnpu.core.ledger.NodeState;
 import org.vnpu.core.request.ContainerRequest;
 import org.vnpu.core.request.PodRequest;
 import org.vnpu.core.validation.Validated;
-import org.vnpu.kube.DeviceSelectors;
 
 /**
  * The chips of the nodes that offer vNPUs through DRA and what ResourceClaims hold of them, so that
@@ -75,12 +60,9 @@ final class DraLedger {
   /** Shares a chip may hold, as far as scoring is concerned: the shim's limit. */
   private static final int MAX_SHARES = NodeRegistration.MAX_SHARES_PER_CHIP;
 
-  /** What a share through DRA is charged as: the slice's quota is the container's fixed share. */
-  private static final AiCorePolicy CHARGED_POLICY = AiCorePolicy.FIXED_SHARE;
-
   private final String driver;
   private final ChipCatalog catalog;
-  private final DeviceSelectors selectors = new DeviceSelectors();
+  private final DraClaimReader reader;
 
   /** This driver's slices by node, then by name (a slice's node never changes). */
   private final Map<String, Map<String, ResourceSlice>> slices = new HashMap<>();
@@ -102,6 +84,7 @@ final class DraLedger {
   DraLedger(String driver, ChipCatalog catalog) {
     this.driver = driver;
     this.catalog = catalog;
+    this.reader = new DraClaimReader(driver);
   }
 
   synchronized void sliceChanged(ResourceSlice slice) {
@@ -142,7 +125,7 @@ final class DraLedger {
    */
   private void index(ResourceClaim before, ResourceClaim after) {
     if (before != null) {
-      for (DeviceRequestAllocationResult result : allocation(before)) {
+      for (DeviceRequestAllocationResult result : reader.allocation(before)) {
         Set<String> keys = claimsByPool.get(result.getPool());
         if (keys != null && keys.remove(key(before)) && keys.isEmpty()) {
           claimsByPool.remove(result.getPool());
@@ -150,7 +133,7 @@ final class DraLedger {
       }
     }
     if (after != null) {
-      for (DeviceRequestAllocationResult result : allocation(after)) {
+      for (DeviceRequestAllocationResult result : reader.allocation(after)) {
         claimsByPool.computeIfAbsent(result.getPool(), pool -> new HashSet<>()).add(key(after));
       }
     }
@@ -186,7 +169,7 @@ final class DraLedger {
     List<ResourceClaim> pending = new ArrayList<>();
     for (String name : claimNames) {
       ResourceClaim claim = claims.getOrDefault(options.namespace() + "/" + name, read.get(name));
-      if (claim != null && allocation(claim).isEmpty() && !ours(claim).isEmpty()) {
+      if (claim != null && reader.allocation(claim).isEmpty() && !reader.ours(claim).isEmpty()) {
         pending.add(claim);
       }
     }
@@ -200,7 +183,7 @@ final class DraLedger {
       if (node.isEmpty() || devices == null) {
         continue;
       }
-      Optional<List<ContainerRequest>> asked = requests(pending, devices, options);
+      Optional<List<ContainerRequest>> asked = reader.requests(pending, devices.devices().values());
       if (asked.isEmpty()) {
         continue;
       }
@@ -214,133 +197,6 @@ final class DraLedger {
       }
     }
     return scores;
-  }
-
-  /** Per vNPU request of the claims, what it stands for on this node; empty when one cannot. */
-  private Optional<List<ContainerRequest>> requests(
-      List<ResourceClaim> pending, NodeDevices devices, PodRequest options) {
-    List<ContainerRequest> asked = new ArrayList<>();
-    for (ResourceClaim claim : pending) {
-      for (DeviceRequest request : ours(claim)) {
-        Optional<ContainerRequest> first = Optional.empty();
-        for (ExactDeviceRequest exactly : alternatives(request)) {
-          first = request(claim, request.getName(), exactly, devices);
-          if (first.isPresent()) {
-            break;
-          }
-        }
-        if (first.isEmpty()) {
-          return Optional.empty();
-        }
-        asked.add(first.get());
-      }
-    }
-    return Optional.of(asked);
-  }
-
-  private Optional<ContainerRequest> request(
-      ResourceClaim claim, String name, ExactDeviceRequest exactly, NodeDevices devices) {
-    int count = Math.toIntExact(Objects.requireNonNullElse(exactly.getCount(), 1L));
-    String container = claim.getMetadata().getName() + "/" + name;
-    for (Device device : devices.devices().values()) {
-      if (!matches(exactly.getSelectors(), device)) {
-        continue;
-      }
-      if (Boolean.TRUE.equals(device.getAllowMultipleAllocations())) {
-        Map<String, Quantity> capacity =
-            exactly.getCapacity() == null || exactly.getCapacity().getRequests() == null
-                ? Map.of()
-                : exactly.getCapacity().getRequests();
-        int cores =
-            asked(capacity, device, DraDeviceAttributes.AI_CORE_CAPACITY)
-                .setScale(0, RoundingMode.CEILING)
-                .intValue();
-        long memory = mebibytes(asked(capacity, device, DraDeviceAttributes.MEMORY_CAPACITY));
-        return Optional.of(
-            new ContainerRequest(
-                container, false, count, cores, memory, ChipTypes.ANY, CHARGED_POLICY));
-      }
-      if (wholeCard(device)) {
-        return Optional.of(
-            new ContainerRequest(
-                container,
-                false,
-                count,
-                ContainerRequest.WHOLE_CARD_CORES,
-                null,
-                ChipTypes.ANY,
-                null));
-      }
-      return Optional.of(
-          new ContainerRequest(
-              container,
-              false,
-              count,
-              capacity(device, DraDeviceAttributes.AI_CORE_CAPACITY).intValue(),
-              mebibytes(capacity(device, DraDeviceAttributes.MEMORY_CAPACITY)),
-              ChipTypes.ANY,
-              CHARGED_POLICY));
-    }
-    return Optional.empty();
-  }
-
-  /** The capacity a shared device gives a request: what it asks, else the policy's default. */
-  private static BigDecimal asked(Map<String, Quantity> requests, Device device, String name) {
-    Quantity quantity = requests.get(name);
-    if (quantity != null) {
-      return Quantity.getAmountInBytes(quantity);
-    }
-    DeviceCapacity capacity = device.getCapacity().get(name);
-    CapacityRequestPolicy policy = capacity.getRequestPolicy();
-    return Quantity.getAmountInBytes(
-        policy != null && policy.getDefault() != null ? policy.getDefault() : capacity.getValue());
-  }
-
-  private boolean matches(List<DeviceSelector> list, Device device) {
-    try {
-      for (DeviceSelector selector : Objects.requireNonNullElse(list, List.<DeviceSelector>of())) {
-        if (!selectors.matches(selector.getCel().getExpression(), driver, device)) {
-          return false;
-        }
-      }
-      return true;
-    } catch (IllegalArgumentException e) {
-      LOG.debug("selector failed on device {}: {}", device.getName(), e.getMessage());
-      return false;
-    }
-  }
-
-  /** The claim's requests for this driver's class: exactly, or the sub-requests in order. */
-  private List<DeviceRequest> ours(ResourceClaim claim) {
-    if (claim.getSpec() == null || claim.getSpec().getDevices() == null) {
-      return List.of();
-    }
-    return Objects.requireNonNullElse(
-            claim.getSpec().getDevices().getRequests(), List.<DeviceRequest>of())
-        .stream()
-        .filter(request -> alternatives(request).stream().anyMatch(this::ourClass))
-        .toList();
-  }
-
-  private boolean ourClass(ExactDeviceRequest exactly) {
-    return driver.equals(exactly.getDeviceClassName());
-  }
-
-  private List<ExactDeviceRequest> alternatives(DeviceRequest request) {
-    if (request.getExactly() != null) {
-      return List.of(request.getExactly());
-    }
-    List<ExactDeviceRequest> exact = new ArrayList<>();
-    for (DeviceSubRequest sub :
-        Objects.requireNonNullElse(request.getFirstAvailable(), List.<DeviceSubRequest>of())) {
-      ExactDeviceRequest exactly = new ExactDeviceRequest();
-      exactly.setDeviceClassName(sub.getDeviceClassName());
-      exactly.setSelectors(sub.getSelectors());
-      exactly.setCount(sub.getCount());
-      exactly.setCapacity(sub.getCapacity());
-      exact.add(exactly);
-    }
-    return exact.stream().filter(this::ourClass).toList();
   }
 
   /** Re-charges the nodes the claim's allocation was and is on. */
@@ -371,43 +227,15 @@ final class DraLedger {
   private Optional<AllocationPlan> plan(ResourceClaim claim) {
     List<VnpuAssignment> vnpus = new ArrayList<>();
     String node = null;
-    for (DeviceRequestAllocationResult result : allocation(claim)) {
+    for (DeviceRequestAllocationResult result : reader.allocation(claim)) {
       NodeDevices devices = nodes.get(result.getPool());
       Device device = devices == null ? null : devices.devices().get(result.getDevice());
       if (device == null) {
         continue; // its node's slices are not (or no longer) here
       }
       node = result.getPool();
-      RegisteredChip chip = chipOf(devices, device);
-      boolean whole = wholeCard(device);
-      Map<String, Quantity> consumed = result.getConsumedCapacity();
-      long memory =
-          whole
-              ? chip.memoryMiB()
-              : mebibytes(
-                  consumed != null && consumed.containsKey(DraDeviceAttributes.MEMORY_CAPACITY)
-                      ? Quantity.getAmountInBytes(consumed.get(DraDeviceAttributes.MEMORY_CAPACITY))
-                      : capacity(device, DraDeviceAttributes.MEMORY_CAPACITY));
-      int cores =
-          whole
-              ? 100
-              : (consumed != null && consumed.containsKey(DraDeviceAttributes.AI_CORE_CAPACITY)
-                      ? Quantity.getAmountInBytes(
-                          consumed.get(DraDeviceAttributes.AI_CORE_CAPACITY))
-                      : capacity(device, DraDeviceAttributes.AI_CORE_CAPACITY))
-                  .setScale(0, RoundingMode.CEILING)
-                  .intValue();
-      vnpus.add(
-          new VnpuAssignment(
-              chip.index(),
-              chip.dieId(),
-              chip.chipType(),
-              memory,
-              cores,
-              SplitMode.SOFT,
-              whole,
-              whole ? null : CHARGED_POLICY,
-              null));
+      RegisteredChip chip = DraDevices.chipOf(devices.chips(), device);
+      vnpus.add(DraDevices.charged(chip, device, result.getConsumedCapacity()));
     }
     if (vnpus.isEmpty()) {
       return Optional.empty();
@@ -418,20 +246,6 @@ final class DraLedger {
             node,
             List.of(new ContainerAllocation("claim", false, vnpus)));
     return Optional.of(new AllocationPlan(allocation, HostResources.NONE));
-  }
-
-  private List<DeviceRequestAllocationResult> allocation(ResourceClaim claim) {
-    if (claim.getStatus() == null
-        || claim.getStatus().getAllocation() == null
-        || claim.getStatus().getAllocation().getDevices() == null) {
-      return List.of();
-    }
-    return Objects.requireNonNullElse(
-            claim.getStatus().getAllocation().getDevices().getResults(),
-            List.<DeviceRequestAllocationResult>of())
-        .stream()
-        .filter(result -> driver.equals(result.getDriver()))
-        .toList();
   }
 
   /**
@@ -463,7 +277,7 @@ final class DraLedger {
                 Objects.requireNonNullElse(slice.getSpec().getDevices(), List.<Device>of())
                     .stream())
         .forEach(device -> devices.put(device.getName(), device));
-    List<RegisteredChip> chips = chips(node, devices.values());
+    List<RegisteredChip> chips = DraDevices.chips(node, devices.values());
     Validated<NodeInventory> inventory =
         NodeInventory.from(node, new NodeRegistration(SplitMode.SOFT, MAX_SHARES, chips), catalog);
     if (inventory instanceof Validated.Invalid<NodeInventory> invalid) {
@@ -493,85 +307,6 @@ final class DraLedger {
     boolean complete =
         !pool.isEmpty() && pool.size() == pool.get(0).getSpec().getPool().getResourceSliceCount();
     return complete ? pool : List.of();
-  }
-
-  /** The chips the devices are on, by their {@code index} attribute. */
-  private static List<RegisteredChip> chips(String node, Collection<Device> devices) {
-    Map<Long, List<Device>> byChip = new TreeMap<>();
-    for (Device device : devices) {
-      DeviceAttribute index = attributes(device).get(DraDeviceAttributes.INDEX);
-      if (index != null && index.getInt() != null) {
-        byChip.computeIfAbsent(index.getInt(), i -> new ArrayList<>()).add(device);
-      }
-    }
-    List<RegisteredChip> chips = new ArrayList<>();
-    for (Map.Entry<Long, List<Device>> chip : byChip.entrySet()) {
-      Device any = chip.getValue().get(0);
-      long memory =
-          chip.getValue().stream()
-              .filter(device -> wholeCard(device) || isShared(device))
-              .mapToLong(device -> mebibytes(capacity(device, DraDeviceAttributes.MEMORY_CAPACITY)))
-              .max()
-              .orElse(
-                  chip.getValue().stream()
-                      .mapToLong(
-                          device ->
-                              mebibytes(capacity(device, DraDeviceAttributes.MEMORY_CAPACITY)))
-                      .sum());
-      chips.add(
-          new RegisteredChip(
-              Math.toIntExact(chip.getKey()),
-              text(any, DraDeviceAttributes.DIE_ID, node + "-npu-" + chip.getKey()),
-              text(any, DraDeviceAttributes.TYPE, ""),
-              memory,
-              Math.toIntExact(number(any, DraDeviceAttributes.AI_CORES)),
-              0,
-              true,
-              Math.toIntExact(number(any, DraDeviceAttributes.NUMA_NODE)),
-              text(any, DraDeviceAttributes.INTERCONNECT_GROUP, "")));
-    }
-    return chips;
-  }
-
-  private static RegisteredChip chipOf(NodeDevices devices, Device device) {
-    long index = attributes(device).get(DraDeviceAttributes.INDEX).getInt();
-    return devices.chips().stream().filter(chip -> chip.index() == index).findFirst().orElseThrow();
-  }
-
-  private static boolean wholeCard(Device device) {
-    DeviceAttribute whole = attributes(device).get(DraDeviceAttributes.WHOLE_CARD);
-    return whole != null && Boolean.TRUE.equals(whole.getBool());
-  }
-
-  private static boolean isShared(Device device) {
-    return Boolean.TRUE.equals(device.getAllowMultipleAllocations());
-  }
-
-  private static Map<String, DeviceAttribute> attributes(Device device) {
-    return Objects.requireNonNullElse(device.getAttributes(), Map.of());
-  }
-
-  private static String text(Device device, String name, String otherwise) {
-    DeviceAttribute attribute = attributes(device).get(name);
-    return attribute == null || attribute.getString() == null || attribute.getString().isEmpty()
-        ? otherwise
-        : attribute.getString();
-  }
-
-  private static long number(Device device, String name) {
-    DeviceAttribute attribute = attributes(device).get(name);
-    return attribute == null || attribute.getInt() == null ? 0 : attribute.getInt();
-  }
-
-  private static BigDecimal capacity(Device device, String name) {
-    DeviceCapacity capacity =
-        Objects.requireNonNullElse(device.getCapacity(), Map.<String, DeviceCapacity>of())
-            .get(name);
-    return capacity == null ? BigDecimal.ZERO : Quantity.getAmountInBytes(capacity.getValue());
-  }
-
-  private static long mebibytes(BigDecimal bytes) {
-    return bytes.divide(BigDecimal.valueOf(1 << 20), 0, RoundingMode.CEILING).longValueExact();
   }
 
   private static String key(ResourceClaim claim) {

@@ -77,6 +77,24 @@ public final class SchedulerService implements AutoCloseable {
                 Informers.handler(
                     scheduler::podChanged,
                     pod -> scheduler.podRemoved(pod.getMetadata().getUid())));
+    List<SharedIndexInformer<?>> dra = followDra(scheduler, client);
+    ScheduledExecutorService expiry = expireAndSettle(scheduler, leadership);
+    ExtenderServer server = ExtenderServer.start(listeners, scheduler, client, leadership);
+    if (listeners.mutualTls()) {
+      LOG.info(
+          "scheduler extender serves Volcano on port {} and kube-scheduler over mutual TLS on port"
+              + " {}",
+          server.port(),
+          server.tlsPort());
+    } else {
+      LOG.info("scheduler extender serves on port {}", server.port());
+    }
+    return new SchedulerService(nodes, pods, dra, expiry, server, leadership);
+  }
+
+  /** The informers of the DRA driver's slices and claims, when the scheduler follows one. */
+  private static List<SharedIndexInformer<?>> followDra(
+      Scheduler scheduler, KubernetesClient client) {
     List<SharedIndexInformer<?>> dra = new ArrayList<>();
     if (scheduler.settings().followsDra()) {
       DraLedger ledger = scheduler.dra();
@@ -93,6 +111,15 @@ public final class SchedulerService implements AutoCloseable {
           "following DRA driver {}: nodes are ranked for pods with its claims",
           scheduler.settings().draDriver());
     }
+    return dra;
+  }
+
+  /**
+   * While this replica leads: expires reservations every 10 s and settles hand-outs every {@link
+   * #SETTLE_INTERVAL}.
+   */
+  private static ScheduledExecutorService expireAndSettle(
+      Scheduler scheduler, Leadership leadership) {
     ScheduledExecutorService expiry =
         Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("vnpu-reservations"));
     expiry.scheduleWithFixedDelay(
@@ -113,17 +140,7 @@ public final class SchedulerService implements AutoCloseable {
         SETTLE_INTERVAL.toMillis(),
         SETTLE_INTERVAL.toMillis(),
         TimeUnit.MILLISECONDS);
-    ExtenderServer server = ExtenderServer.start(listeners, scheduler, client, leadership);
-    if (listeners.mutualTls()) {
-      LOG.info(
-          "scheduler extender serves Volcano on port {} and kube-scheduler over mutual TLS on port"
-              + " {}",
-          server.port(),
-          server.tlsPort());
-    } else {
-      LOG.info("scheduler extender serves on port {}", server.port());
-    }
-    return new SchedulerService(nodes, pods, dra, expiry, server, leadership);
+    return expiry;
   }
 
   /**

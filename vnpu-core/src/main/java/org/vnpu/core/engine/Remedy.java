@@ -35,23 +35,40 @@ public record Remedy(String needed, String detail) {
       NodeState node,
       Rejection rejection,
       PlacementContext context) {
-    String name = node.name();
     return switch (rejection.kind()) {
-      case STALE_HEARTBEAT ->
-          new Remedy(
-              "a device plugin that reports",
-              "the device plugin of "
-                  + name
-                  + (node.heartbeat() == null
-                      ? " never reported"
-                      : " last reported at " + node.heartbeat())
-                  + " (tolerance "
-                  + context.heartbeatTolerance().toSeconds()
-                  + " s"
-                  + "): check its pod and its log; once it reports, "
-                  + behind(request, host, node.withHeartbeat(context.now()), context));
+      case STALE_HEARTBEAT -> stale(request, host, node, context);
       case LOCKED -> locked(request, host, node, context);
       case MODE_MISMATCH -> otherMode(request, host, node, context);
+      case NOT_ENOUGH_HOST_CPU, NOT_ENOUGH_HOST_MEMORY -> hostShort(host, node, rejection);
+      case CHIP_TYPE_NOT_FOUND, DIE_ID_NOT_FOUND, UNHEALTHY, NO_TEMPLATE_FITS, NO_IDLE_CHIP ->
+          noChip(node, rejection);
+      case SHARES_EXHAUSTED, NOT_ENOUGH_MEMORY, NOT_ENOUGH_CORES, NOT_ENOUGH_CHIPS ->
+          chipsShort(request, node, rejection);
+    };
+  }
+
+  /** A device plugin that stopped reporting, and what waits behind it. */
+  private static Remedy stale(
+      PodRequest request, HostResources host, NodeState node, PlacementContext context) {
+    String name = node.name();
+    return new Remedy(
+        "a device plugin that reports",
+        "the device plugin of "
+            + name
+            + (node.heartbeat() == null
+                ? " never reported"
+                : " last reported at " + node.heartbeat())
+            + " (tolerance "
+            + context.heartbeatTolerance().toSeconds()
+            + " s"
+            + "): check its pod and its log; once it reports, "
+            + behind(request, host, node.withHeartbeat(context.now()), context));
+  }
+
+  /** Host CPU or memory that the node's pods request. */
+  private static Remedy hostShort(HostResources host, NodeState node, Rejection rejection) {
+    String name = node.name();
+    return switch (rejection.kind()) {
       case NOT_ENOUGH_HOST_CPU ->
           new Remedy(
               "free host CPU",
@@ -60,6 +77,7 @@ public record Remedy(String needed, String detail) {
                   + "m more host CPU on "
                   + name
                   + " (the pods there request the rest)");
+
       case NOT_ENOUGH_HOST_MEMORY ->
           new Remedy(
               "free host memory",
@@ -68,30 +86,50 @@ public record Remedy(String needed, String detail) {
                   + " MiB more host memory on "
                   + name
                   + " (the pods there request the rest)");
+      default -> throw new IllegalArgumentException("not a host shortage: " + rejection);
+    };
+  }
+
+  /** No chip of the node is of the kind the pod asks for. */
+  private static Remedy noChip(NodeState node, Rejection rejection) {
+    String name = node.name();
+    return switch (rejection.kind()) {
       case CHIP_TYPE_NOT_FOUND ->
           new Remedy(
               "a chip of type " + rejection.detail(),
               name + " has " + types(node.chips()) + " chips");
+
       case DIE_ID_NOT_FOUND ->
           new Remedy(
               "the chip with die ID " + rejection.detail(),
               "no chip of " + name + " has that die ID");
+
       case UNHEALTHY ->
           new Remedy(
               "a healthy chip of the requested type",
               "the matching chips of "
                   + name
                   + " are reported unhealthy: check them with npu-smi info on the node");
+
       case NO_TEMPLATE_FITS ->
           new Remedy(
               "a hard-mode chip with a free template of at least " + rejection.detail(),
               "no " + types(node.chips()) + " chip of " + name + " has such a template free");
+
       case NO_IDLE_CHIP ->
           new Remedy(
               "an idle chip",
               "every matching chip of "
                   + name
                   + " serves vNPUs: wait for them to end, or move them with vnpu rebalance");
+      default -> throw new IllegalArgumentException("not a missing chip: " + rejection);
+    };
+  }
+
+  /** Chips of the right kind, without enough room. */
+  private static Remedy chipsShort(PodRequest request, NodeState node, Rejection rejection) {
+    String name = node.name();
+    return switch (rejection.kind()) {
       case SHARES_EXHAUSTED ->
           new Remedy(
               "a free vNPU slot on a chip",
@@ -100,6 +138,7 @@ public record Remedy(String needed, String detail) {
                   + " holds its most vNPUs, "
                   + rejection.have()
                   + ": one of them has to end or move");
+
       case NOT_ENOUGH_MEMORY ->
           new Remedy(
               "free device memory",
@@ -112,6 +151,7 @@ public record Remedy(String needed, String detail) {
                   + " (the largest free is "
                   + Rejection.gib(rejection.have())
                   + ")");
+
       case NOT_ENOUGH_CORES ->
           new Remedy(
               "free AI Core",
@@ -124,6 +164,7 @@ public record Remedy(String needed, String detail) {
                   + " (the most free is "
                   + rejection.have()
                   + " %)");
+
       case NOT_ENOUGH_CHIPS ->
           new Remedy(
               "more chips with room on one node",
@@ -133,6 +174,7 @@ public record Remedy(String needed, String detail) {
                   + " of the "
                   + rejection.need()
                   + " chips with room that one container needs");
+      default -> throw new IllegalArgumentException("not a chip shortage: " + rejection);
     };
   }
 

@@ -103,6 +103,21 @@ public final class AllocationGate {
   public Admission admit(NodeLock lock, Pod pod, int deviceCount, List<RegisteredChip> chips)
       throws AllocationRefusedException {
     String named = lock.podNamespace() + "/" + lock.podName();
+    NodeFiles.PodRecord record = lockedPod(lock, pod, named);
+    Map<String, String> annotations = allocating(pod, named, record);
+    PodAllocation allocation = verified(named, annotations, lock, record);
+    signedForTheLock(allocation, lock, named, record);
+    List<String> pending = pending(named, annotations, record);
+    ContainerAllocation container = next(allocation, pending.get(0), deviceCount, named, record);
+    for (VnpuAssignment vnpu : container.vnpus()) {
+      onCurrentChip(named, container.name(), vnpu, chips, record);
+    }
+    return new Admission(record, allocation, container, pending.subList(1, pending.size()));
+  }
+
+  /** The record of the pod the lock names, which must exist with the lock's UID. */
+  private NodeFiles.PodRecord lockedPod(NodeLock lock, Pod pod, String named)
+      throws AllocationRefusedException {
     if (pod == null) {
       throw new AllocationRefusedException(
           "pod " + named + " named by the lock on node " + node + " does not exist");
@@ -118,8 +133,12 @@ public final class AllocationGate {
               + " names UID "
               + lock.podUid());
     }
-    NodeFiles.PodRecord record =
-        new NodeFiles.PodRecord(lock.podUid(), lock.podNamespace(), lock.podName());
+    return new NodeFiles.PodRecord(lock.podUid(), lock.podNamespace(), lock.podName());
+  }
+
+  /** The annotations of the pod, which must be bound to this node and be allocating. */
+  private Map<String, String> allocating(Pod pod, String named, NodeFiles.PodRecord record)
+      throws AllocationRefusedException {
     String boundTo = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
     if (!node.equals(boundTo)) {
       throw new AllocationRefusedException(
@@ -145,7 +164,13 @@ public final class AllocationGate {
               + BindPhase.ALLOCATING.wireName(),
           record);
     }
-    PodAllocation allocation = verified(named, annotations, lock, record);
+    return annotations;
+  }
+
+  /** The allocation must be signed for the lock's pod on this node. */
+  private void signedForTheLock(
+      PodAllocation allocation, NodeLock lock, String named, NodeFiles.PodRecord record)
+      throws AllocationRefusedException {
     if (!allocation.podUid().equals(lock.podUid()) || !allocation.node().equals(node)) {
       throw new AllocationRefusedException(
           "the allocation of pod "
@@ -160,8 +185,16 @@ public final class AllocationGate {
               + node,
           record);
     }
-    List<String> pending = pending(named, annotations, record);
-    String next = pending.get(0);
+  }
+
+  /** The allocation of the next pending container, which must have as many vNPUs as asked. */
+  private static ContainerAllocation next(
+      PodAllocation allocation,
+      String next,
+      int deviceCount,
+      String named,
+      NodeFiles.PodRecord record)
+      throws AllocationRefusedException {
     Optional<ContainerAllocation> container =
         allocation.containers().stream().filter(c -> c.name().equals(next)).findFirst();
     if (container.isEmpty()) {
@@ -182,10 +215,7 @@ public final class AllocationGate {
               + " vNPU(s)",
           record);
     }
-    for (VnpuAssignment vnpu : container.get().vnpus()) {
-      onCurrentChip(named, next, vnpu, chips, record);
-    }
-    return new Admission(record, allocation, container.get(), pending.subList(1, pending.size()));
+    return container.get();
   }
 
   private static void onCurrentChip(

@@ -133,68 +133,95 @@ public final class HandoutResolver {
         resolvedUpTo = seen;
         return;
       }
-      NodePods pods = NodePods.of(client, node);
-      Set<String> admitted = admitted(holdings, pods);
-      Set<String> surplus = surplus(held, admitted, pods);
-      NodeLockSet waiting = held;
-      for (String uid : surplus) {
-        waiting = waiting.without(uid);
-      }
-      Set<String> settled = new HashSet<>();
-      Map<String, PodRef> heldBy = new HashMap<>();
-      for (HandoutRecord handout : open) {
-        Holding holding = holdings.get(new TreeSet<>(handout.deviceIds()));
-        PodRef holder = holding == null ? null : holder(holding, handout, pods);
-        if (holder == null) {
-          if (now.isAfter(handout.at().plus(UNCLAIMED))) {
-            LOG.warn(
-                "no pod holds the hand-out of pod {}'s reservation {} (devices {}) {} after it"
-                    + " was handed out: the kubelet refused the pod it was for; dropping the"
-                    + " record",
-                handout.signedFor(),
-                handout.nonce(),
-                handout.deviceIds(),
-                UNCLAIMED);
-            settled.add(handout.nonce());
-          }
-        } else if (holder.uid().equals(handout.signedFor().uid())) {
-          settled.add(handout.nonce());
-        } else if (waiting.live(now).stream().noneMatch(lock -> lock.podUid().equals(holder.uid()))
-            && (admitted.contains(handout.signedFor().uid())
-                || !waitsForAdmission(pods, handout.signedFor()))) {
-          // A holder whose own reservation is still to be handed out waits: its annotations
-          // must not move while an Allocate may read them. So does a record whose pod still
-          // waits for its admission: the open record is what keeps a spare entry for it (see
-          // surplus), and once settled its pod's annotations would name a reservation no entry
-          // serves (when its holder's own entry went to a third pod).
-          heldBy.put(handout.nonce(), holder);
-        }
-      }
-      if (settled.isEmpty() && heldBy.isEmpty() && surplus.isEmpty()) {
+      Outcome outcome = outcome(open, holdings, held, now);
+      if (outcome.none()) {
         quiet = new Quiet(seen, holdings, now);
-      } else if (locks.resolved(node, held, settled, heldBy, surplus)) {
-        surplus.forEach(
-            uid ->
-                LOG.info(
-                    "released the entry of pod UID {}: it runs on an interchangeable pod's"
-                        + " hand-out, and no pod waiting for its admission needs the entry",
-                    uid));
-        for (Map.Entry<String, PodRef> entry : heldBy.entrySet()) {
-          PodRef holder = entry.getValue();
-          files.user(
-              entry.getKey(),
-              new NodeFiles.PodRecord(holder.uid(), holder.namespace(), holder.name()));
-          LOG.info(
-              "pod {} runs on the allocation of reservation {}, signed for an interchangeable"
-                  + " pod: the scheduler re-signs both",
-              holder,
-              entry.getKey());
-        }
-        LOG.debug("{} hand-out(s) held by the pods they were signed for", settled.size());
+      } else if (locks.resolved(
+          node, held, outcome.settled(), outcome.heldBy(), outcome.surplus())) {
+        report(outcome);
       }
     } catch (IOException | RuntimeException e) {
       LOG.warn("cannot resolve who holds this node's hand-outs, will retry: {}", e.toString());
     }
+  }
+
+  /** What one pass settles, hands to another holder, and releases. */
+  private record Outcome(Set<String> settled, Map<String, PodRef> heldBy, Set<String> surplus) {
+
+    boolean none() {
+      return settled.isEmpty() && heldBy.isEmpty() && surplus.isEmpty();
+    }
+  }
+
+  /**
+   * Per open hand-out, whether its record is settled (held by its own pod, or by no pod long after
+   * it was handed out) or goes to the interchangeable pod that holds it; and the node's surplus
+   * entries.
+   */
+  private Outcome outcome(
+      List<HandoutRecord> open, Map<Set<String>, Holding> holdings, NodeLockSet held, Instant now) {
+    NodePods pods = NodePods.of(client, node);
+    Set<String> admitted = admitted(holdings, pods);
+    Set<String> surplus = surplus(held, admitted, pods);
+    NodeLockSet waiting = held;
+    for (String uid : surplus) {
+      waiting = waiting.without(uid);
+    }
+    Set<String> settled = new HashSet<>();
+    Map<String, PodRef> heldBy = new HashMap<>();
+    for (HandoutRecord handout : open) {
+      Holding holding = holdings.get(new TreeSet<>(handout.deviceIds()));
+      PodRef holder = holding == null ? null : holder(holding, handout, pods);
+      if (holder == null) {
+        if (now.isAfter(handout.at().plus(UNCLAIMED))) {
+          LOG.warn(
+              "no pod holds the hand-out of pod {}'s reservation {} (devices {}) {} after it"
+                  + " was handed out: the kubelet refused the pod it was for; dropping the"
+                  + " record",
+              handout.signedFor(),
+              handout.nonce(),
+              handout.deviceIds(),
+              UNCLAIMED);
+          settled.add(handout.nonce());
+        }
+      } else if (holder.uid().equals(handout.signedFor().uid())) {
+        settled.add(handout.nonce());
+      } else if (waiting.live(now).stream().noneMatch(lock -> lock.podUid().equals(holder.uid()))
+          && (admitted.contains(handout.signedFor().uid())
+              || !waitsForAdmission(pods, handout.signedFor()))) {
+        // A holder whose own reservation is still to be handed out waits: its annotations
+        // must not move while an Allocate may read them. So does a record whose pod still
+        // waits for its admission: the open record is what keeps a spare entry for it (see
+        // surplus), and once settled its pod's annotations would name a reservation no entry
+        // serves (when its holder's own entry went to a third pod).
+        heldBy.put(handout.nonce(), holder);
+      }
+    }
+    return new Outcome(settled, heldBy, surplus);
+  }
+
+  /** Logs what a pass that the node's locks took changed. */
+  private void report(Outcome outcome) throws IOException {
+    Set<String> settled = outcome.settled();
+    Set<String> surplus = outcome.surplus();
+    Map<String, PodRef> heldBy = outcome.heldBy();
+    surplus.forEach(
+        uid ->
+            LOG.info(
+                "released the entry of pod UID {}: it runs on an interchangeable pod's"
+                    + " hand-out, and no pod waiting for its admission needs the entry",
+                uid));
+    for (Map.Entry<String, PodRef> entry : heldBy.entrySet()) {
+      PodRef holder = entry.getValue();
+      files.user(
+          entry.getKey(), new NodeFiles.PodRecord(holder.uid(), holder.namespace(), holder.name()));
+      LOG.info(
+          "pod {} runs on the allocation of reservation {}, signed for an interchangeable"
+              + " pod: the scheduler re-signs both",
+          holder,
+          entry.getKey());
+    }
+    LOG.debug("{} hand-out(s) held by the pods they were signed for", settled.size());
   }
 
   /**

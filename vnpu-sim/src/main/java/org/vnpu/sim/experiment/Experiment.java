@@ -111,29 +111,56 @@ public record Experiment(
       String policy, long seed, List<SimPod> arrivals, Rebalancing rebalancing, Progress progress) {
     long started = System.nanoTime();
     String label = rebalancing == null ? policy : Rebalancing.label(policy);
-    Contender contender = Contenders.create(policy, seed, tieBreak);
-    Ledger ledger = cluster.newLedger();
-    FragmentationMeter meter = new FragmentationMeter(mix, ledger.chipSupply());
-    PlacementContext context =
-        new PlacementContext(SimCluster.EPOCH, Duration.ofDays(1), Policies.asRequested(), meter);
-    Rebalancer rebalancer =
-        rebalancing == null
-            ? null
-            : new Rebalancer(rebalancing, ledger, contender.context(context));
-    double capacity = cluster.computePercent();
-    ClusterFigures figures = new ClusterFigures(ledger, meter);
-    PriorityQueue<SimPod> running =
-        new PriorityQueue<>(Comparator.comparingDouble(p -> p.timing().departure()));
-    long arrived = 0;
-    long allocated = 0;
-    int failed = 0;
+    Run run = new Run(Contenders.create(policy, seed, tieBreak), rebalancing);
     List<Sample> samples = new ArrayList<>(arrivals.size());
     for (int i = 0; i < arrivals.size(); i++) {
       SimPod pod = arrivals.get(i);
       double now = pod.timing() == null ? i : pod.timing().arrival();
-      while (pod.timing() != null
-          && !running.isEmpty()
-          && running.peek().timing().departure() <= pod.timing().arrival()) {
+      if (pod.timing() != null) {
+        run.departBy(pod.timing().arrival());
+        run.cool(i, now);
+      }
+      run.arrive(pod, i, now);
+      samples.add(run.sample(i + 1));
+      if ((i + 1) % PROGRESS_STEP == 0 || i + 1 == arrivals.size()) {
+        progress.advanced(label, seed, i + 1, arrivals.size());
+      }
+    }
+    return new RunResult(label, seed, samples, (System.nanoTime() - started) / 1_000_000);
+  }
+
+  /**
+   * One policy's run over the cluster: its ledger, the pods running in the order they leave, and
+   * what the samples count.
+   */
+  private final class Run {
+    private final Contender contender;
+    private final Ledger ledger = cluster.newLedger();
+    private final PlacementContext context;
+    private final Rebalancer rebalancer;
+    private final double capacity = cluster.computePercent();
+    private final ClusterFigures figures;
+    private final PriorityQueue<SimPod> running =
+        new PriorityQueue<>(Comparator.comparingDouble(p -> p.timing().departure()));
+    private long arrived;
+    private long allocated;
+    private int failed;
+
+    Run(Contender contender, Rebalancing rebalancing) {
+      this.contender = contender;
+      FragmentationMeter meter = new FragmentationMeter(mix, ledger.chipSupply());
+      this.context =
+          new PlacementContext(SimCluster.EPOCH, Duration.ofDays(1), Policies.asRequested(), meter);
+      this.rebalancer =
+          rebalancing == null
+              ? null
+              : new Rebalancer(rebalancing, ledger, contender.context(context));
+      this.figures = new ClusterFigures(ledger, meter);
+    }
+
+    /** Releases the pods that leave by {@code time}. */
+    void departBy(double time) {
+      while (!running.isEmpty() && running.peek().timing().departure() <= time) {
         SimPod leaving = running.poll();
         ledger.release(leaving.request().uid()).ifPresent(p -> figures.changed(p.node()));
         allocated -= leaving.computePercent();
@@ -141,9 +168,17 @@ public record Experiment(
           rebalancer.left(leaving);
         }
       }
-      if (rebalancer != null && pod.timing() != null) {
+    }
+
+    /** Lets the rebalancer cool the hottest node, when it runs. */
+    void cool(int i, double now) {
+      if (rebalancer != null) {
         rebalancer.cool(i, now).ifPresent(figures::changed);
       }
+    }
+
+    /** Places the pod by the policy, else by the rebalancer's moves, else counts it failed. */
+    void arrive(SimPod pod, int i, double now) {
       arrived += pod.computePercent();
       Optional<AllocationPlan> plan = contender.choose(pod, ledger, context);
       boolean placed = plan.isPresent() && ledger.apply(plan.get());
@@ -155,32 +190,31 @@ public record Experiment(
         moved.ifPresent(figures::changed);
         placed = moved.isPresent();
       }
-      if (placed) {
-        allocated += pod.computePercent();
-        if (rebalancer != null) {
-          rebalancer.placed(pod, now);
-        }
-        if (pod.timing() != null && pod.timing().departure() != null) {
-          running.add(pod);
-        }
-      } else {
+      if (!placed) {
         failed++;
+        return;
       }
-      samples.add(
-          new Sample(
-              i + 1,
-              100 * arrived / capacity,
-              100 * allocated / capacity,
-              100 * figures.fragmentation() / capacity,
-              failed,
-              rebalancer == null ? 0 : rebalancer.moves(),
-              figures.hottest(),
-              figures.coolest()));
-      if ((i + 1) % PROGRESS_STEP == 0 || i + 1 == arrivals.size()) {
-        progress.advanced(label, seed, i + 1, arrivals.size());
+      allocated += pod.computePercent();
+      if (rebalancer != null) {
+        rebalancer.placed(pod, now);
+      }
+      if (pod.timing() != null && pod.timing().departure() != null) {
+        running.add(pod);
       }
     }
-    return new RunResult(label, seed, samples, (System.nanoTime() - started) / 1_000_000);
+
+    /** The figures after {@code pods} arrivals. */
+    Sample sample(int pods) {
+      return new Sample(
+          pods,
+          100 * arrived / capacity,
+          100 * allocated / capacity,
+          100 * figures.fragmentation() / capacity,
+          failed,
+          rebalancer == null ? 0 : rebalancer.moves(),
+          figures.hottest(),
+          figures.coolest());
+    }
   }
 
   /**
