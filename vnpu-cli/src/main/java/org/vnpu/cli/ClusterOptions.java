@@ -3,12 +3,9 @@ package org.vnpu.cli;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
 import org.vnpu.api.codec.PayloadCodec;
-import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.api.signing.AllocationVerifier;
-import org.vnpu.api.signing.SigningKey;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.kube.VerifyingKeys;
-import org.vnpu.scheduler.Scheduler;
 import org.vnpu.scheduler.SchedulerReader;
 import org.vnpu.scheduler.SchedulerSettings;
 import picocli.CommandLine.Mixin;
@@ -53,24 +50,6 @@ final class ClusterOptions {
             client, catalog, verifier(client), SchedulerSettings.defaults(), Clock.systemUTC());
     reader.rebuild();
     return reader;
-  }
-
-  /**
-   * A scheduler for a preview of its rebalancer, which plans with the scheduler's holds: rebuilt as
-   * {@link #reader}, it signs with a key of its own that nothing it writes is ever signed with, as
-   * a preview writes nothing.
-   */
-  Scheduler preview(KubernetesClient client, ChipCatalog catalog) {
-    Scheduler scheduler =
-        new Scheduler(
-            client,
-            catalog,
-            new AllocationSigner(SigningKey.generate(), new PayloadCodec()),
-            verifier(client),
-            SchedulerSettings.defaults(),
-            Clock.systemUTC());
-    scheduler.rebuild();
-    return scheduler;
   }
 
   private AllocationVerifier verifier(KubernetesClient client) {

@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import org.vnpu.core.engine.RebalancePlanner;
 import org.vnpu.scheduler.RebalanceController;
+import org.vnpu.scheduler.RebalanceLedger;
 import org.vnpu.scheduler.RebalanceSettings;
-import org.vnpu.scheduler.Scheduler;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -57,10 +57,10 @@ final class RebalanceCommand implements Callable<Integer> {
   public Integer call() {
     RebalanceSettings settings = rebalancer.settings();
     try (KubernetesClient client = cluster.client()) {
-      Scheduler scheduler = cluster.preview(client, catalog.load());
+      RebalanceLedger plans = cluster.reader(client, catalog.load()).rebalancePreview();
       List<Row> rows = new ArrayList<>();
       for (RebalanceController.Decision decision :
-          RebalanceController.preview(client, scheduler, settings, Clock.systemUTC()).pass()) {
+          RebalanceController.preview(client, plans, settings, Clock.systemUTC()).pass()) {
         rows.add(row(decision));
       }
       PrintWriter out = spec.commandLine().getOut();

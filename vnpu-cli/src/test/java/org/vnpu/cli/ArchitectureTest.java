@@ -73,6 +73,31 @@ class ArchitectureTest {
   }
 
   @Test
+  void theSchedulersActionsReachTheClusterThroughItsPortOnly() {
+    ArchRule rule =
+        noClasses()
+            .that()
+            .haveFullyQualifiedName("org.vnpu.scheduler.PodReserver")
+            .or()
+            .haveFullyQualifiedName("org.vnpu.scheduler.ExpiryPass")
+            .or()
+            .haveFullyQualifiedName("org.vnpu.scheduler.HandoutSettlement")
+            .or()
+            .haveFullyQualifiedName("org.vnpu.scheduler.ClusterIntake")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage("io.fabric8.kubernetes.client..")
+            .orShould()
+            .dependOnClassesThat()
+            .haveFullyQualifiedName("org.vnpu.kube.AnnotationPatches")
+            .orShould()
+            .dependOnClassesThat()
+            .haveFullyQualifiedName("org.vnpu.kube.PodBindings")
+            .because("they read and write through ClusterPort, tested in memory (ADR 0025)");
+    rule.check(classes);
+  }
+
+  @Test
   void theHttpLayerDoesNotReachTheLedger() {
     ArchRule rule =
         noClasses()

@@ -340,7 +340,7 @@ class HelmChartTest {
         .contains("--dra-driver=vnpu.huawei.com");
     assertThat(verbs(objects).get("vnpu-scheduler"))
         .containsEntry("resourceslices", Set.of("list", "watch"))
-        .containsEntry("resourceclaims", Set.of("list", "watch"));
+        .containsEntry("resourceclaims", Set.of("get", "list", "watch"));
     assertThat(objects)
         .filteredOn(DaemonSet.class::isInstance)
         .extracting(d -> d.getMetadata().getName())

@@ -39,7 +39,7 @@ public final class NodeLocks {
     private static final long serialVersionUID = 1L;
     private final boolean heldByAnother;
 
-    RefusedException(String message, boolean heldByAnother) {
+    public RefusedException(String message, boolean heldByAnother) {
       super(message);
       this.heldByAnother = heldByAnother;
     }

@@ -1,24 +1,15 @@
 package org.vnpu.sandbox;
 
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.client.server.mock.KubernetesAttributesExtractor;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.fabric8.mockwebserver.crud.AttributeSet;
 import io.fabric8.mockwebserver.dsl.HttpMethod;
 import io.fabric8.mockwebserver.http.Buffer;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.net.HttpURLConnection;
 import java.nio.charset.StandardCharsets;
-import java.util.AbstractMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.Lock;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -51,11 +42,11 @@ import org.vnpu.kube.PodRequests;
  *       inside;
  *   <li>pod watches selected by {@code spec.nodeName}, as kubelets open them ({@link
  *       NodePodWatches});
- *   <li>objects asked for by name found by their last known key ({@link #findResource}), not by a
- *       scan of every stored object.
+ *   <li>objects asked for by name found by their last known key ({@link IndexedCrudDispatcher}),
+ *       not by a scan of every stored object.
  * </ul>
  */
-final class SandboxDispatcher extends KubernetesCrudDispatcher implements MockStore {
+final class SandboxDispatcher extends IndexedCrudDispatcher implements MockStore {
 
   private static final Pattern PODS = Pattern.compile("/api/v1/namespaces/([^/]+)/pods");
   private static final Pattern POD_LISTS = Pattern.compile("/api/v1(/namespaces/[^/]+)?/pods");
@@ -87,17 +78,6 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher implements MockSt
   private final NodePodWatches nodeWatches =
       new NodePodWatches(WATCHED_CHANGES, this::requestResourceVersion);
   private final List<Route> routes;
-
-  /**
-   * Where each object asked for by name was last found in the mock's store: the query's attributes
-   * (kind, namespace, name) to the key it is stored under. The mock otherwise scans every stored
-   * object for each read, update and patch by name; a key is checked against the store each time
-   * and looked for again when it no longer matches.
-   */
-  private final Map<AttributeSet, AttributeSet> keys = new ConcurrentHashMap<>();
-
-  /** The mock's read lock, once it was taken (its {@link #locked} hook tells). */
-  private volatile Lock readLock;
 
   /**
    * @param observer sees every request before it is answered (an audit of who asked for what)
@@ -252,64 +232,11 @@ final class SandboxDispatcher extends KubernetesCrudDispatcher implements MockSt
     return handleDelete(path);
   }
 
-  /** The object {@code query} names, found by its last known key; else as the mock finds it. */
+  /** The pods' changes also go to the watches by node ({@link NodePodWatches}). */
   @Override
-  public Map.Entry<AttributeSet, String> findResource(AttributeSet query) {
-    AttributeSet key = keys.get(query);
-    String stored = key == null ? null : map.get(key);
-    if (stored != null && key.matches(query)) {
-      return new AbstractMap.SimpleImmutableEntry<>(key, stored);
-    }
-    Map.Entry<AttributeSet, String> found = super.findResource(query);
-    if (found != null && query.containsKey(KubernetesAttributesExtractor.NAME)) {
-      keys.put(query, found.getKey());
-    } else {
-      keys.remove(query);
-    }
-    return found;
-  }
-
-  /** A read of one object by name finds it by key ({@link #findResource}), under the read lock. */
-  @Override
-  public MockResponse handleGet(String path) {
-    Lock lock = readLock;
-    AttributeSet query = path.contains("?") || lock == null ? null : getKey(path);
-    if (query == null || !query.containsKey(KubernetesAttributesExtractor.NAME)) {
-      return super.handleGet(path);
-    }
-    lock.lock();
-    try {
-      Map.Entry<AttributeSet, String> found = findResource(query);
-      return found == null
-          ? new MockResponse().setResponseCode(HttpURLConnection.HTTP_NOT_FOUND)
-          : new MockResponse().setResponseCode(HttpURLConnection.HTTP_OK).setBody(found.getValue());
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  @Override
-  protected void locked(Lock lock) {
-    if (readLock == null && lock instanceof ReentrantReadWriteLock.ReadLock) {
-      readLock = lock;
-    }
-  }
-
-  /**
-   * Every stored change, as the mock's watches see it; the changes of pods also go to the watches
-   * by node ({@link NodePodWatches}).
-   */
-  @Override
-  public void processEvent(
-      String path,
-      AttributeSet pathAttributes,
-      AttributeSet oldAttributes,
-      GenericKubernetesResource resource,
-      String newState) {
-    String before = oldAttributes == null ? null : map.get(oldAttributes);
-    super.processEvent(path, pathAttributes, oldAttributes, resource, newState);
+  void changed(String path, String before, String after) {
     if (POD_PATHS.matcher(path).matches()) {
-      nodeWatches.changed(before, newState);
+      nodeWatches.changed(before, after);
     }
   }
 }

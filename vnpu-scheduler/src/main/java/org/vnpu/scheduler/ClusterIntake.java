@@ -12,7 +12,6 @@ import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.payload.HandoutRecord;
 import org.vnpu.api.payload.SignedAllocation;
 import org.vnpu.api.signing.AllocationVerifier;
-import org.vnpu.kube.NodeLocks;
 
 /**
  * What the informers deliver, into the scheduler's state: signatures are verified outside its lock
@@ -27,15 +26,15 @@ final class ClusterIntake {
   private final ClusterView cluster;
   private final AllocationVerifier verifier;
   private final PayloadCodec codec;
-  private final NodeLocks locks;
+  private final ClusterPort writes;
 
   ClusterIntake(
-      SchedulerState state, AllocationVerifier verifier, PayloadCodec codec, NodeLocks locks) {
+      SchedulerState state, AllocationVerifier verifier, PayloadCodec codec, ClusterPort writes) {
     this.state = state;
     this.cluster = state.cluster();
     this.verifier = verifier;
     this.codec = codec;
-    this.locks = locks;
+    this.writes = writes;
   }
 
   /** A node appeared or changed: its inventory, heartbeat, locks and hand-outs. */
@@ -121,6 +120,6 @@ final class ClusterIntake {
       cluster.forget(uid);
       cluster.holds().retry(); // room it held may be what a held place waits for
     }
-    locked.ifPresent(node -> locks.releaseDeleted(node, uid));
+    locked.ifPresent(node -> writes.unlockDeleted(node, uid));
   }
 }

@@ -1,7 +1,6 @@
 package org.vnpu.scheduler;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -21,8 +20,6 @@ import org.vnpu.api.payload.PodRef;
 import org.vnpu.api.payload.SignedAllocation;
 import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.api.signing.AllocationVerifier;
-import org.vnpu.kube.AnnotationPatches;
-import org.vnpu.kube.NodeLocks;
 
 /**
  * Settles the hand-outs whose holder the device plugins found (ADR 0013): the pod that runs on an
@@ -36,25 +33,19 @@ final class HandoutSettlement {
   private static final Logger LOG = LoggerFactory.getLogger(HandoutSettlement.class);
 
   private final SchedulerState state;
-  private final KubernetesClient client;
-  private final AnnotationPatches patches;
-  private final NodeLocks locks;
+  private final ClusterPort cluster;
   private final PayloadCodec codec;
   private final AllocationSigner signer;
   private final AllocationVerifier verifier;
 
   HandoutSettlement(
       SchedulerState state,
-      KubernetesClient client,
-      AnnotationPatches patches,
-      NodeLocks locks,
+      ClusterPort cluster,
       PayloadCodec codec,
       AllocationSigner signer,
       AllocationVerifier verifier) {
     this.state = state;
-    this.client = client;
-    this.patches = patches;
-    this.locks = locks;
+    this.cluster = cluster;
     this.codec = codec;
     this.signer = signer;
     this.verifier = verifier;
@@ -80,7 +71,7 @@ final class HandoutSettlement {
     String node = handedOut.allocation().node();
     Optional<Pod> holding = current(record.heldBy());
     if (holding.isEmpty()) {
-      locks.settled(node, record.nonce()); // the holder is gone: nothing runs on it any more
+      cluster.settled(node, record.nonce()); // the holder is gone: nothing runs on it any more
       return;
     }
     Map<String, String> held = annotations(holding.get());
@@ -117,7 +108,7 @@ final class HandoutSettlement {
     synchronized (state) {
       state.cluster().recharged(recharges);
     }
-    locks.settled(node, record.nonce());
+    cluster.settled(node, record.nonce());
   }
 
   /**
@@ -129,7 +120,7 @@ final class HandoutSettlement {
     SignedAllocation mine = former.orElse(null);
     if (mine == null || !mine.nonce().equals(record.nonce())) {
       mine = resign(handedOut, record.heldBy().uid());
-      patches.pod(
+      cluster.annotate(
           record.heldBy().namespace(),
           record.heldBy().name(),
           Map.of(
@@ -159,7 +150,7 @@ final class HandoutSettlement {
     values.put(AnnotationKeys.ALLOCATION, codec.encodeAllocation(owned));
     values.put(AnnotationKeys.DEVICES_TO_ALLOCATE, held.get(AnnotationKeys.DEVICES_TO_ALLOCATE));
     values.put(AnnotationKeys.BIND_PHASE, held.get(AnnotationKeys.BIND_PHASE));
-    patches.pod(carrier.namespace(), carrier.name(), values);
+    cluster.annotate(carrier.namespace(), carrier.name(), values);
     LOG.info(
         "pod {} takes the reservation of pod {}, which runs on the vNPUs reserved for it",
         carrier,
@@ -182,10 +173,9 @@ final class HandoutSettlement {
 
   /** The pod {@code ref} names, if it still exists with that UID. */
   private Optional<Pod> current(PodRef ref) {
-    Pod pod = client.pods().inNamespace(ref.namespace()).withName(ref.name()).get();
-    return pod != null && ref.uid().equals(pod.getMetadata().getUid())
-        ? Optional.of(pod)
-        : Optional.empty();
+    return cluster
+        .pod(ref.namespace(), ref.name())
+        .filter(pod -> ref.uid().equals(pod.getMetadata().getUid()));
   }
 
   /**

@@ -1,8 +1,6 @@
 package org.vnpu.scheduler;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Instant;
-import java.util.Map;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,9 +16,7 @@ import org.vnpu.core.ledger.NodeState;
 import org.vnpu.core.request.HandoutShape;
 import org.vnpu.core.request.PodManifest;
 import org.vnpu.core.request.PodRequest;
-import org.vnpu.kube.AnnotationPatches;
 import org.vnpu.kube.NodeLocks;
-import org.vnpu.kube.PodBindings;
 
 /**
  * Reserves, binds, pipelines and unreserves pods. Reserving a pod on a node charges the ledger,
@@ -34,28 +30,22 @@ final class PodReserver {
   private static final Logger LOG = LoggerFactory.getLogger(PodReserver.class);
 
   private final SchedulerState state;
-  private final ClusterView cluster;
+  private final ClusterView view;
   private final SchedulerCounters counters;
-  private final KubernetesClient client;
-  private final AnnotationPatches patches;
-  private final NodeLocks locks;
+  private final ClusterPort cluster;
   private final EventSink events;
   private final ReservationAnnotations annotations;
 
   PodReserver(
       SchedulerState state,
       SchedulerCounters counters,
-      KubernetesClient client,
-      AnnotationPatches patches,
-      NodeLocks locks,
+      ClusterPort cluster,
       EventSink events,
       ReservationAnnotations annotations) {
     this.state = state;
-    this.cluster = state.cluster();
+    this.view = state.cluster();
     this.counters = counters;
-    this.client = client;
-    this.patches = patches;
-    this.locks = locks;
+    this.cluster = cluster;
     this.events = events;
     this.annotations = annotations;
   }
@@ -67,26 +57,27 @@ final class PodReserver {
       return claim.plan();
     }
     try {
-      locks.take(node, claim.lock(), state.clock().instant());
+      cluster.lock(node, claim.lock(), state.clock().instant());
     } catch (NodeLocks.RefusedException e) {
       synchronized (state) {
         if (e.heldByAnother()) {
           counters.lockRefused();
         }
-        cluster.forget(pod.uid());
-        cluster.ledger().unlock(node, pod.uid());
+        view.forget(pod.uid());
+        view.ledger().unlock(node, pod.uid());
       }
       throw new SchedulingException(e.getMessage());
     }
     try {
-      patches.pod(pod.namespace(), pod.name(), annotations.of(claim.plan(), claim.lock().nonce()));
+      cluster.annotate(
+          pod.namespace(), pod.name(), annotations.of(claim.plan(), claim.lock().nonce()));
     } catch (RuntimeException e) {
       synchronized (state) {
         // The patch may have been applied before its answer failed.
-        cluster.unreserved(pod.uid());
-        cluster.ledger().unlock(node, pod.uid());
+        view.unreserved(pod.uid());
+        view.ledger().unlock(node, pod.uid());
       }
-      locks.release(node, pod.uid());
+      cluster.unlock(node, pod.uid());
       throw new SchedulingException(
           "cannot annotate pod " + pod.namespace() + "/" + pod.name() + ": " + e.getMessage());
     }
@@ -106,7 +97,7 @@ final class PodReserver {
   void bind(PodManifest pod, String node) throws SchedulingException {
     reserve(pod, node);
     try {
-      PodBindings.bind(client, pod.namespace(), pod.name(), pod.uid(), node, Map.of());
+      cluster.bind(pod.namespace(), pod.name(), pod.uid(), node);
     } catch (RuntimeException e) {
       unreserve(pod.namespace(), pod.name(), pod.uid());
       throw new SchedulingException(
@@ -124,24 +115,23 @@ final class PodReserver {
   /** See {@link Scheduler#pipeline}. */
   void pipeline(PodManifest pod, String node) throws SchedulingException {
     synchronized (state) {
-      AllocationPlan existing = cluster.allocation(pod.uid());
+      AllocationPlan existing = view.allocation(pod.uid());
       if (existing != null) {
         if (existing.node().equals(node)) {
           return;
         }
         throw alreadyPlaced(pod, existing);
       }
-      if (cluster.holds().coming(pod.uid(), node)) {
+      if (view.holds().coming(pod.uid(), node)) {
         return;
       }
       PodRequest request = state.request(pod);
       AllocationPlan place = fit(pod, request, node).toAllocationPlan(request);
-      cluster
-          .holds()
+      view.holds()
           .hold(
               new PreemptionHolds.Hold(
                   pod.uid(), place, Set.of(), state.clock().instant().plus(PreemptionHolds.HOLD)));
-      cluster.holds().retry();
+      view.holds().retry();
       LOG.info(
           "pod {}/{} pipelined onto node {}: {} held for it",
           pod.namespace(),
@@ -154,7 +144,7 @@ final class PodReserver {
   /** See {@link Scheduler#evicting}. */
   void evicting(String uid) {
     synchronized (state) {
-      cluster.holds().evicting(uid);
+      view.holds().evicting(uid);
     }
   }
 
@@ -165,7 +155,7 @@ final class PodReserver {
       return;
     }
     try {
-      patches.pod(namespace, name, ReservationAnnotations.REMOVED);
+      cluster.annotate(namespace, name, ReservationAnnotations.REMOVED);
     } catch (RuntimeException e) {
       LOG.warn("cannot clear pod {}/{}: {}", namespace, name, e.getMessage());
     }
@@ -178,18 +168,18 @@ final class PodReserver {
    */
   AllocationPlan drop(String uid) {
     synchronized (state) {
-      AllocationPlan plan = cluster.allocation(uid);
-      cluster.unreserved(uid);
-      cluster.holds().drop(uid);
+      AllocationPlan plan = view.allocation(uid);
+      view.unreserved(uid);
+      view.holds().drop(uid);
       return plan;
     }
   }
 
   /** Releases {@code node}'s lock entry of pod {@code uid} if it has one. */
   void unlock(String node, String uid) {
-    if (locks.release(node, uid)) {
+    if (cluster.unlock(node, uid)) {
       synchronized (state) {
-        cluster.ledger().unlock(node, uid);
+        view.ledger().unlock(node, uid);
       }
     }
   }
@@ -206,7 +196,7 @@ final class PodReserver {
    */
   private Claim claim(PodManifest pod, String node) throws SchedulingException {
     synchronized (state) {
-      AllocationPlan existing = cluster.allocation(pod.uid());
+      AllocationPlan existing = view.allocation(pod.uid());
       if (existing != null) {
         if (existing.node().equals(node)) {
           return new Claim(existing, null, "");
@@ -215,17 +205,17 @@ final class PodReserver {
       }
       PodRequest request = state.request(pod);
       AllocationPlan plan = fit(pod, request, node).toAllocationPlan(request);
-      cluster.holds().drop(pod.uid()); // a place held for it is its own now
-      cluster.replacements().taken(state.replacementOwner(pod, request), node);
-      if (!cluster.ledger().apply(plan)) {
+      view.holds().drop(pod.uid()); // a place held for it is its own now
+      view.replacements().taken(state.replacementOwner(pod, request), node);
+      if (!view.ledger().apply(plan)) {
         throw new SchedulingException(
             "node " + node + " changed; pod " + pod.name() + " no longer fits");
       }
       Instant now = state.clock().instant();
       NodeLock lock = lock(pod, request, now);
-      cluster.ledger().lock(node, lock);
+      view.ledger().lock(node, lock);
       String left = state.mix().leftScarce(request, plan);
-      state.observe(request, cluster.reserved(pod, plan, lock.nonce(), now));
+      state.observe(request, view.reserved(pod, plan, lock.nonce(), now));
       return new Claim(plan, lock, left);
     }
   }

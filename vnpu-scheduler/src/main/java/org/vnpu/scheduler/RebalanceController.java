@@ -49,7 +49,7 @@ public final class RebalanceController {
   public record Decision(String pod, Plan plan, String outcome) {}
 
   private final KubernetesClient client;
-  private final Scheduler scheduler;
+  private final RebalanceLedger scheduler;
   private final RebalanceSettings settings;
   private final Clock clock;
   private final PodEvents events;
@@ -63,13 +63,13 @@ public final class RebalanceController {
   private final boolean announce;
 
   public RebalanceController(
-      KubernetesClient client, Scheduler scheduler, RebalanceSettings settings, Clock clock) {
+      KubernetesClient client, RebalanceLedger scheduler, RebalanceSettings settings, Clock clock) {
     this(client, scheduler, settings, clock, true);
   }
 
   private RebalanceController(
       KubernetesClient client,
-      Scheduler scheduler,
+      RebalanceLedger scheduler,
       RebalanceSettings settings,
       Clock clock,
       boolean announce) {
@@ -86,7 +86,7 @@ public final class RebalanceController {
    * --dry-run}): dry-run whatever {@code settings} say, with no Events and no pending time waited.
    */
   public static RebalanceController preview(
-      KubernetesClient client, Scheduler scheduler, RebalanceSettings settings, Clock clock) {
+      KubernetesClient client, RebalanceLedger scheduler, RebalanceSettings settings, Clock clock) {
     RebalanceSettings now =
         new RebalanceSettings(
             RebalanceMode.DRY_RUN,

@@ -22,8 +22,6 @@ import org.vnpu.core.engine.Watermarks;
 import org.vnpu.core.ledger.AllocationPlan;
 import org.vnpu.core.ledger.NodeState;
 import org.vnpu.core.request.PodManifest;
-import org.vnpu.kube.AnnotationPatches;
-import org.vnpu.kube.NodeLocks;
 
 /**
  * The scheduler, as the extender protocols, the informers and the rebalancer see it: the
@@ -37,7 +35,7 @@ import org.vnpu.kube.NodeLocks;
  *   <li>{@link NodeJudge} and {@link NodeScorer}: the filter, explanations and scores;
  *   <li>{@link PreemptionAdvisor}: which victims a preemption may take;
  *   <li>{@link PodReserver}: reserve, bind, pipeline and unreserve;
- *   <li>{@link ReservationExpiry} and {@link HandoutSettlement}: the periodic passes;
+ *   <li>{@link ExpiryPass} and {@link HandoutSettlement}: the periodic passes;
  *   <li>{@link RebalancePlans}: the rebalancer's plans and holds;
  *   <li>{@link SchedulerCounters}: what the metrics count.
  * </ul>
@@ -45,7 +43,7 @@ import org.vnpu.kube.NodeLocks;
  * Host CPU and memory shape the scores; filters and reservations leave them to the schedulers,
  * which check them themselves and see pods the informers have not yet delivered.
  */
-public final class Scheduler {
+public final class Scheduler implements RebalanceLedger {
 
   private final SchedulerReader reader;
   private final SchedulerState state;
@@ -56,7 +54,7 @@ public final class Scheduler {
   private final NodeScorer scorer;
   private final PreemptionAdvisor preemptions;
   private final PodReserver reserver;
-  private final ReservationExpiry expiry;
+  private final ExpiryPass expiry;
   private final HandoutSettlement settlement;
   private final RebalancePlans rebalance;
   private final MonitorLiveness liveness;
@@ -69,7 +67,6 @@ public final class Scheduler {
       SchedulerSettings settings,
       Clock clock) {
     PayloadCodec codec = new PayloadCodec();
-    AnnotationPatches patches = new AnnotationPatches(client);
     PodEvents events = new PodEvents(client, clock);
     this.reader =
         new SchedulerReader(
@@ -79,7 +76,7 @@ public final class Scheduler {
             settings,
             clock,
             new SchedulerReader.Parts(counters, events, codec));
-    NodeLocks locks = reader.locks();
+    ClusterPort cluster = reader.cluster();
     this.state = reader.state();
     this.dra = new DraLedger(settings.draDriver(), catalog);
     this.intake = reader.intake();
@@ -88,15 +85,9 @@ public final class Scheduler {
     this.preemptions = new PreemptionAdvisor(state, counters, events);
     this.reserver =
         new PodReserver(
-            state,
-            counters,
-            client,
-            patches,
-            locks,
-            events,
-            new ReservationAnnotations(signer, codec, clock));
-    this.expiry = new ReservationExpiry(state, client, patches, intake, reserver);
-    this.settlement = new HandoutSettlement(state, client, patches, locks, codec, signer, verifier);
+            state, counters, cluster, events, new ReservationAnnotations(signer, codec, clock));
+    this.expiry = new ExpiryPass(state, cluster, intake, reserver);
+    this.settlement = new HandoutSettlement(state, cluster, codec, signer, verifier);
     this.rebalance = new RebalancePlans(state);
     this.liveness = new MonitorLiveness(state);
   }
@@ -129,7 +120,7 @@ public final class Scheduler {
 
   /**
    * Undoes the reservations whose pods were not bound in time (annotations, ledger and lock), and
-   * ends the places held for preemptors past their time ({@link ReservationExpiry}).
+   * ends the places held for preemptors past their time ({@link ExpiryPass}).
    */
   public void expireReservations() {
     expiry.expire();
@@ -213,6 +204,7 @@ public final class Scheduler {
   // ---- rebalancing (docs/rebalancing.md) ----
 
   /** Whether the pod validly asks for vNPUs. */
+  @Override
   public boolean requestsVnpus(PodManifest pod) {
     return reader.requestsVnpus(pod);
   }
@@ -223,6 +215,7 @@ public final class Scheduler {
    * no plan works. Of the candidates only pods whose signed allocation the ledger holds count, and
    * only those whose allocation is offline or whose priority is below {@code movableBelow}.
    */
+  @Override
   public Optional<RebalancePlanner.Plan> rebalancePlan(
       PodManifest pending, Collection<PodManifest> candidates, int movableBelow, int maxMoves)
       throws SchedulingException {
@@ -233,12 +226,14 @@ public final class Scheduler {
    * Offline pods among {@code candidates} to move off nodes above {@code marks.high()} to nodes
    * below {@code marks.low()}, at most {@code maxMoves}.
    */
+  @Override
   public Optional<RebalancePlanner.Plan> coolingPlan(
       Collection<PodManifest> candidates, Watermarks marks, int maxMoves) {
     return rebalance.cooling(candidates, marks, maxMoves);
   }
 
   /** Allocated AI Core per node, in % of its chips ({@link RebalancePlanner#allocatedCompute}). */
+  @Override
   public Map<String, Double> allocatedCompute() {
     return rebalance.allocatedCompute();
   }
@@ -249,6 +244,7 @@ public final class Scheduler {
    * are gone ({@link PreemptionHolds}). Returns false, holding nothing, when the ledger changed
    * since the plan was made.
    */
+  @Override
   public boolean holdRebalance(PodManifest pending, RebalancePlanner.Plan plan, Duration holdFor) {
     return rebalance.hold(pending, plan, holdFor);
   }
@@ -257,12 +253,14 @@ public final class Scheduler {
    * The moves of {@code notMoved} will not happen (an eviction was refused): their replacements'
    * places go, and so does the place held for {@code pending}.
    */
+  @Override
   public void cancelRebalance(PodManifest pending, Collection<String> notMoved) {
     rebalance.cancel(pending, notMoved);
   }
 
   /** Counts what the rebalancer did, for the metrics. */
-  void countRebalance(String what, String label) {
+  @Override
+  public void countRebalance(String what, String label) {
     counters.rebalance(what, label);
   }
 

@@ -25,7 +25,7 @@ public final class SchedulerReader {
 
   private final KubernetesClient client;
   private final SchedulerState state;
-  private final NodeLocks locks;
+  private final ClusterPort cluster;
   private final ClusterIntake intake;
   private final NodeJudge judge;
 
@@ -46,8 +46,8 @@ public final class SchedulerReader {
 
   /**
    * What a reader shares with the {@link Scheduler} built on it: the counters, the events' writer
-   * and the codec. The node locks are shared too, as {@link NodeLocks} serialises its writes per
-   * node.
+   * and the codec. The cluster port is shared too ({@link #cluster}), as {@link NodeLocks}
+   * serialises its writes per node.
    */
   record Parts(SchedulerCounters counters, EventSink events, PayloadCodec codec) {}
 
@@ -60,13 +60,19 @@ public final class SchedulerReader {
       Parts parts) {
     this.client = client;
     this.state = new SchedulerState(catalog, parts.codec(), settings, clock);
-    this.locks = new NodeLocks(client, parts.codec());
-    this.intake = new ClusterIntake(state, verifier, parts.codec(), locks);
+    this.cluster = new KubeClusterPort(client, new NodeLocks(client, parts.codec()));
+    this.intake = new ClusterIntake(state, verifier, parts.codec(), cluster);
     this.judge = new NodeJudge(state, parts.counters(), parts.events());
   }
 
-  NodeLocks locks() {
-    return locks;
+  /** The rebalancer's plans over this reader's state, for a dry-run preview. */
+  public RebalanceLedger rebalancePreview() {
+    return new RebalancePreview(this, state);
+  }
+
+  /** The cluster's node locks and pods, as the actions built on this reader write them. */
+  ClusterPort cluster() {
+    return cluster;
   }
 
   SchedulerState state() {

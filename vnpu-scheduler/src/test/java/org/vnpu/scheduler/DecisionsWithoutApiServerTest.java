@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.tuple;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -27,44 +26,6 @@ import org.vnpu.testkit.MutableClock;
  * runs.
  */
 class DecisionsWithoutApiServerTest {
-
-  /** An event the decisions wrote. */
-  private record Said(String reason, String pod, String message) {}
-
-  /** Events as a list. */
-  private static final class RecordedEvents implements EventSink {
-    final List<Said> said = new ArrayList<>();
-
-    @Override
-    public void allocated(PodManifest pod, String message) {
-      said.add(new Said("allocated", pod.name(), message));
-    }
-
-    @Override
-    public void unschedulable(PodManifest pod, String message) {
-      said.add(new Said("unschedulable", pod.name(), message));
-    }
-
-    @Override
-    public void preempting(PodManifest pod, String message) {
-      said.add(new Said("preempting", pod.name(), message));
-    }
-
-    @Override
-    public void rebalancing(PodManifest pod, String message) {
-      said.add(new Said("rebalancing", pod.name(), message));
-    }
-
-    @Override
-    public void rebalanced(PodManifest pod, String message) {
-      said.add(new Said("rebalanced", pod.name(), message));
-    }
-
-    @Override
-    public void rebalanceRefused(PodManifest pod, String message) {
-      said.add(new Said("rebalanceRefused", pod.name(), message));
-    }
-  }
 
   private final MutableClock clock = new MutableClock(Instant.now());
   private final RecordedEvents events = new RecordedEvents();
@@ -107,7 +68,7 @@ class DecisionsWithoutApiServerTest {
 
     assertThat(verdicts.values()).noneMatch(Verdict::fits);
     assertThat(events.said).hasSize(1);
-    Said said = events.said.get(0);
+    RecordedEvents.Said said = events.said.get(0);
     assertThat(said.reason() + " " + said.pod()).isEqualTo("unschedulable three");
     assertThat(counters.rejections().values().stream().mapToLong(Long::longValue).sum())
         .isEqualTo(2);
@@ -126,7 +87,7 @@ class DecisionsWithoutApiServerTest {
 
     assertThat(preemption).isEqualTo(new Preemption.Victims(Set.of(batch)));
     assertThat(events.said)
-        .extracting(Said::reason, Said::pod)
+        .extracting(RecordedEvents.Said::reason, RecordedEvents.Said::pod)
         .containsExactly(tuple("preempting", "urgent"));
     assertThat(counters.preemptionCandidates()).containsEntry("evicted", 1L);
     assertThat(

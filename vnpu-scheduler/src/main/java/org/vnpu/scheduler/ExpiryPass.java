@@ -1,40 +1,34 @@
 package org.vnpu.scheduler;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.Resource;
 import java.time.Instant;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.vnpu.kube.AnnotationPatches;
 
 /**
- * Ends what outlived its time: reservations whose pods were not bound in time (annotations, ledger
- * and lock), places held for preemptors, and places held for replacements of moved pods.
+ * Ends what outlived its time, in one pass at the state's clock: reservations whose pods were not
+ * bound in time (annotations, ledger and lock), places held for preemptors, and places held for
+ * replacements of moved pods. Node lock entries are not ended here: each carries its own expiry,
+ * which every reader compares ({@code NodeLockSet.live}) and every write drops, so that the lock of
+ * a scheduler that died ends without it.
  */
-final class ReservationExpiry {
+final class ExpiryPass {
 
-  private static final Logger LOG = LoggerFactory.getLogger(ReservationExpiry.class);
+  private static final Logger LOG = LoggerFactory.getLogger(ExpiryPass.class);
 
   /** How often an expiry reads a pod again that changed while it was cleared, in one pass. */
   private static final int ATTEMPTS = 3;
 
   private final SchedulerState state;
-  private final KubernetesClient client;
-  private final AnnotationPatches patches;
+  private final ClusterPort cluster;
   private final ClusterIntake intake;
   private final PodReserver reserver;
 
-  ReservationExpiry(
-      SchedulerState state,
-      KubernetesClient client,
-      AnnotationPatches patches,
-      ClusterIntake intake,
-      PodReserver reserver) {
+  ExpiryPass(
+      SchedulerState state, ClusterPort cluster, ClusterIntake intake, PodReserver reserver) {
     this.state = state;
-    this.client = client;
-    this.patches = patches;
+    this.cluster = cluster;
     this.intake = intake;
     this.reserver = reserver;
   }
@@ -60,11 +54,9 @@ final class ReservationExpiry {
    * read or written, the reservation stands until the next pass.
    */
   private void expire(Reservations.Reservation reservation) {
-    Resource<Pod> resource =
-        client.pods().inNamespace(reservation.namespace()).withName(reservation.name());
     try {
       for (int attempt = 1; ; attempt++) {
-        Pod current = resource.get();
+        Pod current = cluster.pod(reservation.namespace(), reservation.name()).orElse(null);
         if (current == null || !current.getMetadata().getUid().equals(reservation.uid())) {
           LOG.info(
               "reservation of pod {}/{} on node {} ended: the pod is gone",
@@ -84,7 +76,7 @@ final class ReservationExpiry {
           intake.podChanged(current);
           return;
         }
-        if (patches.ifUnchanged(current, ReservationAnnotations.REMOVED)) {
+        if (cluster.annotateIfUnchanged(current, ReservationAnnotations.REMOVED)) {
           break;
         }
         if (attempt == ATTEMPTS) {
