@@ -38,14 +38,15 @@ final class ClusterIntake {
   }
 
   /** A node appeared or changed: its inventory, heartbeat, locks and hand-outs. */
-  void nodeChanged(Node node) {
+  void nodeChanged(Node changed) {
+    NodeSeen node = Fabric8Views.seen(changed);
     List<HandoutRecord> records;
     synchronized (state) {
       records = cluster.handoutRecords(node);
     }
     List<HandoutCharges.Verified> verified = new ArrayList<>();
     for (HandoutRecord record : records) {
-      verifiedHandout(node.getMetadata().getName(), record).ifPresent(verified::add);
+      verifiedHandout(node.name(), record).ifPresent(verified::add);
     }
     synchronized (state) {
       cluster.nodeChanged(node, verified);
@@ -83,20 +84,21 @@ final class ClusterIntake {
   }
 
   /** A pod appeared or changed: its signed allocation is charged until it finishes. */
-  void podChanged(Pod pod) {
+  void podChanged(Pod changed) {
+    PodSeen pod = Fabric8Views.seen(changed);
     Optional<SignedAllocation> uncharged;
     synchronized (state) {
       uncharged = cluster.unchargedAllocation(pod);
     }
     Optional<SignedAllocation> verified =
         uncharged
-            .filter(signed -> signed.allocation().podUid().equals(pod.getMetadata().getUid()))
+            .filter(signed -> signed.allocation().podUid().equals(pod.uid()))
             .filter(verifier::verifies);
     if (uncharged.isPresent() && verified.isEmpty()) {
       LOG.warn(
           "pod {}/{}: ignoring an allocation whose signature does not verify",
-          pod.getMetadata().getNamespace(),
-          pod.getMetadata().getName());
+          pod.manifest().namespace(),
+          pod.manifest().name());
     }
     synchronized (state) {
       cluster.podChanged(pod, verified);

@@ -1,6 +1,7 @@
 package org.vnpu.scheduler;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
@@ -9,9 +10,10 @@ import org.vnpu.kube.NodeLocks;
 
 /**
  * What the scheduler's actions (reserve, bind, unreserve, expiry, hand-out settlement) read and
- * write in the cluster: a node's lock entries, a pod's annotations and binding, and a pod as it is
- * now. {@link KubeClusterPort} is the API server's; tests use an in-memory one, so that the
- * actions' compensations are tested without an API server.
+ * write in the cluster: a node's lock entries, a pod's annotations and binding, a pod as it is now,
+ * and a ResourceClaim the informer has not delivered yet. {@link KubeClusterPort} is the API
+ * server's; tests use an in-memory one, so that the actions' compensations are tested without an
+ * API server.
  */
 interface ClusterPort {
 
@@ -49,4 +51,7 @@ interface ClusterPort {
 
   /** The pod {@code namespace/name} as it is now; empty when there is none. */
   Optional<Pod> pod(String namespace, String name);
+
+  /** The ResourceClaim {@code namespace/name} as it is now; empty when there is none. */
+  Optional<ResourceClaim> claim(String namespace, String name);
 }

@@ -1,7 +1,5 @@
 package org.vnpu.scheduler;
 
-import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -29,7 +27,6 @@ import org.vnpu.core.ledger.Ledger;
 import org.vnpu.core.request.HostRequests;
 import org.vnpu.core.request.PodManifest;
 import org.vnpu.core.validation.Validated;
-import org.vnpu.kube.PodPhases;
 
 /**
  * The cluster as the API server tells it, fed by the informers: the ledger (nodes' registrations,
@@ -139,9 +136,9 @@ final class ClusterView {
    * The hand-out records of {@code node}'s locks, decoded; their signatures are for the caller to
    * check, outside the scheduler's lock.
    */
-  List<HandoutRecord> handoutRecords(Node node) {
+  List<HandoutRecord> handoutRecords(NodeSeen node) {
     try {
-      return codec.locksOf(node.getMetadata().getAnnotations()).handouts();
+      return codec.locksOf(node.annotations()).handouts();
     } catch (MalformedPayloadException e) {
       return List.of(); // nodeChanged logs it
     }
@@ -151,9 +148,9 @@ final class ClusterView {
    * A node appeared or changed: its inventory, heartbeat, locks and {@code verified}, the hand-out
    * records among its locks whose signatures the caller checked.
    */
-  void nodeChanged(Node node, List<HandoutCharges.Verified> verified) {
-    String name = node.getMetadata().getName();
-    Map<String, String> annotations = annotations(node.getMetadata().getAnnotations());
+  void nodeChanged(NodeSeen node, List<HandoutCharges.Verified> verified) {
+    String name = node.name();
+    Map<String, String> annotations = node.annotations();
     String register = annotations.get(AnnotationKeys.NODE_REGISTER);
     if (register == null) {
       return;
@@ -166,7 +163,7 @@ final class ClusterView {
         ledger.removeNode(name);
         return;
       }
-      hosts.allocatable(name, Fabric8Views.allocatableOrUntracked(node));
+      hosts.allocatable(name, node.allocatable());
       ledger.putNode(inventory.orElseThrow(), hosts.left(name));
       String handshake = annotations.get(AnnotationKeys.NODE_HANDSHAKE);
       if (handshake != null) {
@@ -253,25 +250,20 @@ final class ClusterView {
    * #unreserved}), or has one that cannot be decoded (logged). Its signature is for the caller to
    * check, outside the scheduler's lock (the public keys may be read from the API server).
    */
-  Optional<SignedAllocation> unchargedAllocation(Pod pod) {
-    String uid = pod.getMetadata().getUid();
-    String value = annotations(pod.getMetadata().getAnnotations()).get(AnnotationKeys.ALLOCATION);
+  Optional<SignedAllocation> unchargedAllocation(PodSeen pod) {
+    String uid = pod.uid();
+    String value = pod.manifest().annotations().get(AnnotationKeys.ALLOCATION);
     if (value == null || allocations.containsKey(uid)) {
       return Optional.empty();
     }
     try {
       SignedAllocation signed = codec.decodeAllocation(value);
       // A pod bound with an undone allocation runs with it (the undo's patch failed): charged.
-      boolean bound = Fabric8Views.bound(pod);
-      return !bound && undone.getOrDefault(uid, Set.of()).contains(signed.nonce())
+      return !pod.bound() && undone.getOrDefault(uid, Set.of()).contains(signed.nonce())
           ? Optional.empty()
           : Optional.of(signed);
     } catch (MalformedPayloadException e) {
-      LOG.warn(
-          "pod {}/{}: {}",
-          pod.getMetadata().getNamespace(),
-          pod.getMetadata().getName(),
-          e.getMessage());
+      LOG.warn("pod {}/{}: {}", pod.manifest().namespace(), pod.manifest().name(), e.getMessage());
       return Optional.empty();
     }
   }
@@ -280,18 +272,17 @@ final class ClusterView {
    * The pod appeared or changed: its host requests, and {@code verified}, its allocation whose
    * signature the caller checked, charged until it finishes.
    */
-  void podChanged(Pod pod, Optional<SignedAllocation> verified) {
-    String uid = pod.getMetadata().getUid();
-    if (PodPhases.finished(pod)) {
+  void podChanged(PodSeen pod, Optional<SignedAllocation> verified) {
+    String uid = pod.uid();
+    if (pod.finished()) {
       forget(uid);
       return;
     }
-    Integer priority = pod.getSpec() == null ? null : pod.getSpec().getPriority();
-    facts.put(
-        uid, new PodFacts(priority == null ? 0 : priority, started(pod), Fabric8Views.owner(pod)));
-    boolean bound = Fabric8Views.bound(pod);
+    Integer priority = pod.manifest().priority();
+    facts.put(uid, new PodFacts(priority == null ? 0 : priority, started(pod), pod.owner()));
+    boolean bound = pod.bound();
     if (bound) {
-      chargeHost(Fabric8Views.manifest(pod), pod.getSpec().getNodeName());
+      chargeHost(pod.manifest(), pod.nodeName());
       reservations.ended(uid);
     }
     if (verified.isEmpty() || allocations.containsKey(uid)) {
@@ -299,11 +290,7 @@ final class ClusterView {
     }
     AllocationPlan plan = new AllocationPlan(verified.get().allocation(), HostResources.NONE);
     allocations.put(uid, plan);
-    carriers.put(
-        uid,
-        new Carrier(
-            new PodRef(uid, pod.getMetadata().getNamespace(), pod.getMetadata().getName()),
-            verified.get().nonce()));
+    carriers.put(uid, new Carrier(pod.ref(), verified.get().nonce()));
     charge(plan);
     handouts.charge(plan.node());
     if (!bound) {
@@ -311,18 +298,18 @@ final class ClusterView {
       // this scheduler had made it.
       reservations.found(
           uid,
-          pod.getMetadata().getNamespace(),
-          pod.getMetadata().getName(),
+          pod.manifest().namespace(),
+          pod.manifest().name(),
           plan.node(),
-          annotations(pod.getMetadata().getAnnotations()),
+          pod.manifest().annotations(),
           clock.instant());
     }
   }
 
   /** When the pod started, as its status says, else when this view first saw it. */
-  private Instant started(Pod pod) {
-    PodFacts seen = facts.get(pod.getMetadata().getUid());
-    return Fabric8Views.started(pod).orElse(seen == null ? clock.instant() : seen.started());
+  private Instant started(PodSeen pod) {
+    PodFacts seen = facts.get(pod.uid());
+    return pod.started().orElse(seen == null ? clock.instant() : seen.started());
   }
 
   /**
@@ -391,9 +378,5 @@ final class ClusterView {
     if (plan != null) {
       handouts.charge(plan.node());
     }
-  }
-
-  private static Map<String, String> annotations(Map<String, String> annotations) {
-    return annotations == null ? Map.of() : annotations;
   }
 }

@@ -17,6 +17,7 @@ import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.request.ContainerSpec;
 import org.vnpu.core.request.PodManifest;
 import org.vnpu.core.request.Quantity;
+import org.vnpu.kube.PodPhases;
 
 /** The engine's views of fabric8 objects: a pod's manifest, a node's allocatable host. */
 public final class Fabric8Views {
@@ -112,6 +113,25 @@ public final class Fabric8Views {
           e.getMessage());
       return HostResources.UNTRACKED;
     }
+  }
+
+  /** The node as the scheduler's state reads it. */
+  static NodeSeen seen(Node node) {
+    Map<String, String> annotations = node.getMetadata().getAnnotations();
+    return new NodeSeen(
+        node.getMetadata().getName(),
+        annotations == null ? Map.of() : annotations,
+        allocatableOrUntracked(node));
+  }
+
+  /** The pod as the scheduler's state reads it. */
+  static PodSeen seen(Pod pod) {
+    return new PodSeen(
+        manifest(pod),
+        pod.getSpec() == null ? null : pod.getSpec().getNodeName(),
+        PodPhases.finished(pod),
+        started(pod),
+        owner(pod));
   }
 
   /** When the pod started, as its status says; empty before it has or when that cannot be read. */

@@ -1,6 +1,7 @@
 package org.vnpu.scheduler;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Instant;
 import java.util.Map;
@@ -65,5 +66,11 @@ final class KubeClusterPort implements ClusterPort {
   @Override
   public Optional<Pod> pod(String namespace, String name) {
     return Optional.ofNullable(client.pods().inNamespace(namespace).withName(name).get());
+  }
+
+  @Override
+  public Optional<ResourceClaim> claim(String namespace, String name) {
+    return Optional.ofNullable(
+        client.resources(ResourceClaim.class).inNamespace(namespace).withName(name).get());
   }
 }

@@ -1,7 +1,6 @@
 package org.vnpu.scheduler;
 
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -33,12 +32,12 @@ final class NodeScorer {
 
   private final SchedulerState state;
   private final DraLedger dra;
-  private final KubernetesClient client;
+  private final ClusterPort cluster;
 
-  NodeScorer(SchedulerState state, DraLedger dra, KubernetesClient client) {
+  NodeScorer(SchedulerState state, DraLedger dra, ClusterPort cluster) {
     this.state = state;
     this.dra = dra;
-    this.client = client;
+    this.cluster = cluster;
   }
 
   /** See {@link Scheduler#scores(PodManifest, List, Collection)}. */
@@ -84,15 +83,7 @@ final class NodeScorer {
     }
     Map<String, ResourceClaim> read = new HashMap<>();
     for (String name : unseen.subList(0, Math.min(unseen.size(), MAX_CLAIMS_READ))) {
-      ResourceClaim claim =
-          client
-              .resources(ResourceClaim.class)
-              .inNamespace(request.namespace())
-              .withName(name)
-              .get();
-      if (claim != null) {
-        read.put(name, claim);
-      }
+      cluster.claim(request.namespace(), name).ifPresent(claim -> read.put(name, claim));
     }
     PlacementContext context;
     synchronized (state) {

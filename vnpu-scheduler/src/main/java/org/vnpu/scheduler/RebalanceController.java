@@ -3,7 +3,6 @@ package org.vnpu.scheduler;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -48,11 +47,11 @@ public final class RebalanceController {
    */
   public record Decision(String pod, Plan plan, String outcome) {}
 
-  private final KubernetesClient client;
+  private final EvictionPort cluster;
   private final RebalanceLedger scheduler;
   private final RebalanceSettings settings;
   private final Clock clock;
-  private final PodEvents events;
+  private final EventSink events;
   private final Map<String, Instant> movedOwners = new HashMap<>();
   private final Map<String, Instant> hotSince = new HashMap<>();
   private final Map<String, Integer> perNode = new HashMap<>();
@@ -64,21 +63,22 @@ public final class RebalanceController {
 
   public RebalanceController(
       KubernetesClient client, RebalanceLedger scheduler, RebalanceSettings settings, Clock clock) {
-    this(client, scheduler, settings, clock, true);
+    this(new KubeEvictions(client), scheduler, settings, clock, new PodEvents(client, clock), true);
   }
 
-  private RebalanceController(
-      KubernetesClient client,
+  RebalanceController(
+      EvictionPort cluster,
       RebalanceLedger scheduler,
       RebalanceSettings settings,
       Clock clock,
+      EventSink events,
       boolean announce) {
-    this.client = client;
+    this.cluster = cluster;
     this.scheduler = scheduler;
     this.settings = settings;
     this.clock = clock;
     this.announce = announce;
-    this.events = new PodEvents(client, clock);
+    this.events = events;
   }
 
   /**
@@ -101,7 +101,8 @@ public final class RebalanceController {
             settings.marks(),
             Duration.ZERO,
             settings.holdFor());
-    return new RebalanceController(client, scheduler, now, clock, false);
+    return new RebalanceController(
+        new KubeEvictions(client), scheduler, now, clock, new PodEvents(client, clock), false);
   }
 
   public RebalanceSettings settings() {
@@ -121,7 +122,7 @@ public final class RebalanceController {
       perOwner.clear();
     }
     movedOwners.values().removeIf(at -> at.plus(settings.cooldown()).isBefore(now));
-    List<Pod> pods = client.pods().inAnyNamespace().list().getItems();
+    List<Pod> pods = cluster.pods();
     Map<String, Pod> byUid = new HashMap<>();
     pods.forEach(pod -> byUid.put(pod.getMetadata().getUid(), pod));
     List<PodManifest> candidates =
@@ -236,13 +237,9 @@ public final class RebalanceController {
   private String evict(Pod pod) {
     try {
       boolean evicted =
-          client
-              .pods()
-              .inNamespace(pod.getMetadata().getNamespace())
-              .withName(pod.getMetadata().getName())
-              .evict();
+          cluster.evict(pod.getMetadata().getNamespace(), pod.getMetadata().getName());
       return evicted ? null : "disruption-budget";
-    } catch (KubernetesClientException e) {
+    } catch (RuntimeException e) {
       LOG.warn(
           "cannot evict pod {}/{}: {}",
           pod.getMetadata().getNamespace(),

@@ -81,7 +81,7 @@ public final class Scheduler implements RebalanceLedger {
     this.dra = new DraLedger(settings.draDriver(), catalog);
     this.intake = reader.intake();
     this.judge = reader.judge();
-    this.scorer = new NodeScorer(state, dra, client);
+    this.scorer = new NodeScorer(state, dra, cluster);
     this.preemptions = new PreemptionAdvisor(state, counters, events);
     this.reserver =
         new PodReserver(

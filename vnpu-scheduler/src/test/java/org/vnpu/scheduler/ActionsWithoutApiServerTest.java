@@ -36,7 +36,7 @@ class ActionsWithoutApiServerTest {
     state =
         new SchedulerState(
             ChipCatalog.builtIn(), ClusterFixture.CODEC, SchedulerSettings.defaults(), clock);
-    state.cluster().nodeChanged(ClusterFixture.node("one", 1, null), List.of());
+    state.cluster().nodeChanged(Fabric8Views.seen(ClusterFixture.node("one", 1, null)), List.of());
     reserver =
         new PodReserver(
             state,

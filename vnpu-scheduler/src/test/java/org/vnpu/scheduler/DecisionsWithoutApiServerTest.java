@@ -41,8 +41,8 @@ class DecisionsWithoutApiServerTest {
             ChipCatalog.builtIn(), new PayloadCodec(), SchedulerSettings.defaults(), clock);
     judge = new NodeJudge(state, counters, events);
     preemptions = new PreemptionAdvisor(state, counters, events);
-    state.cluster().nodeChanged(ClusterFixture.node("one", 1, null), List.of());
-    state.cluster().nodeChanged(ClusterFixture.node("two", 2, null), List.of());
+    state.cluster().nodeChanged(Fabric8Views.seen(ClusterFixture.node("one", 1, null)), List.of());
+    state.cluster().nodeChanged(Fabric8Views.seen(ClusterFixture.node("two", 2, null)), List.of());
   }
 
   @Test
@@ -111,7 +111,7 @@ class DecisionsWithoutApiServerTest {
         Optional.of(
             ClusterFixture.CODEC.decodeAllocation(
                 pod.getMetadata().getAnnotations().get(AnnotationKeys.ALLOCATION)));
-    state.cluster().podChanged(pod, signed);
+    state.cluster().podChanged(Fabric8Views.seen(pod), signed);
     return uid;
   }
 

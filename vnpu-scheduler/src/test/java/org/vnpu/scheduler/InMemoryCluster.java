@@ -2,6 +2,7 @@ package org.vnpu.scheduler;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -136,6 +137,11 @@ final class InMemoryCluster implements ClusterPort {
   @Override
   public Optional<Pod> pod(String namespace, String name) {
     return Optional.ofNullable(pods.get(key(namespace, name))).map(p -> new PodBuilder(p).build());
+  }
+
+  @Override
+  public Optional<ResourceClaim> claim(String namespace, String name) {
+    return Optional.empty();
   }
 
   private static Map<String, String> annotations(Pod pod) {
