@@ -280,7 +280,8 @@ final class SchedulerCommand implements Callable<Integer> {
     RebalanceSettings rebalancing = rebalancer.settings();
     SchedulerService service =
         SchedulerService.start(listeners(address, client), scheduler, client, leadership);
-    service.rebalance(new RebalanceController(client, scheduler, rebalancing, Clock.systemUTC()));
+    service.rebalance(
+        new RebalanceController(client, scheduler.rebalancing(), rebalancing, Clock.systemUTC()));
     service.retireUnusedKeys(
         new VerifyingKeyRetirement(client, keysNamespace, verifyingKeys, codec),
         key.verifying().id());

@@ -244,7 +244,8 @@ public final class Sandbox implements ScenarioCluster, AutoCloseable {
             scheduler,
             client,
             Leadership.alone());
-    service.rebalance(new RebalanceController(client, scheduler, rebalancing, Clock.systemUTC()));
+    service.rebalance(
+        new RebalanceController(client, scheduler.rebalancing(), rebalancing, Clock.systemUTC()));
     return service;
   }
 

@@ -8,17 +8,14 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.core.chip.ChipCatalog;
-import org.vnpu.core.engine.RebalancePlanner;
 import org.vnpu.core.engine.RejectKind;
 import org.vnpu.core.engine.Remedy;
 import org.vnpu.core.engine.VictimPlanner;
-import org.vnpu.core.engine.Watermarks;
 import org.vnpu.core.ledger.AllocationPlan;
 import org.vnpu.core.ledger.NodeState;
 import org.vnpu.core.request.PodManifest;
@@ -43,7 +40,7 @@ import org.vnpu.core.request.PodManifest;
  * Host CPU and memory shape the scores; filters and reservations leave them to the schedulers,
  * which check them themselves and see pods the informers have not yet delivered.
  */
-public final class Scheduler implements RebalanceLedger {
+public final class Scheduler {
 
   private final SchedulerReader reader;
   private final SchedulerState state;
@@ -56,7 +53,7 @@ public final class Scheduler implements RebalanceLedger {
   private final PodReserver reserver;
   private final ExpiryPass expiry;
   private final HandoutSettlement settlement;
-  private final RebalancePlans rebalance;
+  private final RebalanceLedger rebalancing;
   private final MonitorLiveness liveness;
 
   public Scheduler(
@@ -88,7 +85,7 @@ public final class Scheduler implements RebalanceLedger {
             state, counters, cluster, events, new ReservationAnnotations(signer, codec, clock));
     this.expiry = new ExpiryPass(state, cluster, intake, reserver);
     this.settlement = new HandoutSettlement(state, cluster, codec, signer, verifier);
-    this.rebalance = new RebalancePlans(state);
+    this.rebalancing = new StateRebalancing(state, counters);
     this.liveness = new MonitorLiveness(state);
   }
 
@@ -204,64 +201,13 @@ public final class Scheduler implements RebalanceLedger {
   // ---- rebalancing (docs/rebalancing.md) ----
 
   /** Whether the pod validly asks for vNPUs. */
-  @Override
   public boolean requestsVnpus(PodManifest pod) {
     return reader.requestsVnpus(pod);
   }
 
-  /**
-   * The plan the ledger allows for {@code pending}: the fewest moves of {@code candidates}, at most
-   * {@code maxMoves}, after which it fits ({@link RebalancePlanner}); empty when it fits already or
-   * no plan works. Of the candidates only pods whose signed allocation the ledger holds count, and
-   * only those whose allocation is offline or whose priority is below {@code movableBelow}.
-   */
-  @Override
-  public Optional<RebalancePlanner.Plan> rebalancePlan(
-      PodManifest pending, Collection<PodManifest> candidates, int movableBelow, int maxMoves)
-      throws SchedulingException {
-    return rebalance.forPending(pending, candidates, movableBelow, maxMoves);
-  }
-
-  /**
-   * Offline pods among {@code candidates} to move off nodes above {@code marks.high()} to nodes
-   * below {@code marks.low()}, at most {@code maxMoves}.
-   */
-  @Override
-  public Optional<RebalancePlanner.Plan> coolingPlan(
-      Collection<PodManifest> candidates, Watermarks marks, int maxMoves) {
-    return rebalance.cooling(candidates, marks, maxMoves);
-  }
-
-  /** Allocated AI Core per node, in % of its chips ({@link RebalancePlanner#allocatedCompute}). */
-  @Override
-  public Map<String, Double> allocatedCompute() {
-    return rebalance.allocatedCompute();
-  }
-
-  /**
-   * Reserve before evict: charges the place of every moved pod's replacement, keyed by its owner
-   * and shape ({@link ReplacementHolds}), and holds {@code pending}'s place until the moved pods
-   * are gone ({@link PreemptionHolds}). Returns false, holding nothing, when the ledger changed
-   * since the plan was made.
-   */
-  @Override
-  public boolean holdRebalance(PodManifest pending, RebalancePlanner.Plan plan, Duration holdFor) {
-    return rebalance.hold(pending, plan, holdFor);
-  }
-
-  /**
-   * The moves of {@code notMoved} will not happen (an eviction was refused): their replacements'
-   * places go, and so does the place held for {@code pending}.
-   */
-  @Override
-  public void cancelRebalance(PodManifest pending, Collection<String> notMoved) {
-    rebalance.cancel(pending, notMoved);
-  }
-
-  /** Counts what the rebalancer did, for the metrics. */
-  @Override
-  public void countRebalance(String what, String label) {
-    counters.rebalance(what, label);
+  /** The rebalancer's plans, holds and counters over this scheduler's state. */
+  public RebalanceLedger rebalancing() {
+    return rebalancing;
   }
 
   /**

@@ -12,8 +12,6 @@ import org.vnpu.core.engine.Remedy;
 import org.vnpu.core.ledger.AllocationPlan;
 import org.vnpu.core.ledger.NodeState;
 import org.vnpu.core.request.PodManifest;
-import org.vnpu.core.request.PodRequest;
-import org.vnpu.core.validation.Validated;
 import org.vnpu.kube.NodeLocks;
 
 /**
@@ -65,9 +63,12 @@ public final class SchedulerReader {
     this.judge = new NodeJudge(state, parts.counters(), parts.events());
   }
 
-  /** The rebalancer's plans over this reader's state, for a dry-run preview. */
+  /**
+   * The rebalancer's plans over this reader's state, for a preview: {@link
+   * RebalanceController#preview} runs in dry-run, which never holds.
+   */
   public RebalanceLedger rebalancePreview() {
-    return new RebalancePreview(this, state);
+    return new StateRebalancing(state, new SchedulerCounters());
   }
 
   /** The cluster's node locks and pods, as the actions built on this reader write them. */
@@ -95,8 +96,7 @@ public final class SchedulerReader {
 
   /** Whether the pod validly asks for vNPUs. */
   public boolean requestsVnpus(PodManifest pod) {
-    return state.parser().parse(pod) instanceof Validated.Valid<PodRequest> valid
-        && valid.value().requestsVnpus();
+    return state.requestsVnpus(pod);
   }
 
   /**

@@ -60,6 +60,12 @@ final class SchedulerState {
     return clock;
   }
 
+  /** Whether the pod validly asks for vNPUs. */
+  boolean requestsVnpus(PodManifest pod) {
+    return parser.parse(pod) instanceof Validated.Valid<PodRequest> valid
+        && valid.value().requestsVnpus();
+  }
+
   /** The pod's vNPU request; a pod whose request does not read is refused with its problems. */
   PodRequest request(PodManifest pod) throws SchedulingException {
     Validated<PodRequest> request = parser.parse(pod);

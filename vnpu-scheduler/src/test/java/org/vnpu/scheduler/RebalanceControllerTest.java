@@ -214,7 +214,7 @@ class RebalanceControllerTest {
     RebalanceSettings defaults = RebalanceSettings.defaults();
     return new RebalanceController(
         client,
-        scheduler,
+        scheduler.rebalancing(),
         new RebalanceSettings(
             mode,
             Duration.ofSeconds(10),

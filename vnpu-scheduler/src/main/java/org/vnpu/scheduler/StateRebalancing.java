@@ -9,23 +9,25 @@ import org.vnpu.core.engine.Watermarks;
 import org.vnpu.core.request.PodManifest;
 
 /**
- * The rebalancer's plans over a {@link SchedulerReader}'s state, for a preview that runs in dry-run
- * only: it plans as the scheduler would, and holds nothing, as a dry run never holds.
+ * The {@link RebalanceLedger} over the scheduler's state: plans and holds by {@link
+ * RebalancePlans}, counts in {@link SchedulerCounters}. The {@link Scheduler}'s leader acts on one;
+ * a {@link SchedulerReader}'s preview plans with one in dry-run, which never holds.
  */
-final class RebalancePreview implements RebalanceLedger {
+final class StateRebalancing implements RebalanceLedger {
 
-  private final SchedulerReader reader;
+  private final SchedulerState state;
   private final RebalancePlans plans;
-  private final SchedulerCounters counters = new SchedulerCounters();
+  private final SchedulerCounters counters;
 
-  RebalancePreview(SchedulerReader reader, SchedulerState state) {
-    this.reader = reader;
+  StateRebalancing(SchedulerState state, SchedulerCounters counters) {
+    this.state = state;
     this.plans = new RebalancePlans(state);
+    this.counters = counters;
   }
 
   @Override
   public boolean requestsVnpus(PodManifest pod) {
-    return reader.requestsVnpus(pod);
+    return state.requestsVnpus(pod);
   }
 
   @Override
@@ -48,12 +50,12 @@ final class RebalancePreview implements RebalanceLedger {
 
   @Override
   public boolean holdRebalance(PodManifest pending, RebalancePlanner.Plan plan, Duration holdFor) {
-    throw new UnsupportedOperationException("a preview runs in dry-run and holds nothing");
+    return plans.hold(pending, plan, holdFor);
   }
 
   @Override
   public void cancelRebalance(PodManifest pending, Collection<String> notMoved) {
-    throw new UnsupportedOperationException("a preview runs in dry-run and holds nothing");
+    plans.cancel(pending, notMoved);
   }
 
   @Override
