@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.vnpu.api.AnnotationKeys;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.request.ContainerSpec;
 import org.vnpu.core.request.PodManifest;
@@ -115,13 +116,18 @@ public final class Fabric8Views {
     }
   }
 
-  /** The node as the scheduler's state reads it. */
+  /**
+   * The node as the scheduler's state reads it. Only a node that registered vNPUs has its
+   * allocatable host read (and an unreadable one logged); the state passes other nodes over.
+   */
   static NodeSeen seen(Node node) {
     Map<String, String> annotations = node.getMetadata().getAnnotations();
+    boolean registered =
+        annotations != null && annotations.containsKey(AnnotationKeys.NODE_REGISTER);
     return new NodeSeen(
         node.getMetadata().getName(),
         annotations == null ? Map.of() : annotations,
-        allocatableOrUntracked(node));
+        registered ? allocatableOrUntracked(node) : HostResources.UNTRACKED);
   }
 
   /** The pod as the scheduler's state reads it. */

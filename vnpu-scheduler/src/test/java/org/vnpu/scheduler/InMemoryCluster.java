@@ -4,9 +4,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.vnpu.api.payload.NodeLock;
@@ -22,7 +20,6 @@ final class InMemoryCluster implements ClusterPort {
 
   private final Map<String, Pod> pods = new HashMap<>();
   private final Map<String, Map<String, NodeLock>> locks = new HashMap<>();
-  private final List<String> settled = new ArrayList<>();
   private long version;
   private boolean annotationsFail;
   private boolean bindingsFail;
@@ -61,11 +58,6 @@ final class InMemoryCluster implements ClusterPort {
     return Optional.ofNullable(locks.getOrDefault(node, Map.of()).get(uid));
   }
 
-  /** The hand-out records settled, as {@code node/nonce}. */
-  List<String> settled() {
-    return List.copyOf(settled);
-  }
-
   @Override
   public void lock(String node, NodeLock lock, Instant now) throws NodeLocks.RefusedException {
     if (lockedFor != null && !lockedFor.equals(lock.podUid())) {
@@ -87,8 +79,7 @@ final class InMemoryCluster implements ClusterPort {
 
   @Override
   public boolean settled(String node, String nonce) {
-    settled.add(node + "/" + nonce);
-    return true;
+    return true; // no hand-out records are kept here
   }
 
   @Override
