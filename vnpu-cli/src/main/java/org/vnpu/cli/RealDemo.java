@@ -178,7 +178,7 @@ final class RealDemo {
   }
 
   /** How the scheduler replicas run: this JVM's java, its class path and the {@code vnpu} main. */
-  private static List<String> vnpuCommand() {
+  static List<String> vnpuCommand() {
     String java = ProcessHandle.current().info().command().orElse("java");
     return List.of(java, "-cp", System.getProperty("java.class.path"), VnpuCommand.class.getName());
   }

@@ -29,7 +29,8 @@ import picocli.CommandLine.Command;
       ExporterCommand.class,
       VolcanoConfigCommand.class,
       KeysCommand.class,
-      ClusterCommand.class
+      ClusterCommand.class,
+      ThroughputCommand.class
     })
 public final class VnpuCommand implements Runnable {
 

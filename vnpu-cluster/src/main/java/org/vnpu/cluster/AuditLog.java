@@ -4,6 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -40,13 +43,42 @@ final class AuditLog {
         if (event.path("responseStatus").path("code").asInt() != 403 || !vnpuComponent(user)) {
           continue;
         }
-        JsonNode object = event.path("objectRef");
-        String resource =
-            object.path("resource").asText(event.path("requestURI").asText())
-                + (object.has("subresource") ? "/" + object.path("subresource").asText() : "");
-        refused.merge(user + " " + event.path("verb").asText() + " " + resource, 1, Integer::sum);
+        refused.merge(user + " " + request(event), 1, Integer::sum);
       }
     }
     return refused.entrySet().stream().map(e -> e.getKey() + " (" + e.getValue() + ")").toList();
+  }
+
+  /**
+   * The requests {@code user} made, as {@code verb resource[/subresource]} with their counts, among
+   * the events written from byte {@code offset} of the log on (a run notes the log's size when it
+   * starts). Only completed requests count: a watch also logs its start.
+   */
+  static Map<String, Integer> requestsSince(Path log, long offset, String user) throws IOException {
+    Map<String, Integer> requests = new TreeMap<>();
+    try (InputStream in = Files.newInputStream(log)) {
+      in.skipNBytes(offset);
+      BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+      for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+        if (!line.contains(user)) {
+          continue;
+        }
+        JsonNode event = JSON.readTree(line);
+        if (event.path("user").path("username").asText().equals(user)
+            && event.path("stage").asText().equals("ResponseComplete")) {
+          requests.merge(request(event), 1, Integer::sum);
+        }
+      }
+    }
+    return requests;
+  }
+
+  /** {@code verb resource[/subresource]} of an event. */
+  private static String request(JsonNode event) {
+    JsonNode object = event.path("objectRef");
+    String resource =
+        object.path("resource").asText(event.path("requestURI").asText())
+            + (object.has("subresource") ? "/" + object.path("subresource").asText() : "");
+    return event.path("verb").asText() + " " + resource;
   }
 }

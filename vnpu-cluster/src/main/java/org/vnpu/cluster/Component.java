@@ -59,6 +59,11 @@ public final class Component {
     return log;
   }
 
+  /** The process's PID; -1 before it started. */
+  public long pid() {
+    return process == null ? -1 : process.pid();
+  }
+
   /** Starts the process and records its PID. */
   public Component start() throws IOException {
     Files.createDirectories(log.getParent());

@@ -39,6 +39,7 @@ public final class ControlPlane implements AutoCloseable {
   private final ClusterPki pki;
   private final String server;
   private final List<Component> components = new ArrayList<>();
+  private Path adminKubeconfig;
 
   private ControlPlane(Path directory, ClusterPki pki, String server) {
     this.directory = directory;
@@ -176,6 +177,11 @@ public final class ControlPlane implements AutoCloseable {
     return component.start();
   }
 
+  /** Every component started so far, in start order. */
+  public List<Component> components() {
+    return List.copyOf(components);
+  }
+
   /** The API server's URL. */
   public String server() {
     return server;
@@ -193,13 +199,15 @@ public final class ControlPlane implements AutoCloseable {
     return directory.resolve("logs");
   }
 
-  /** The administrator's kubeconfig ({@code system:masters}). */
-  public Path adminKubeconfig() throws IOException {
-    Path file = directory.resolve("kubeconfigs").resolve("admin.kubeconfig");
-    if (!Files.exists(file)) {
-      writeKubeconfig("admin", ClusterPki.ADMIN, List.of("system:masters"));
+  /**
+   * The administrator's kubeconfig ({@code system:masters}), written once per start: a directory
+   * used before holds one naming the port of the API server then.
+   */
+  public synchronized Path adminKubeconfig() throws IOException {
+    if (adminKubeconfig == null) {
+      adminKubeconfig = writeKubeconfig("admin", ClusterPki.ADMIN, List.of("system:masters"));
     }
-    return file;
+    return adminKubeconfig;
   }
 
   /** A kubeconfig for {@code user} in {@code groups}, {@code kubeconfigs/<name>.kubeconfig}. */

@@ -48,6 +48,8 @@ public final class RealCluster implements ScenarioCluster, AutoCloseable {
    *     installed with {@code dra.enabled}, whose kube-scheduler profile serves claims only (the
    *     chart deploys DRA instead of the device plugin, so a cluster has one or the other)
    * @param values chart values on top of the real cluster's own
+   * @param schedulerReplicas how many {@code vnpu scheduler} processes run; with one, the
+   *     schedulers call it directly instead of through the leader's proxy
    */
   public record Options(
       Path directory,
@@ -55,8 +57,25 @@ public final class RealCluster implements ScenarioCluster, AutoCloseable {
       List<String> vnpu,
       List<NodeSpec> nodes,
       List<NodeSpec> draNodes,
-      Map<String, Object> values) {
+      Map<String, Object> values,
+      int schedulerReplicas) {
+
+    /** Two scheduler replicas, as the chart deploys. */
+    public Options(
+        Path directory,
+        Sandbox.Driver driver,
+        List<String> vnpu,
+        List<NodeSpec> nodes,
+        List<NodeSpec> draNodes,
+        Map<String, Object> values) {
+      this(directory, driver, vnpu, nodes, draNodes, values, 2);
+    }
+
     public Options {
+      if (schedulerReplicas < 1) {
+        throw new IllegalArgumentException(
+            "schedulerReplicas is " + schedulerReplicas + "; at least one scheduler must run");
+      }
       vnpu = List.copyOf(vnpu);
       nodes = List.copyOf(nodes);
       draNodes = List.copyOf(draNodes);
@@ -85,6 +104,7 @@ public final class RealCluster implements ScenarioCluster, AutoCloseable {
   private final List<SandboxNode> nodes = new ArrayList<>();
   private final List<DraNode> draNodes = new ArrayList<>();
   private SchedulerReplicas schedulers;
+  private ServiceAccountTokens tokens;
   private UpstreamBinaries binaries;
 
   private RealCluster(ControlPlane plane, KubernetesClient admin) {
@@ -120,8 +140,9 @@ public final class RealCluster implements ScenarioCluster, AutoCloseable {
   private void startVnpu(SourceTree tree, Options options)
       throws IOException, InterruptedException {
     VnpuRelease.install(tree.chart(), plane.adminKubeconfig(), admin, options.chartValues());
-    ServiceAccountTokens tokens = new ServiceAccountTokens(plane, admin);
-    schedulers = SchedulerReplicas.start(plane, admin, tokens, options.vnpu(), 2);
+    tokens = new ServiceAccountTokens(plane, admin);
+    schedulers =
+        SchedulerReplicas.start(plane, admin, tokens, options.vnpu(), options.schedulerReplicas());
     parts.add(schedulers);
     Path conf = plane.directory().resolve("volcano-scheduler.conf");
     Files.writeString(
@@ -192,6 +213,14 @@ public final class RealCluster implements ScenarioCluster, AutoCloseable {
   private Path nodeKubeconfig(NodeSpec spec) throws IOException {
     return plane.writeKubeconfig(
         "node-" + spec.name(), "system:node:" + spec.name(), List.of("system:nodes"));
+  }
+
+  /**
+   * A client with a token of the release's ServiceAccount {@code vnpu-<component>} ({@code
+   * device-plugin}, {@code exporter}, ...); it is closed with the cluster.
+   */
+  public KubernetesClient componentClient(String component) throws IOException {
+    return serviceAccountClient(tokens, component);
   }
 
   /** A client with a token of the release's ServiceAccount {@code vnpu-<component>}. */

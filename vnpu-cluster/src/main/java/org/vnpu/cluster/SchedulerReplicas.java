@@ -99,24 +99,36 @@ public final class SchedulerReplicas implements AutoCloseable {
                 "POD_NAMESPACE",
                 VnpuRelease.NAMESPACE,
                 "JAVA_TOOL_OPTIONS",
-                "-Xmx512m"));
+                // the chart's: 75 % of the Deployment's memory limit of 1 GiB
+                "-Xmx768m"));
     process.awaitReady(Probes.ok("http://127.0.0.1:" + plainPort + "/healthz", null), READY);
     replicas.add(new Replica(name, process, plainPort, tlsPort));
   }
 
   /** Where Volcano calls the leader: plain HTTP, as the chart's Service port. */
   public String volcanoUrl() {
-    return "http://127.0.0.1:" + plain.port() + "/volcano";
+    return "http://127.0.0.1:" + port(false) + "/volcano";
   }
 
   /** Where kube-scheduler calls the leader over mutual TLS. */
   public String kubeSchedulerUrl() {
-    return "https://127.0.0.1:" + tls.port() + "/kube";
+    return "https://127.0.0.1:" + port(true) + "/kube";
   }
 
   /** The leader's plain URL (health, metrics), through the proxy. */
   public String url() {
-    return "http://127.0.0.1:" + plain.port();
+    return "http://127.0.0.1:" + port(false);
+  }
+
+  /**
+   * The port clients dial: the proxy's, which follows the leader; a lone replica's own, as a
+   * Service with one endpoint adds no hop worth emulating.
+   */
+  private int port(boolean secure) {
+    if (replicas.size() == 1) {
+      return secure ? replicas.get(0).tlsPort() : replicas.get(0).plainPort();
+    }
+    return secure ? tls.port() : plain.port();
   }
 
   public List<Replica> replicas() {

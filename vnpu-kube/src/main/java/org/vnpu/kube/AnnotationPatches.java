@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
@@ -12,6 +14,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.net.HttpURLConnection;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Changes annotations of nodes and pods without disturbing other writers. A {@code null} value
@@ -33,12 +36,19 @@ public final class AnnotationPatches {
 
   /** Sets (or, for null values, removes) annotations of the node {@code name}. */
   public void node(String name, Map<String, String> changes) {
-    apply(client.nodes().withName(name), changes);
+    apply(new NodeBuilder().withNewMetadata().withName(name).endMetadata().build(), changes);
   }
 
   /** Sets (or, for null values, removes) annotations of a pod. */
   public void pod(String namespace, String name, Map<String, String> changes) {
-    apply(client.pods().inNamespace(namespace).withName(name), changes);
+    apply(
+        new PodBuilder()
+            .withNewMetadata()
+            .withNamespace(namespace)
+            .withName(name)
+            .endMetadata()
+            .build(),
+        changes);
   }
 
   /**
@@ -51,6 +61,15 @@ public final class AnnotationPatches {
    * @return false when the object changed meanwhile; read it again and decide again
    */
   public <T extends HasMetadata> boolean ifUnchanged(T object, Map<String, String> changes) {
+    return patchIfUnchanged(object, changes).isPresent();
+  }
+
+  /**
+   * {@link #ifUnchanged}, answering the object as the API server stored it after the change (so a
+   * caller can change it again without reading it first); empty when it changed meanwhile.
+   */
+  public <T extends HasMetadata> Optional<T> patchIfUnchanged(
+      T object, Map<String, String> changes) {
     String version = object.getMetadata().getResourceVersion();
     if (version == null) {
       throw new IllegalArgumentException(
@@ -79,11 +98,11 @@ public final class AnnotationPatches {
           }
         });
     try {
-      client.resource(object).patch(PatchContext.of(PatchType.JSON), operations.toString());
-      return true;
+      return Optional.of(
+          client.resource(object).patch(PatchContext.of(PatchType.JSON), operations.toString()));
     } catch (KubernetesClientException e) {
       if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) {
-        return false;
+        return Optional.empty();
       }
       throw e;
     }
@@ -94,8 +113,13 @@ public final class AnnotationPatches {
     return "/metadata/annotations/" + key.replace("~", "~0").replace("/", "~1");
   }
 
-  private static <T extends HasMetadata> void apply(
-      Resource<T> resource, Map<String, String> changes) {
+  /**
+   * Patches {@code target}, which names the object: fabric8 reads an object it was not given before
+   * it patches it (its {@code getItemOrRequireFromServer}), a round trip a merge patch does not
+   * need.
+   */
+  private <T extends HasMetadata> void apply(T target, Map<String, String> changes) {
+    Resource<T> resource = client.resource(target);
     ObjectNode values = JSON.createObjectNode();
     changes.forEach(
         (key, value) -> {

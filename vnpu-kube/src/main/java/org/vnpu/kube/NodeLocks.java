@@ -60,6 +60,14 @@ public final class NodeLocks {
    */
   private final Map<String, Object> writers = new ConcurrentHashMap<>();
 
+  /**
+   * Each node as this component last read or wrote it. A change starts from it rather than from a
+   * new read: the compare-and-set refuses it when anyone changed the node since, and only then is
+   * the node read again. A refusal decided on it (another pod's entry, an entry missing) is decided
+   * again on a fresh read.
+   */
+  private final Map<String, Node> known = new ConcurrentHashMap<>();
+
   public NodeLocks(KubernetesClient client, PayloadCodec codec) {
     this.client = client;
     this.codec = codec;
@@ -92,13 +100,17 @@ public final class NodeLocks {
   private void takeInTurn(String name, NodeLock lock, Instant now) throws RefusedException {
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
       backOff(attempt);
-      Node node = client.nodes().withName(name).get();
+      Node cached = attempt == 0 ? known.get(name) : null;
+      Node node = cached != null ? cached : read(name);
       if (node == null) {
         throw new RefusedException("node " + name + " does not exist", false);
       }
       NodeLockSet held = held(node);
       Optional<NodeLock> blocker = held.blocker(lock.podUid(), lock.shape(), lock.counts(), now);
       if (blocker.isPresent()) {
+        if (cached != null) {
+          continue; // seen on the node as it was: decide on a fresh read
+        }
         throw new RefusedException(
             "node "
                 + name
@@ -246,12 +258,16 @@ public final class NodeLocks {
       String name, Predicate<NodeLockSet> applies, UnaryOperator<NodeLockSet> change) {
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
       backOff(attempt);
-      Node node = client.nodes().withName(name).get();
+      Node cached = attempt == 0 ? known.get(name) : null;
+      Node node = cached != null ? cached : read(name);
       if (node == null) {
         return false;
       }
       NodeLockSet held = held(node);
       if (!applies.test(held)) {
+        if (cached != null) {
+          continue; // seen on the node as it was: decide on a fresh read
+        }
         return false;
       }
       if (write(node, change.apply(held))) {
@@ -274,11 +290,29 @@ public final class NodeLocks {
     }
   }
 
+  /** The node as the API server has it now, remembered; null when it does not exist. */
+  private Node read(String name) {
+    Node node = client.nodes().withName(name).get();
+    if (node == null) {
+      known.remove(name);
+    } else {
+      known.put(name, node);
+    }
+    return node;
+  }
+
   /** Writes {@code locks} on {@code node} as it was read; an empty set removes the annotation. */
   private boolean write(Node node, NodeLockSet locks) {
     Map<String, String> change = new HashMap<>();
     boolean none = locks.holders().isEmpty() && locks.handouts().isEmpty();
     change.put(AnnotationKeys.NODE_LOCK, none ? null : codec.encodeLock(locks));
-    return patches.ifUnchanged(node, change);
+    String name = node.getMetadata().getName();
+    Optional<Node> written = patches.patchIfUnchanged(node, change);
+    if (written.isPresent()) {
+      known.put(name, written.get());
+    } else {
+      known.remove(name);
+    }
+    return written.isPresent();
   }
 }

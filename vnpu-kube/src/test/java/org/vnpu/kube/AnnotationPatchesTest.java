@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -16,6 +17,23 @@ import org.junit.jupiter.api.Test;
 class AnnotationPatchesTest {
 
   KubernetesClient client;
+  KubernetesMockServer server;
+
+  @Test
+  void settingAnnotationsIsOneRequestWithNoReadBeforeIt() {
+    client
+        .pods()
+        .inNamespace("ns")
+        .resource(new PodBuilder().withNewMetadata().withName("p").endMetadata().build())
+        .create();
+    int before = server.getRequestCount();
+
+    new AnnotationPatches(client).pod("ns", "p", Map.of("key", "value"));
+
+    assertThat(server.getRequestCount() - before).isEqualTo(1);
+    assertThat(client.pods().inNamespace("ns").withName("p").get().getMetadata().getAnnotations())
+        .containsEntry("key", "value");
+  }
 
   @Test
   void setsAndRemovesNodeAnnotationsLeavingOthersAlone() {

@@ -111,9 +111,34 @@ class NodeLocksTest {
     }
     threads.shutdown();
 
-    // one read and one write each: no compare-and-set failed and was tried again
-    assertThat(server.getRequestCount() - before).isEqualTo(2 * pods);
+    // one read, then one write each on the node as the last one wrote it: no compare-and-set
+    // failed and was tried again
+    assertThat(server.getRequestCount() - before).isEqualTo(pods + 1);
     assertThat(held()).hasSize(pods);
+  }
+
+  @Test
+  void aLockSeenOnTheNodeAsLastWrittenIsCheckedOnAFreshReadBeforeItRefuses() throws Exception {
+    NodeLocks other = new NodeLocks(client, codec);
+    locks.take("n1", lock("uid-a", "a", NOW.plusSeconds(300)), NOW);
+    other.release("n1", "uid-a");
+    other.take("n1", lock("uid-b", "b", NOW.plusSeconds(300)), NOW);
+
+    // this component last saw a's entry; the refusal names the pod that holds the node now
+    assertThatThrownBy(() -> locks.take("n1", lock("uid-c", "c", NOW.plusSeconds(300)), NOW))
+        .isInstanceOf(NodeLocks.RefusedException.class)
+        .hasMessageContaining("locked by pod ns/b");
+  }
+
+  @Test
+  void anEntryWrittenByAnotherComponentSinceIsFoundAndReleased() throws Exception {
+    NodeLocks other = new NodeLocks(client, codec);
+    locks.take("n1", lock("uid-a", "a", NOW.plusSeconds(300)), NOW);
+    other.release("n1", "uid-a");
+    other.take("n1", lock("uid-x", "x", NOW.plusSeconds(300)), NOW);
+
+    assertThat(locks.release("n1", "uid-x")).isTrue();
+    assertThat(held()).isEmpty();
   }
 
   @Test

@@ -46,8 +46,12 @@ interface ClusterPort {
    */
   boolean annotateIfUnchanged(Pod read, Map<String, String> changes);
 
-  /** Binds pod {@code uid} (the binding's precondition) to {@code node}. */
-  void bind(String namespace, String name, String uid, String node);
+  /**
+   * Binds pod {@code uid} (the binding's precondition) to {@code node}; the API server sets {@code
+   * annotations} on the pod in the same write ({@code setPodHostAndAnnotations}).
+   */
+  void bind(
+      String namespace, String name, String uid, String node, Map<String, String> annotations);
 
   /** The pod {@code namespace/name} as it is now; empty when there is none. */
   Optional<Pod> pod(String namespace, String name);

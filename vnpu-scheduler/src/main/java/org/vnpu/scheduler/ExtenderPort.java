@@ -48,6 +48,9 @@ final class ExtenderPort implements AutoCloseable {
     /** The largest body the verb at {@code path} reads (0: none, the body is read and dropped). */
     int maxBody(String path);
 
+    /** Memory a byte of the body of the verb at {@code path} takes ({@link RequestBudget}). */
+    int expansion(String path);
+
     /** The verb's answer to {@code body}. */
     Reply answer(String path, byte[] body);
 
@@ -144,7 +147,8 @@ final class ExtenderPort implements AutoCloseable {
     // A body too large, or one the verb does not read, is read and dropped (charging nothing), so
     // that a client still sending gets the answer rather than a reset connection.
     int limit = keep ? maxBody : 64 << 20;
-    RequestBudget.Charge charge = budget.open(Request.getRemoteAddr(request));
+    RequestBudget.Charge charge =
+        budget.open(Request.getRemoteAddr(request), routes.expansion(path));
     BodyReader.read(
         request,
         limit,

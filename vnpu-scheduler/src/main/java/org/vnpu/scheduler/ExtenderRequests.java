@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import org.vnpu.core.request.PodManifest;
 import org.vnpu.core.request.PodManifests;
 import org.vnpu.scheduler.ExtenderVerb.BadRequest;
@@ -16,14 +17,32 @@ import org.vnpu.scheduler.ExtenderVerb.BadRequest;
 /**
  * What both protocols read from their requests, and the pods as the API server stores them: the
  * writing verbs act on those, never on the request's copy, whose resources and names anyone who
- * reaches the port can choose.
+ * reaches the port can choose. The API server's objects are taken from the scheduler's informers
+ * when they hold them (the pod with the UID asked for, the node), as kube-scheduler decides from
+ * its own cache; a verb reads the API server only for what they have not delivered yet (ADR 0026).
  */
 final class ExtenderRequests {
 
   private final KubernetesClient client;
+  private final Function<String, Pod> cachedPods;
+  private final Function<String, Node> cachedNodes;
 
+  /** Reads every pod and node from the API server. */
   ExtenderRequests(KubernetesClient client) {
+    this(client, key -> null, name -> null);
+  }
+
+  /**
+   * @param cachedPods a pod by {@code namespace/name} as an informer holds it, or null
+   * @param cachedNodes a node by name as an informer holds it, or null
+   */
+  ExtenderRequests(
+      KubernetesClient client,
+      Function<String, Pod> cachedPods,
+      Function<String, Node> cachedNodes) {
     this.client = client;
+    this.cachedPods = cachedPods;
+    this.cachedNodes = cachedNodes;
   }
 
   /** The pod under {@code field}, which must have a UID. */
@@ -73,7 +92,10 @@ final class ExtenderRequests {
 
   /** The pod as the API server stores it, when it exists with {@code uid}. */
   Pod stored(String namespace, String name, String uid) throws SchedulingException {
-    Pod pod = client.pods().inNamespace(namespace).withName(name).get();
+    Pod pod = cachedPods.apply(namespace + "/" + name);
+    if (pod == null || !pod.getMetadata().getUid().equals(uid)) {
+      pod = client.pods().inNamespace(namespace).withName(name).get();
+    }
     if (pod == null || !pod.getMetadata().getUid().equals(uid)) {
       throw new SchedulingException(
           "pod " + namespace + "/" + name + " with UID " + uid + " does not exist");
@@ -95,7 +117,10 @@ final class ExtenderRequests {
    * filters.
    */
   PodManifest placeable(Pod pod, String node) throws SchedulingException {
-    Node target = client.nodes().withName(node).get();
+    Node target = cachedNodes.apply(node);
+    if (target == null) {
+      target = client.nodes().withName(node).get();
+    }
     if (target == null) {
       throw new SchedulingException("node " + node + " does not exist");
     }

@@ -3,13 +3,15 @@ package org.vnpu.scheduler;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.eclipse.jetty.alpn.server.ALPNServerConnectionFactory;
+import org.eclipse.jetty.http.HttpVersion;
+import org.eclipse.jetty.http2.server.HTTP2ServerConnectionFactory;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
@@ -50,22 +52,21 @@ public final class ExtenderServer implements AutoCloseable, ExtenderPort.Routes 
   private final List<ExtenderPort> ports = new ArrayList<>();
 
   private ExtenderServer(
-      Scheduler scheduler, KubernetesClient client, Leadership leadership, boolean mutualTls) {
+      Scheduler scheduler, ExtenderRequests requests, Leadership leadership, boolean mutualTls) {
     this.scheduler = scheduler;
     this.leadership = leadership;
     this.mutualTls = mutualTls;
     this.metrics = new ExtenderMetrics(scheduler);
-    ExtenderRequests requests = new ExtenderRequests(client);
     verbs.putAll(new KubeProtocol(scheduler, requests, leadership).verbs());
     verbs.putAll(new VolcanoProtocol(scheduler, requests, leadership).verbs());
   }
 
-  /** Serves on {@code listeners}. */
-  public static ExtenderServer start(
-      Listeners listeners, Scheduler scheduler, KubernetesClient client, Leadership leadership)
+  /** Serves on {@code listeners}; the verbs read the cluster through {@code requests}. */
+  static ExtenderServer start(
+      Listeners listeners, Scheduler scheduler, ExtenderRequests requests, Leadership leadership)
       throws IOException {
     ExtenderServer extender =
-        new ExtenderServer(scheduler, client, leadership, listeners.mutualTls());
+        new ExtenderServer(scheduler, requests, leadership, listeners.mutualTls());
     extender.ports.add(
         new ExtenderPort(
             "plain", listeners.plain(), extender, 16, 512, IDLE, RequestBudget.ofHeap(6)));
@@ -73,16 +74,22 @@ public final class ExtenderServer implements AutoCloseable, ExtenderPort.Routes 
       SslContextFactory.Server tls = new SslContextFactory.Server();
       tls.setSslContext(listeners.tlsContext());
       tls.setNeedClientAuth(true);
+      // HTTP/2 where the client offers it (kube-scheduler's Go client does): its calls share one
+      // connection, where HTTP/1.1 made a TLS handshake for each call beyond two at once.
+      ALPNServerConnectionFactory alpn = new ALPNServerConnectionFactory();
+      alpn.setDefaultProtocol(HttpVersion.HTTP_1_1.asString());
       extender.ports.add(
           new ExtenderPort(
               "tls",
               listeners.tls(),
               extender,
-              8,
+              16,
               128,
               IDLE,
               RequestBudget.ofHeap(6),
-              new SslConnectionFactory(tls, "http/1.1"),
+              new SslConnectionFactory(tls, alpn.getProtocol()),
+              alpn,
+              new HTTP2ServerConnectionFactory(),
               new HttpConnectionFactory()));
     }
     try {
@@ -173,6 +180,11 @@ public final class ExtenderServer implements AutoCloseable, ExtenderPort.Routes 
   }
 
   @Override
+  public int expansion(String path) {
+    return verbs.get(path).expansion();
+  }
+
+  @Override
   public void refused(String path, int status) {
     metrics.record(
         path,
@@ -195,7 +207,7 @@ public final class ExtenderServer implements AutoCloseable, ExtenderPort.Routes 
         request = JSON.createObjectNode();
       } else {
         try {
-          request = JSON.readTree(body);
+          request = verb.kept() == null ? JSON.readTree(body) : verb.kept().read(JSON, body);
         } catch (JsonProcessingException e) {
           return ExtenderPort.Reply.text(
               400, path + ": the body is not JSON: " + e.getOriginalMessage());

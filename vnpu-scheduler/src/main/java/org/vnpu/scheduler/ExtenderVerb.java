@@ -3,10 +3,19 @@ package org.vnpu.scheduler;
 import com.fasterxml.jackson.databind.JsonNode;
 
 /**
- * One verb of an extender protocol: its handler, and the largest body it reads (0: the body is
- * drained unread).
+ * One verb of an extender protocol: its handler, the largest body it reads (0: the body is drained
+ * unread), and the parts of the body it reads (null: all of it).
  */
-record ExtenderVerb(int maxBody, Handler handler) {
+record ExtenderVerb(int maxBody, Handler handler, KeptFields kept) {
+
+  ExtenderVerb(int maxBody, Handler handler) {
+    this(maxBody, handler, null);
+  }
+
+  /** Memory a byte of its body takes while it is read and parsed ({@link RequestBudget}). */
+  int expansion() {
+    return kept == null ? RequestBudget.EXPANSION : RequestBudget.FILTERED_EXPANSION;
+  }
 
   /**
    * Where a request may carry whole Node objects (kube-scheduler without nodeCacheCapable) or
@@ -14,6 +23,13 @@ record ExtenderVerb(int maxBody, Handler handler) {
    * of 110 pods of a few KB each makes one about 1 MB.
    */
   static final int NODE_LISTS = 10 << 20;
+
+  /**
+   * Volcano's node lists, of which only names and statuses are parsed ({@link KeptFields}): a
+   * thousand nodes of a hundred tasks each send tens of megabytes; the request budget bounds what
+   * they hold at once.
+   */
+  static final int FILTERED_NODE_LISTS = 64 << 20;
 
   /** A task and the name of a node. */
   static final int ONE_NODE = 1 << 20;

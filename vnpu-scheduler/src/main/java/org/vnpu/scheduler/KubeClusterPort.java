@@ -59,8 +59,9 @@ final class KubeClusterPort implements ClusterPort {
   }
 
   @Override
-  public void bind(String namespace, String name, String uid, String node) {
-    PodBindings.bind(client, namespace, name, uid, node, Map.of());
+  public void bind(
+      String namespace, String name, String uid, String node, Map<String, String> annotations) {
+    PodBindings.bind(client, namespace, name, uid, node, annotations);
   }
 
   @Override

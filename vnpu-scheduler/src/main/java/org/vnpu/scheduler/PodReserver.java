@@ -1,6 +1,7 @@
 package org.vnpu.scheduler;
 
 import java.time.Instant;
+import java.util.Map;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,21 +57,9 @@ final class PodReserver {
     if (claim.lock() == null) {
       return claim.plan();
     }
+    lock(pod, node, claim);
     try {
-      cluster.lock(node, claim.lock(), state.clock().instant());
-    } catch (NodeLocks.RefusedException e) {
-      synchronized (state) {
-        if (e.heldByAnother()) {
-          counters.lockRefused();
-        }
-        view.forget(pod.uid());
-        view.ledger().unlock(node, pod.uid());
-      }
-      throw new SchedulingException(e.getMessage());
-    }
-    try {
-      cluster.annotate(
-          pod.namespace(), pod.name(), annotations.of(claim.plan(), claim.lock().nonce()));
+      cluster.annotate(pod.namespace(), pod.name(), annotations(claim));
     } catch (RuntimeException e) {
       synchronized (state) {
         // The patch may have been applied before its answer failed.
@@ -81,23 +70,27 @@ final class PodReserver {
       throw new SchedulingException(
           "cannot annotate pod " + pod.namespace() + "/" + pod.name() + ": " + e.getMessage());
     }
-    String placed = ReservationAnnotations.describe(claim.plan());
-    LOG.info(
-        "reserved {} for pod {}/{} on node {}{}",
-        placed,
-        pod.namespace(),
-        pod.name(),
-        node,
-        claim.left());
-    events.allocated(pod, "vNPUs on node " + node + ": " + placed + claim.left());
+    reserved(pod, node, claim);
     return claim.plan();
   }
 
-  /** Reserves and binds (kube-scheduler's bind verb). */
+  /**
+   * Reserves and binds (kube-scheduler's bind verb). The Binding carries the reservation's
+   * annotations, which the API server sets on the pod with its node in one write: the pod is never
+   * seen bound without its allocation, and a binding refused leaves nothing on it.
+   */
   void bind(PodManifest pod, String node) throws SchedulingException {
-    reserve(pod, node);
+    Claim claim = claim(pod, node);
+    if (claim.lock() != null) {
+      lock(pod, node, claim);
+    }
     try {
-      cluster.bind(pod.namespace(), pod.name(), pod.uid(), node);
+      cluster.bind(
+          pod.namespace(),
+          pod.name(),
+          pod.uid(),
+          node,
+          claim.lock() == null ? Map.of() : annotations(claim));
     } catch (RuntimeException e) {
       unreserve(pod.namespace(), pod.name(), pod.uid());
       throw new SchedulingException(
@@ -110,6 +103,42 @@ final class PodReserver {
               + ": "
               + e.getMessage());
     }
+    if (claim.lock() != null) {
+      reserved(pod, node, claim);
+    }
+  }
+
+  /** Takes the node's lock entry of a claim; when it cannot, the claim is undone. */
+  private void lock(PodManifest pod, String node, Claim claim) throws SchedulingException {
+    try {
+      cluster.lock(node, claim.lock(), state.clock().instant());
+    } catch (NodeLocks.RefusedException e) {
+      synchronized (state) {
+        if (e.heldByAnother()) {
+          counters.lockRefused();
+        }
+        view.forget(pod.uid());
+        view.ledger().unlock(node, pod.uid());
+      }
+      throw new SchedulingException(e.getMessage());
+    }
+  }
+
+  private Map<String, String> annotations(Claim claim) {
+    return annotations.of(claim.plan(), claim.lock().nonce());
+  }
+
+  /** Logs a reservation written and records its event. */
+  private void reserved(PodManifest pod, String node, Claim claim) {
+    String placed = ReservationAnnotations.describe(claim.plan());
+    LOG.info(
+        "reserved {} for pod {}/{} on node {}{}",
+        placed,
+        pod.namespace(),
+        pod.name(),
+        node,
+        claim.left());
+    events.allocated(pod, "vNPUs on node " + node + ": " + placed + claim.left());
   }
 
   /** See {@link Scheduler#pipeline}. */

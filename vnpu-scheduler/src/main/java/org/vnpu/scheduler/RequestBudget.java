@@ -16,6 +16,12 @@ final class RequestBudget {
 
   static final int EXPANSION = 30;
 
+  /**
+   * What a byte costs in a body parsed keeping only a few fields ({@link KeptFields}): the body
+   * itself, and its chunks as they arrived.
+   */
+  static final int FILTERED_EXPANSION = 2;
+
   private final long total;
   private final long perPeer;
   private final AtomicLong used = new AtomicLong();
@@ -37,25 +43,32 @@ final class RequestBudget {
 
   /** An account for one request of {@code peer}; closing it gives back what it holds. */
   Charge open(String peer) {
-    return new Charge(peer);
+    return open(peer, EXPANSION);
+  }
+
+  /** {@link #open(String)}, each byte of the body charged {@code expansion} bytes. */
+  Charge open(String peer, int expansion) {
+    return new Charge(peer, expansion);
   }
 
   /** What one request holds. */
   final class Charge implements AutoCloseable {
     private final String peer;
+    private final int expansion;
     private long held;
     private boolean closed;
 
-    private Charge(String peer) {
+    private Charge(String peer, int expansion) {
       this.peer = peer;
+      this.expansion = expansion;
     }
 
     /**
-     * Charges {@code bytes} more of body; false, charging nothing, when the port's budget or the
-     * peer's part of it would be exceeded.
+     * Charges {@code bytes} more of body ({@code expansion} times as much); false, charging
+     * nothing, when the port's budget or the peer's part of it would be exceeded.
      */
     synchronized boolean add(int bytes) {
-      long cost = (long) bytes * EXPANSION;
+      long cost = (long) bytes * expansion;
       if (closed || used.addAndGet(cost) > total) {
         used.addAndGet(-cost);
         return false;

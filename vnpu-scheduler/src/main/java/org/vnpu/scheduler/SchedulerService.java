@@ -79,7 +79,10 @@ public final class SchedulerService implements AutoCloseable {
                     pod -> scheduler.podRemoved(pod.getMetadata().getUid())));
     List<SharedIndexInformer<?>> dra = followDra(scheduler, client);
     ScheduledExecutorService expiry = expireAndSettle(scheduler, leadership);
-    ExtenderServer server = ExtenderServer.start(listeners, scheduler, client, leadership);
+    ExtenderRequests requests =
+        new ExtenderRequests(
+            client, key -> pods.getStore().getByKey(key), name -> nodes.getStore().getByKey(name));
+    ExtenderServer server = ExtenderServer.start(listeners, scheduler, requests, leadership);
     if (listeners.mutualTls()) {
       LOG.info(
           "scheduler extender serves Volcano on port {} and kube-scheduler over mutual TLS on port"

@@ -30,6 +30,10 @@ final class VolcanoProtocol {
    * the session's preempt or reclaim action.
    */
   record PredicateRequest(PodManifest pod, String node, Set<String> releasing) {
+    /** What {@link #read} reads of the body; the node's tasks' pods are not parsed. */
+    static final KeptFields READ =
+        KeptFields.of("task/Pod", "node/Name", "node/Tasks/*/Status", "node/Tasks/*/UID");
+
     static PredicateRequest read(JsonNode request) throws BadRequest {
       Set<String> releasing = new HashSet<>();
       for (JsonNode task : request.path("node").path("Tasks")) {
@@ -55,6 +59,9 @@ final class VolcanoProtocol {
 
   /** {@code PrioritizeRequest}: the task's pod and the names of the candidate nodes. */
   record PrioritizeRequest(PodManifest pod, List<String> nodes) {
+    /** What {@link #read} reads of the body: no node's tasks. */
+    static final KeptFields READ = KeptFields.of("task/Pod", "nodes/*/Name");
+
     static PrioritizeRequest read(JsonNode request) throws BadRequest {
       List<String> names = new ArrayList<>();
       for (JsonNode node : request.path("nodes")) {
@@ -143,10 +150,14 @@ final class VolcanoProtocol {
     return Map.of(
         "/volcano/predicate",
         new ExtenderVerb(
-            ExtenderVerb.NODE_LISTS, request -> predicate(PredicateRequest.read(request))),
+            ExtenderVerb.FILTERED_NODE_LISTS,
+            request -> predicate(PredicateRequest.read(request)),
+            PredicateRequest.READ),
         "/volcano/prioritize",
         new ExtenderVerb(
-            ExtenderVerb.NODE_LISTS, request -> prioritize(PrioritizeRequest.read(request))),
+            ExtenderVerb.FILTERED_NODE_LISTS,
+            request -> prioritize(PrioritizeRequest.read(request)),
+            PrioritizeRequest.READ),
         "/volcano/allocateFunc",
         new ExtenderVerb(ExtenderVerb.ONE_NODE, request -> allocate(EventRequest.read(request))),
         "/volcano/deallocateFunc",

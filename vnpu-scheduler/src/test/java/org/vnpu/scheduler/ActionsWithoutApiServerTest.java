@@ -98,6 +98,17 @@ class ActionsWithoutApiServerTest {
   }
 
   @Test
+  void aBindingCarriesTheAllocationOntoThePodInTheSameWrite() throws Exception {
+    cluster.failAnnotations(); // no patch of the pod is needed
+
+    reserver.bind(manifest, "one");
+
+    assertThat(annotations()).containsKey(AnnotationKeys.ALLOCATION);
+    assertThat(cluster.lockOf("one", uid())).isPresent();
+    assertThat(state.cluster().allocation(uid())).isNotNull();
+  }
+
+  @Test
   void anExpiredReservationOfAnUnboundPodIsReleased() throws Exception {
     reserver.reserve(manifest, "one");
 
@@ -112,7 +123,7 @@ class ActionsWithoutApiServerTest {
   @Test
   void anExpiredReservationOfABoundPodEndsInItsBinding() throws Exception {
     reserver.reserve(manifest, "one");
-    cluster.bind("default", "web", uid(), "one");
+    cluster.bind("default", "web", uid(), "one", Map.of());
 
     clock.advance(SchedulerSettings.defaults().reservationTimeout().plusSeconds(1));
     expiry.expire();

@@ -32,6 +32,11 @@ class ExtenderPortTest {
           }
 
           @Override
+          public int expansion(String path) {
+            return RequestBudget.EXPANSION;
+          }
+
+          @Override
           public ExtenderPort.Reply answer(String path, byte[] body) {
             deciding.countDown();
             try {

@@ -92,6 +92,9 @@ class ExtenderTlsTest {
 
     assertThat(filter.statusCode()).as(filter.body()).isEqualTo(200);
     assertThat(filter.body()).contains("FailedNodes").contains("cpu-only");
+    assertThat(filter.version())
+        .as("HTTP/2 by ALPN: concurrent calls share one connection and one handshake")
+        .isEqualTo(HttpClient.Version.HTTP_2);
   }
 
   @Test

@@ -116,12 +116,21 @@ final class InMemoryCluster implements ClusterPort {
   }
 
   @Override
-  public void bind(String namespace, String name, String uid, String node) {
+  public void bind(
+      String namespace, String name, String uid, String node, Map<String, String> annotations) {
     Pod pod = pods.get(key(namespace, name));
     if (bindingsFail || pod == null || !pod.getMetadata().getUid().equals(uid)) {
       throw new IllegalStateException("cannot bind pod " + namespace + "/" + name);
     }
     pod.getSpec().setNodeName(node);
+    if (!annotations.isEmpty()) {
+      Map<String, String> merged = new HashMap<>();
+      if (pod.getMetadata().getAnnotations() != null) {
+        merged.putAll(pod.getMetadata().getAnnotations());
+      }
+      merged.putAll(annotations);
+      pod.getMetadata().setAnnotations(merged);
+    }
     pod.getMetadata().setResourceVersion(Long.toString(++version));
   }
 

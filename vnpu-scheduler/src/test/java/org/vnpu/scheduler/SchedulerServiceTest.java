@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.Binding;
 import io.fabric8.kubernetes.api.model.NodeSpec;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -25,6 +26,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -110,18 +112,16 @@ class SchedulerServiceTest {
 
     JsonNode bind = bind(pod);
     assertThat(bind.path("Error").asText()).isEmpty();
-    assertThat(node.pods.podAnnotation("bert", AnnotationKeys.BIND_PHASE)).isEqualTo("allocating");
     assertThat(node.pods.nodeAnnotation(AnnotationKeys.NODE_LOCK))
         .contains(pod.getMetadata().getUid());
-    assertThat(
-            client
-                .bindings()
-                .inNamespace(ScheduledPods.NAMESPACE)
-                .withName("bert")
-                .get()
-                .getTarget()
-                .getName())
-        .isEqualTo(node.node);
+    Binding binding = client.bindings().inNamespace(ScheduledPods.NAMESPACE).withName("bert").get();
+    assertThat(binding.getTarget().getName()).isEqualTo(node.node);
+    assertThat(binding.getMetadata().getAnnotations())
+        .as("the allocation goes onto the pod with its node, in the one write of the Binding")
+        .containsEntry(AnnotationKeys.BIND_PHASE, "allocating")
+        .containsKey(AnnotationKeys.ALLOCATION);
+    bound(pod);
+    assertThat(node.pods.podAnnotation("bert", AnnotationKeys.BIND_PHASE)).isEqualTo("allocating");
 
     String metrics = get("/metrics");
     assertThat(metrics)
@@ -373,7 +373,7 @@ class SchedulerServiceTest {
     assertThat(bigBind.statusCode()).isEqualTo(413);
     assertThat(bigBind.body()).contains("request body exceeds 64 KiB");
     assertThat(raw("/volcano/allocateFunc", "x".repeat((1 << 20) + 1)).statusCode()).isEqualTo(413);
-    assertThat(raw("/volcano/predicate", "x".repeat((10 << 20) + 1)).statusCode()).isEqualTo(413);
+    assertThat(raw("/volcano/predicate", "x".repeat((64 << 20) + 1)).statusCode()).isEqualTo(413);
     assertThat(raw("/volcano/onSessionOpen", "x".repeat(20 << 20)).statusCode())
         .as("the session is drained, never parsed, whatever its size")
         .isEqualTo(200);
@@ -540,8 +540,18 @@ class SchedulerServiceTest {
             node.node));
   }
 
-  /** What the kubelet sees once the binding took effect (the mock does not apply bindings). */
+  /**
+   * What the kubelet sees once the binding took effect (the mock does not apply bindings): the
+   * node, and the Binding's annotations merged onto the pod's, as the API server's {@code
+   * setPodHostAndAnnotations} does.
+   */
   private void bound(Pod pod) {
+    Binding binding =
+        client
+            .bindings()
+            .inNamespace(ScheduledPods.NAMESPACE)
+            .withName(pod.getMetadata().getName())
+            .get();
     client
         .pods()
         .inNamespace(ScheduledPods.NAMESPACE)
@@ -549,6 +559,14 @@ class SchedulerServiceTest {
         .edit(
             p -> {
               p.getSpec().setNodeName(node.node);
+              if (binding != null && binding.getMetadata().getAnnotations() != null) {
+                Map<String, String> annotations = new HashMap<>();
+                if (p.getMetadata().getAnnotations() != null) {
+                  annotations.putAll(p.getMetadata().getAnnotations());
+                }
+                annotations.putAll(binding.getMetadata().getAnnotations());
+                p.getMetadata().setAnnotations(annotations);
+              }
               return p;
             });
   }

@@ -1,0 +1,89 @@
+package org.vnpu.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** What the throughput benchmark reports of its rows, and the options it refuses. */
+class ThroughputReportTest {
+
+  private static ThroughputRow row(String id) {
+    return ThroughputRow.all().stream().filter(r -> r.id().equals(id)).findFirst().orElseThrow();
+  }
+
+  private static RowFigures figures(
+      String id, int bound, double seconds, Map<String, Integer> extender, String problem) {
+    return new RowFigures(
+        row(id),
+        100,
+        bound,
+        seconds,
+        Map.of("bind", new RowFigures.Verb(100, 3.0, 9.5)),
+        extender,
+        Map.of("create bindings", 100),
+        Map.of("kube-apiserver", 4.0),
+        2,
+        10,
+        row(id).extended() ? 8 : null,
+        problem);
+  }
+
+  @Test
+  void aRowIsComparedWithItsSchedulersAnchorAndItsEventsAreCountedApart() {
+    RowFigures anchor = figures("a", 100, 2.0, Map.of(), null);
+    RowFigures extended =
+        figures(
+            "b1",
+            100,
+            4.0,
+            Map.of("patch nodes", 100, "create bindings", 100, "create events", 50, "get nodes", 7),
+            null);
+
+    assertThat(extended.extenderWritesPerPod()).isEqualTo(2.0);
+    assertThat(extended.eventsPerPod()).isEqualTo(0.5);
+    assertThat(extended.extenderRequestsPerPod()).isEqualTo(2.57);
+    String tables =
+        new ThroughputReport(10, 100, "16 x 910B3", "v", List.of(anchor, extended), 0).markdown();
+    assertThat(tables)
+        .contains(
+            "| a | kube-scheduler alone, one huawei.com/Ascend910 | 100 / 100 | 2.0 s | 50.0 | anchor |")
+        .contains("| 25.0 | 0.50 | 2.00 (+ 0.50) |")
+        .contains("| 10 (8) |")
+        .contains("| b1 | – | – | 100, 3.0 / 9.5 |");
+  }
+
+  @Test
+  void aRowThatLeftPodsUnboundIsAProblem() {
+    ThroughputReport report =
+        new ThroughputReport(
+            10,
+            100,
+            "16 x 910B3",
+            "v",
+            List.of(figures("c", 60, 9.0, Map.of(), "40 of 100 pods were still unbound")),
+            0);
+
+    assertThat(report.problems()).containsExactly("c: 40 of 100 pods were still unbound");
+  }
+
+  @Test
+  void optionsNameTheFieldAndTheRule() {
+    assertThatThrownBy(() -> options(0, Set.of(), "910B3"))
+        .hasMessage("nodes is 0; it must be at least 1");
+    assertThatThrownBy(() -> options(10, Set.of("e"), "910B3"))
+        .hasMessageStartingWith("row e is not one of [a, b1, b2, b3, b4, c, d1, d2, d3, d4]");
+    assertThatThrownBy(() -> options(10, Set.of(), "H100"))
+        .hasMessageStartingWith("chip type H100 is not in the catalog");
+  }
+
+  private static ThroughputBenchmark.Options options(int nodes, Set<String> rows, String chip) {
+    return new ThroughputBenchmark.Options(
+        Path.of("dir"), List.of("vnpu"), nodes, 100, 16, chip, rows, 42, Duration.ofMinutes(2));
+  }
+}
