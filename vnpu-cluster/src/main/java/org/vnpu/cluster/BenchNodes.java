@@ -19,6 +19,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -60,6 +62,7 @@ final class BenchNodes implements AutoCloseable {
   private static final int INVENTORY_RENEW = 30;
   private static final int MAX_SHARES_PER_CHIP = 20;
   private static final int CREATORS = 8;
+  private static final int WRITERS = 8;
   private static final DateTimeFormatter MICRO_TIME =
       DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'").withZone(ZoneOffset.UTC);
 
@@ -71,6 +74,9 @@ final class BenchNodes implements AutoCloseable {
   private final PayloadCodec codec = new PayloadCodec();
   private final ScheduledExecutorService heartbeat =
       Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("vnpu-bench-heartbeat"));
+  private final ExecutorService writers =
+      Executors.newFixedThreadPool(WRITERS, DaemonThreads.named("vnpu-bench-heartbeat-writes"));
+  private final Set<String> pending = ConcurrentHashMap.newKeySet();
   private final AtomicLong ticks = new AtomicLong();
   private final AtomicLong failures = new AtomicLong();
 
@@ -161,32 +167,55 @@ final class BenchNodes implements AutoCloseable {
   /**
    * One second of the heartbeat: the Leases of a tenth of the nodes, the inventories of a
    * thirtieth, so that each node's are renewed every {@link #LEASE_RENEW} and {@link
-   * #INVENTORY_RENEW} s.
+   * #INVENTORY_RENEW} s. The writes go on {@value #WRITERS} threads, as many nodes write at once; a
+   * node's write still waiting is not queued twice.
    */
   private void beat() {
     long tick = ticks.incrementAndGet();
     String now = MICRO_TIME.format(Instant.now());
     for (int i = 0; i < names.size(); i++) {
       String name = names.get(i);
-      try {
-        if (i % LEASE_RENEW == tick % LEASE_RENEW) {
-          client
-              .leases()
-              .inNamespace(LEASE_NAMESPACE)
-              .withName(name)
-              .patch(
-                  PatchContext.of(PatchType.JSON_MERGE),
-                  "{\"spec\":{\"renewTime\":\"" + now + "\"}}");
-        }
-        if (i % INVENTORY_RENEW == tick % INVENTORY_RENEW) {
-          publisher(name).publish(chips(name));
-        }
-      } catch (KubernetesClientException e) {
-        if (failures.incrementAndGet() % 100 == 1) {
-          LOG.warn("heartbeat of node {} failed ({} so far): {}", name, failures, e.getMessage());
-        }
+      if (i % LEASE_RENEW == tick % LEASE_RENEW) {
+        write("lease " + name, () -> renew(name, now));
+      }
+      if (i % INVENTORY_RENEW == tick % INVENTORY_RENEW) {
+        write("inventory " + name, () -> publisher(name).publish(chips(name)));
       }
     }
+  }
+
+  private void write(String what, Runnable write) {
+    if (!pending.add(what)) {
+      return;
+    }
+    writers.execute(
+        () -> {
+          try {
+            write.run();
+          } catch (KubernetesClientException e) {
+            if (failures.incrementAndGet() % 100 == 1) {
+              LOG.warn(
+                  "heartbeat write ({}) failed ({} so far): {}", what, failures, e.getMessage());
+            }
+          } finally {
+            pending.remove(what);
+          }
+        });
+  }
+
+  /** Renews the node's Lease: one patch, with no read before it. */
+  private void renew(String name, String now) {
+    client
+        .leases()
+        .inNamespace(LEASE_NAMESPACE)
+        .resource(
+            new LeaseBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(LEASE_NAMESPACE)
+                .endMetadata()
+                .build())
+        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"renewTime\":\"" + now + "\"}}");
   }
 
   private Node node(String name) {
@@ -265,6 +294,7 @@ final class BenchNodes implements AutoCloseable {
   @Override
   public void close() {
     heartbeat.shutdownNow();
+    writers.shutdownNow();
     try {
       inParallel(
           name -> {

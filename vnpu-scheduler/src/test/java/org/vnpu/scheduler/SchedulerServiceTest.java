@@ -368,6 +368,11 @@ class SchedulerServiceTest {
     assertThat(noPod.statusCode()).isEqualTo(400);
     assertThat(noPod.body()).contains("missing Pod");
     assertThat(raw("/volcano/predicate", "{\"task\":{}}").body()).contains("missing task.Pod");
+    // the node lists are parsed for a few fields, and still as JSON, whole
+    assertThat(raw("/volcano/prioritize", "{\"nodes\":[{\"Name\":\"n\"}").statusCode())
+        .isEqualTo(400);
+    assertThat(raw("/volcano/prioritize", "{\"nodes\":[{\"Name\":7}]}").body())
+        .contains("missing Name");
     assertThat(raw("/kube/filter", "x".repeat((10 << 20) + 1)).statusCode()).isEqualTo(413);
     HttpResponse<String> bigBind = raw("/kube/bind", "x".repeat((64 << 10) + 1));
     assertThat(bigBind.statusCode()).isEqualTo(413);
