@@ -70,12 +70,15 @@ class SchedulerServiceTest {
   void start() throws IOException {
     node = PluginHarness.start(client, directory, "sched-node-" + NODES.incrementAndGet());
     scheduler = scheduler();
-    service =
-        SchedulerService.start(
-            Listeners.plain(new InetSocketAddress("127.0.0.1", 0)),
-            scheduler,
-            client,
-            Leadership.alone());
+    service = serve();
+  }
+
+  private SchedulerService serve() throws IOException {
+    return SchedulerService.start(
+        Listeners.plain(new InetSocketAddress("127.0.0.1", 0)),
+        scheduler,
+        client,
+        Leadership.alone());
   }
 
   @AfterEach
@@ -448,6 +451,10 @@ class SchedulerServiceTest {
                   .setTaints(List.of(new Taint("NoSchedule", "huawei.com/Ascend910", null, null)));
               return n;
             });
+    // The writing verbs read the node from the service's informer, as kube-scheduler reads its own
+    // cache; a service started now has listed the taint before it answers.
+    service.close();
+    service = serve();
 
     JsonNode bind = bind(pod);
     JsonNode allocate =
