@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Builds the upstream binaries the real-cluster scenario runs (docs/real-cluster.md), from the Go
 # module proxy, with the Go modules in this directory:
-#   kubernetes/  kube-apiserver, kube-controller-manager, kube-scheduler, kubelet
+#   kubernetes/  kube-apiserver, kube-controller-manager, kube-scheduler, kubelet, kube-proxy, and
+#                the pause program of the node's sandbox image (build/pause/linux/pause.c of the
+#                module, compiled statically with gcc)
 #   volcano/     Volcano's scheduler and controller manager (and its CRDs, from the module)
 #   etcd/        etcd
+#   node/        containerd, its runc shim and ctr, runc, and the CNI plugins (cni/bin/)
 # Every version is pinned by the go.mod and go.sum files; nothing is copied from upstream.
 #
 # The binaries go to a cache keyed by those files, this script and the Go version:
@@ -35,7 +38,8 @@ key=$( (cat "$here/build.sh" "$here"/*/go.mod "$here"/*/go.sum "$here"/etcd/*.go
   sha256sum | cut -c1-16)
 cache=${VNPU_UPSTREAM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vnpu-upstream}
 out="$cache/$key"
-binaries=(etcd kube-apiserver kube-controller-manager kube-scheduler kubelet vc-scheduler vc-controller-manager)
+binaries=(etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy vc-scheduler vc-controller-manager
+  containerd ctr runc)
 
 complete() {
   [ -f "$out/complete" ] || return 1
@@ -78,7 +82,11 @@ for package in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
 done
 (cd "$here/kubernetes" && go build -trimpath -ldflags "-s -w$version_flags" -o "$out/bin/" \
   k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
-  k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubelet)
+  k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubelet k8s.io/kubernetes/cmd/kube-proxy)
+kubernetes_dir=$(cd "$here/kubernetes" && go list -m -f '{{.Dir}}' k8s.io/kubernetes)
+gcc -Os -static -Wall -Werror -DVERSION="$kubernetes" -o "$out/bin/pause" \
+  "$kubernetes_dir/build/pause/linux/pause.c" ||
+  fail "cannot compile the pause program statically (gcc and libc6-dev's libc.a are needed)"
 say "Kubernetes built in $((SECONDS - step)) s"
 
 step=$SECONDS
@@ -99,7 +107,25 @@ download etcd
 (cd "$here/etcd" && go build -trimpath -ldflags "-s -w" -o "$out/bin/etcd" .)
 say "etcd built in $((SECONDS - step)) s"
 
-echo "Kubernetes $kubernetes, Volcano $volcano, etcd $etcd, $go_version" >"$out/complete"
+step=$SECONDS
+download node
+containerd=$(module_version node github.com/containerd/containerd/v2)
+runc=$(module_version node github.com/opencontainers/runc)
+plugins=github.com/containernetworking/plugins/plugins
+# No btrfs, devicemapper or ZFS snapshotter: the node uses overlayfs, and these need C headers.
+(cd "$here/node" && go build -trimpath -tags "no_btrfs no_devmapper no_zfs" \
+  -ldflags "-s -w -X github.com/containerd/containerd/v2/version.Version=$containerd" -o "$out/bin/" \
+  github.com/containerd/containerd/v2/cmd/containerd \
+  github.com/containerd/containerd/v2/cmd/containerd-shim-runc-v2 \
+  github.com/containerd/containerd/v2/cmd/ctr)
+(cd "$here/node" && go build -trimpath -ldflags "-s -w" -o "$out/bin/" \
+  github.com/opencontainers/runc)
+mkdir -p "$out/cni/bin"
+(cd "$here/node" && go build -trimpath -ldflags "-s -w" -o "$out/cni/bin/" \
+  $plugins/main/bridge $plugins/ipam/host-local $plugins/main/loopback $plugins/meta/portmap)
+say "containerd $containerd, runc $runc and the CNI plugins built in $((SECONDS - step)) s"
+
+echo "Kubernetes $kubernetes, Volcano $volcano, etcd $etcd, containerd $containerd, runc $runc, $go_version" >"$out/complete"
 complete || fail "a binary just built does not run"
 say "built in $((SECONDS - started)) s: $(du -sh "$out" | cut -f1) in $out"
 echo "$out"
