@@ -15,8 +15,9 @@
  * makes every call of that function return the code. power is in tenths of a watt, as DCMI
  * reports it. share is the device-share mode (dcmi_get_device_share_enable), 0 when not given.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 #include "dcmi_interface_api.h"
+#include <dlfcn.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,8 +119,32 @@ static void parse_device(const char *line, struct fake_device *d) {
     d->power = (int)number(line, "power", 800);
 }
 
-static int load(struct fake_config *config) {
+/*
+ * The config file: VNPU_FAKE_DCMI_CONFIG, or fake-dcmi.conf beside this library, which is how a
+ * device plugin in a real container finds it (the chart passes it no such variable; the node's
+ * driver directory, this library's, is mounted into its container).
+ */
+static const char *config_path(char *buffer, size_t size) {
     const char *path = getenv("VNPU_FAKE_DCMI_CONFIG");
+    if (path != NULL) {
+        return path;
+    }
+    Dl_info self;
+    if (dladdr((void *)config_path, &self) == 0 || self.dli_fname == NULL) {
+        return NULL;
+    }
+    const char *slash = strrchr(self.dli_fname, '/');
+    int length = slash == NULL ? 1 : (int)(slash - self.dli_fname);
+    const char *directory = slash == NULL ? "." : self.dli_fname;
+    if (snprintf(buffer, size, "%.*s/fake-dcmi.conf", length, directory) >= (int)size) {
+        return NULL;
+    }
+    return buffer;
+}
+
+static int load(struct fake_config *config) {
+    char beside[512];
+    const char *path = config_path(beside, sizeof(beside));
     if (path == NULL) {
         fprintf(stderr, "fake libdcmi: VNPU_FAKE_DCMI_CONFIG is not set\n");
         return DCMI_ERR_CODE_INNER_ERR;

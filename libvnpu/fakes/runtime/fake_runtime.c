@@ -25,6 +25,7 @@
 #define _GNU_SOURCE
 #include "rt_api.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -96,13 +97,51 @@ static uint64_t now_ns(void) {
 }
 
 /*
- * The physical chip behind the process's device index (VNPU_FAKE_RT_VISIBLE="3,5": 0 is 3), or -1
- * when the container was given no such device.
+ * The chips whose device nodes /dev/davinciN this process sees, as "N,M" in ascending order, as the
+ * real runtime numbers a container's devices; empty when there are none.
  */
+static void visible_device_nodes(char *list, size_t size) {
+    list[0] = '\0';
+    DIR *dev = opendir("/dev");
+    if (dev == NULL) {
+        return;
+    }
+    unsigned char seen[MAX_DEVICES] = {0};
+    struct dirent *entry;
+    while ((entry = readdir(dev)) != NULL) {
+        const char *index = entry->d_name + strlen("davinci");
+        if (strncmp(entry->d_name, "davinci", strlen("davinci")) == 0 && *index >= '0' &&
+            *index <= '9' && strspn(index, "0123456789") == strlen(index) && atoi(index) < MAX_DEVICES) {
+            seen[atoi(index)] = 1;
+        }
+    }
+    closedir(dev);
+    for (int chip = 0; chip < MAX_DEVICES; chip++) {
+        size_t used = strlen(list);
+        if (seen[chip] && used + 8 < size) {
+            snprintf(list + used, size - used, used == 0 ? "%d" : ",%d", chip);
+        }
+    }
+}
+
+/*
+ * The physical chip behind the process's device index (VNPU_FAKE_RT_VISIBLE="3,5": 0 is 3), or -1
+ * when the container was given no such device. Without the variable, the chips are those of the
+ * /dev/davinciN nodes the process sees (a real container's), or every chip where it sees none.
+ */
+static char nodes_found[4 * MAX_DEVICES];
+
+static void scan_device_nodes(void) { visible_device_nodes(nodes_found, sizeof(nodes_found)); }
+
 static int physical(int device) {
+    static pthread_once_t scanned = PTHREAD_ONCE_INIT;
     const char *visible = getenv("VNPU_FAKE_RT_VISIBLE");
     if (visible == NULL) {
-        return device;
+        pthread_once(&scanned, scan_device_nodes);
+        if (nodes_found[0] == '\0') {
+            return device;
+        }
+        visible = nodes_found;
     }
     for (int i = 0; i < device && visible != NULL; i++) {
         visible = strchr(visible, ',');

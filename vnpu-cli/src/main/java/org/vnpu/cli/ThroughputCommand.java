@@ -5,11 +5,9 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 import org.vnpu.cluster.ThroughputBenchmark;
 import org.vnpu.cluster.ThroughputReport;
 import picocli.CommandLine.Command;
@@ -111,7 +109,7 @@ final class ThroughputCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new InputException(e.getMessage());
     }
-    fresh(directory.resolve("cluster"));
+    ClusterDirectory.fresh(directory.resolve("cluster"));
     // The nodes' stand-ins release a lock entry per pod; the progress lines say what matters.
     System.setProperty("org.slf4j.simpleLogger.log.org.vnpu.kube.NodeLocks", "warn");
     ThroughputReport report;
@@ -140,28 +138,5 @@ final class ThroughputCommand implements Callable<Integer> {
     problems.forEach(problem -> out.println("BROKEN " + problem));
     out.flush();
     return problems.isEmpty() ? 0 : 1;
-  }
-
-  /** Removes a previous run's cluster directory, unless its processes still run. */
-  private static void fresh(Path cluster) throws IOException {
-    Path pids = cluster.resolve("pids");
-    if (Files.isDirectory(pids)) {
-      try (Stream<Path> running = Files.list(pids)) {
-        if (running.findAny().isPresent()) {
-          throw new InputException(
-              cluster
-                  + " holds a running cluster's PIDs: stop it first (vnpu cluster down --dir "
-                  + cluster
-                  + ")");
-        }
-      }
-    }
-    if (Files.exists(cluster)) {
-      try (Stream<Path> files = Files.walk(cluster)) {
-        for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
-          Files.delete(file);
-        }
-      }
-    }
   }
 }

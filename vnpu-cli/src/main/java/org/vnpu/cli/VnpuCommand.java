@@ -30,7 +30,8 @@ import picocli.CommandLine.Command;
       VolcanoConfigCommand.class,
       KeysCommand.class,
       ClusterCommand.class,
-      ThroughputCommand.class
+      ThroughputCommand.class,
+      RealNodeCommand.class
     })
 public final class VnpuCommand implements Runnable {
 

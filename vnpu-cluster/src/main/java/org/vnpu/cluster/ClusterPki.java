@@ -40,6 +40,22 @@ public final class ClusterPki {
 
   /** The PKI in {@code directory}, made there first when it holds none. */
   public static ClusterPki in(Path directory) throws IOException {
+    return in(directory, List.of());
+  }
+
+  /**
+   * The PKI in {@code directory}, made there first when it holds none; the API server's certificate
+   * also names {@code addresses} (issued again when it does not yet).
+   */
+  public static ClusterPki in(Path directory, List<String> addresses) throws IOException {
+    ClusterPki pki = existingOrNew(directory);
+    if (!addresses.isEmpty()) {
+      pki.issueApiServer(addresses, Instant.now());
+    }
+    return pki;
+  }
+
+  private static ClusterPki existingOrNew(Path directory) throws IOException {
     Files.createDirectories(directory);
     Path cert = directory.resolve("ca.crt");
     Path key = directory.resolve("ca.key");
@@ -56,20 +72,7 @@ public final class ClusterPki {
     Instant now = Instant.now();
     ClusterPki pki = new ClusterPki(directory, CertificatePair.authority("vnpu-cluster-ca", now));
     pki.write("ca", pki.authority);
-    pki.write(
-        "apiserver",
-        pki.authority.issue(
-            "kube-apiserver",
-            Use.SERVER,
-            List.of(
-                "127.0.0.1",
-                "localhost",
-                "10.96.0.1",
-                "kubernetes",
-                "kubernetes.default",
-                "kubernetes.default.svc",
-                "kubernetes.default.svc.cluster.local"),
-            now));
+    pki.issueApiServer(List.of(), now);
     KeyPair serviceAccounts = CertificatePair.keyPair();
     pki.writeSecret(
         "sa.key", CertificatePair.pem("PRIVATE KEY", serviceAccounts.getPrivate().getEncoded()));
@@ -77,6 +80,22 @@ public final class ClusterPki {
         directory.resolve("sa.pub"),
         CertificatePair.pem("PUBLIC KEY", serviceAccounts.getPublic().getEncoded()));
     return pki;
+  }
+
+  /** The API server's serving certificate: loopback, the kubernetes Service, and {@code more}. */
+  private void issueApiServer(List<String> more, Instant now) {
+    List<String> names =
+        new java.util.ArrayList<>(
+            List.of(
+                "127.0.0.1",
+                "localhost",
+                "10.96.0.1",
+                "kubernetes",
+                "kubernetes.default",
+                "kubernetes.default.svc",
+                "kubernetes.default.svc.cluster.local"));
+    names.addAll(more);
+    write("apiserver", authority.issue("kube-apiserver", Use.SERVER, names, now));
   }
 
   public Path caCertificate() {
@@ -117,6 +136,21 @@ public final class ClusterPki {
           authority.issue(name, Use.SERVER, List.of("127.0.0.1", "localhost"), Instant.now()));
     }
     return new Path[] {cert, directory.resolve(name + ".key")};
+  }
+
+  /**
+   * The API server's client certificate for the kubelets' API ({@code pods/log}, exec), in {@code
+   * system:masters}, which the kubelets' webhook authorization allows: {@code
+   * apiserver-kubelet-client.crt} and {@code .key}, made once.
+   */
+  public Path[] kubeletClient() {
+    Path cert = directory.resolve("apiserver-kubelet-client.crt");
+    if (!Files.exists(cert)) {
+      write(
+          "apiserver-kubelet-client",
+          client("kube-apiserver-kubelet-client", List.of("system:masters")));
+    }
+    return new Path[] {cert, directory.resolve("apiserver-kubelet-client.key")};
   }
 
   /** TLS that trusts servers of this CA, presenting no certificate. */

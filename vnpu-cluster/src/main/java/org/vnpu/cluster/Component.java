@@ -27,6 +27,7 @@ public final class Component {
 
   private final String name;
   private final List<String> command;
+  private final String binary;
   private final Map<String, String> environment;
   private final Path log;
   private final Path pidFile;
@@ -44,11 +45,48 @@ public final class Component {
       Map<String, String> environment,
       Path logs,
       Path pids) {
+    this(name, order, List.of(), command, environment, logs, pids);
+  }
+
+  private Component(
+      String name,
+      int order,
+      List<String> wrapper,
+      List<String> command,
+      Map<String, String> environment,
+      Path logs,
+      Path pids) {
     this.name = name;
-    this.command = List.copyOf(command);
+    this.command = new ArrayList<>(wrapper);
+    this.command.addAll(command);
+    this.binary = Path.of(command.get(0)).getFileName().toString();
     this.environment = Map.copyOf(environment);
     this.log = logs.resolve(name + ".log");
     this.pidFile = pids.resolve(String.format("%03d-%s.pid", order, name));
+  }
+
+  /**
+   * A component run in the network namespace at {@code namespace} (a file under {@code
+   * /var/run/netns}) by nsenter, which enters only that namespace and execs the command: the PID is
+   * the component's own. ({@code ip netns exec} would also mount a fresh {@code /sys}, hiding the
+   * cgroup mounts the kubelet and runc need.)
+   */
+  public static Component inNetworkNamespace(
+      String name,
+      int order,
+      Path namespace,
+      List<String> command,
+      Map<String, String> environment,
+      Path logs,
+      Path pids) {
+    return new Component(
+        name,
+        order,
+        List.of("nsenter", "--net=" + namespace, "--"),
+        command,
+        environment,
+        logs,
+        pids);
   }
 
   public String name() {
@@ -77,7 +115,7 @@ public final class Component {
     } catch (IOException e) {
       throw new ComponentFailure(name + " did not start: " + e.getMessage(), e);
     }
-    Files.writeString(pidFile, process.pid() + " " + Path.of(command.get(0)).getFileName() + "\n");
+    Files.writeString(pidFile, process.pid() + " " + binary + "\n");
     LOG.info("started {} (pid {}), log {}", name, process.pid(), log);
     return this;
   }

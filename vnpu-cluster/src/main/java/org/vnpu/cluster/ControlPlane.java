@@ -40,6 +40,7 @@ public final class ControlPlane implements AutoCloseable {
   private final String server;
   private final List<Component> components = new ArrayList<>();
   private Path adminKubeconfig;
+  private int apiPort;
 
   private ControlPlane(Path directory, ClusterPki pki, String server) {
     this.directory = directory;
@@ -47,16 +48,31 @@ public final class ControlPlane implements AutoCloseable {
     this.server = server;
   }
 
-  /** Starts the control plane in {@code directory} (made when missing). */
+  /** Starts the control plane in {@code directory} (made when missing), on loopback only. */
   public static ControlPlane start(UpstreamBinaries binaries, Path directory)
       throws IOException, InterruptedException {
+    return start(binaries, directory, null);
+  }
+
+  /**
+   * Starts the control plane in {@code directory} (made when missing).
+   *
+   * @param nodeFacing an address of this host that real nodes reach it at, or null for loopback
+   *     only: the API server then listens on every address and advertises this one, which is the
+   *     endpoint of the {@code kubernetes} Service that pods reach it through
+   */
+  public static ControlPlane start(UpstreamBinaries binaries, Path directory, String nodeFacing)
+      throws IOException, InterruptedException {
     Files.createDirectories(directory);
-    ClusterPki pki = ClusterPki.in(directory.resolve("pki"));
+    ClusterPki pki =
+        ClusterPki.in(
+            directory.resolve("pki"), nodeFacing == null ? List.of() : List.of(nodeFacing));
     int apiPort = Probes.freePort();
     ControlPlane plane = new ControlPlane(directory, pki, "https://127.0.0.1:" + apiPort);
+    plane.apiPort = apiPort;
     boolean started = false;
     try {
-      plane.startEtcdAndApiServer(binaries, apiPort);
+      plane.startEtcdAndApiServer(binaries, apiPort, nodeFacing);
       plane.startControllers(binaries);
       started = true;
     } finally {
@@ -67,7 +83,7 @@ public final class ControlPlane implements AutoCloseable {
     return plane;
   }
 
-  private void startEtcdAndApiServer(UpstreamBinaries binaries, int apiPort)
+  private void startEtcdAndApiServer(UpstreamBinaries binaries, int apiPort, String nodeFacing)
       throws IOException, InterruptedException {
     int etcdPort = Probes.freePort();
     int peerPort = Probes.freePort();
@@ -92,12 +108,16 @@ public final class ControlPlane implements AutoCloseable {
             List.of(
                 binaries.binary("kube-apiserver").toString(),
                 "--etcd-servers=" + etcd,
-                "--bind-address=127.0.0.1",
-                "--advertise-address=127.0.0.1",
+                "--bind-address=" + (nodeFacing == null ? "127.0.0.1" : "0.0.0.0"),
+                "--advertise-address=" + (nodeFacing == null ? "127.0.0.1" : nodeFacing),
                 "--secure-port=" + apiPort,
                 "--tls-cert-file=" + pki.apiServerCertificate(),
                 "--tls-private-key-file=" + pki.apiServerKey(),
                 "--client-ca-file=" + pki.caCertificate(),
+                "--kubelet-client-certificate=" + pki.kubeletClient()[0],
+                "--kubelet-client-key=" + pki.kubeletClient()[1],
+                // Nodes' names are not in any DNS here: reach a kubelet at its address.
+                "--kubelet-preferred-address-types=InternalIP,Hostname",
                 "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
                 "--service-account-key-file=" + pki.serviceAccountPublicKey(),
                 "--service-account-signing-key-file=" + pki.serviceAccountKey(),
@@ -185,6 +205,11 @@ public final class ControlPlane implements AutoCloseable {
   /** The API server's URL. */
   public String server() {
     return server;
+  }
+
+  /** The API server's URL at {@code address} of this host, as a real node reaches it. */
+  public String server(String address) {
+    return "https://" + address + ":" + apiPort;
   }
 
   public ClusterPki pki() {

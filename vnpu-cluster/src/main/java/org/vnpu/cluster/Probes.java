@@ -11,7 +11,7 @@ import java.util.function.BooleanSupplier;
 import javax.net.ssl.SSLContext;
 
 /** Readiness checks of the components, and the free ports they listen on. */
-final class Probes {
+public final class Probes {
 
   private static final Duration TIMEOUT = Duration.ofSeconds(2);
 
@@ -26,7 +26,7 @@ final class Probes {
   }
 
   /** Whether {@code url} answers 200, over {@code tls} when it is https (null for http). */
-  static BooleanSupplier ok(String url, SSLContext tls) {
+  public static BooleanSupplier ok(String url, SSLContext tls) {
     // HTTP/1.1: Go's servers answer the JDK 17 client's HTTP/2 preface on some ports with GOAWAY.
     HttpClient.Builder builder =
         HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(TIMEOUT);

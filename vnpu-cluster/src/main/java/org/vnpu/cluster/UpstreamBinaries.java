@@ -8,8 +8,9 @@ import java.util.List;
 
 /**
  * The upstream binaries {@code upstream/build.sh} builds from the Go module proxy (or finds in its
- * cache): etcd, kube-apiserver, kube-controller-manager, kube-scheduler, the kubelet, Volcano's
- * scheduler and controller manager, and Volcano's CRDs.
+ * cache): etcd, kube-apiserver, kube-controller-manager, kube-scheduler, the kubelet, kube-proxy,
+ * Volcano's scheduler and controller manager and Volcano's CRDs; for a real node, containerd with
+ * its runc shim and ctr, runc, the CNI plugins and the pause program.
  *
  * @param directory the build's cache directory, the last line {@code build.sh} prints
  */
@@ -52,6 +53,11 @@ public record UpstreamBinaries(Path directory) {
 
   public Path binary(String name) {
     return directory.resolve("bin").resolve(name);
+  }
+
+  /** The CNI plugins a node's pod network uses (bridge, host-local, loopback, portmap). */
+  public Path cniPlugins() {
+    return directory.resolve("cni/bin");
   }
 
   /** Volcano's CRDs, from the Volcano module the binaries were built from. */

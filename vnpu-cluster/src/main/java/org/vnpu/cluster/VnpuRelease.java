@@ -6,6 +6,7 @@ import com.marcnuri.helm.Release;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -32,24 +33,17 @@ public final class VnpuRelease {
   private VnpuRelease() {}
 
   /**
-   * Installs the chart with {@code values} (on top of the real cluster's) and waits for nothing.
+   * Installs the chart with {@code values} (on top of the real cluster's) and waits for nothing;
+   * its workloads are taken away, as their components run as processes here.
    */
   public static Release install(
       Path chart, Path kubeconfig, KubernetesClient admin, Map<String, Object> values) {
-    InstallCommand install =
-        new Helm(chart)
-            .install()
-            .withName(NAME)
-            .withNamespace(NAMESPACE)
-            .createNamespace()
-            .withKubeConfig(kubeconfig)
-            // Never pulled: the components run from this machine's jar (see above).
-            .set("image.repository", "vnpu.local/vnpu")
-            .set("scheduler.kubeScheduler.enabled", true);
-    values.forEach(install::set);
-    Release release = install.call();
-    LOG.info(
-        "installed chart {} as release {} ({})", chart, release.getName(), release.getStatus());
+    Map<String, Object> all = new LinkedHashMap<>();
+    // Never pulled: the components run from this machine's jar (see above).
+    all.put("image.repository", "vnpu.local/vnpu");
+    all.put("scheduler.kubeScheduler.enabled", true);
+    all.putAll(values);
+    Release release = installRunning(chart, kubeconfig, all);
     for (Deployment deployment :
         admin.apps().deployments().inNamespace(NAMESPACE).list().getItems()) {
       admin
@@ -60,6 +54,25 @@ public final class VnpuRelease {
           .scale(0);
     }
     admin.apps().daemonSets().inNamespace(NAMESPACE).delete();
+    return release;
+  }
+
+  /**
+   * Installs the chart with {@code values} as they are and waits for nothing: its DaemonSets and
+   * Deployments run as pods wherever kubelets can run them (the real node).
+   */
+  public static Release installRunning(Path chart, Path kubeconfig, Map<String, Object> values) {
+    InstallCommand install =
+        new Helm(chart)
+            .install()
+            .withName(NAME)
+            .withNamespace(NAMESPACE)
+            .createNamespace()
+            .withKubeConfig(kubeconfig);
+    values.forEach(install::set);
+    Release release = install.call();
+    LOG.info(
+        "installed chart {} as release {} ({})", chart, release.getName(), release.getStatus());
     return release;
   }
 

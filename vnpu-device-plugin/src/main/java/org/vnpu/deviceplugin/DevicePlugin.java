@@ -98,7 +98,7 @@ public final class DevicePlugin implements AutoCloseable {
     ScheduledExecutorService kubeletLoop =
         Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("vnpu-kubelet"));
     kubeletLoop.scheduleWithFixedDelay(
-        registrar::check,
+        DaemonThreads.surviving("registering with the kubelet", registrar::check),
         0,
         DevicePluginSettings.SOCKET_CHECK_INTERVAL.toMillis(),
         TimeUnit.MILLISECONDS);
@@ -148,20 +148,23 @@ public final class DevicePlugin implements AutoCloseable {
     ScheduledExecutorService nodeLoop =
         Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("vnpu-node"));
     nodeLoop.scheduleWithFixedDelay(
-        monitor::poll,
+        DaemonThreads.surviving("polling the chips", monitor::poll),
         settings.pollInterval().toMillis(),
         settings.pollInterval().toMillis(),
         TimeUnit.MILLISECONDS);
     nodeLoop.scheduleWithFixedDelay(
-        janitor::sweep, 0, settings.cleanupInterval().toMillis(), TimeUnit.MILLISECONDS);
+        DaemonThreads.surviving("cleaning up pods' files", janitor::sweep),
+        0,
+        settings.cleanupInterval().toMillis(),
+        TimeUnit.MILLISECONDS);
     nodeLoop.scheduleWithFixedDelay(
-        resolver::resolve,
+        DaemonThreads.surviving("resolving hand-outs", resolver::resolve),
         DevicePluginSettings.HANDOUT_CHECK_INTERVAL.toMillis(),
         DevicePluginSettings.HANDOUT_CHECK_INTERVAL.toMillis(),
         TimeUnit.MILLISECONDS);
     // On the driver's thread: the exporter reads these instead of the chips' device files.
     nodeLoop.scheduleWithFixedDelay(
-        readings,
+        DaemonThreads.surviving("publishing readings", readings),
         settings.pollInterval().toMillis(),
         settings.pollInterval().toMillis(),
         TimeUnit.MILLISECONDS);

@@ -64,7 +64,30 @@ public final class DcmiNpuDriver implements NpuDriver {
 
   /** The first of {@link #KNOWN_LOCATIONS} that exists. */
   public static Optional<Path> installedLibrary() {
-    return KNOWN_LOCATIONS.stream().filter(Files::isRegularFile).findFirst();
+    return candidates(System.getenv("LD_LIBRARY_PATH")).stream()
+        .filter(Files::isRegularFile)
+        .findFirst();
+  }
+
+  /**
+   * Where libdcmi.so is looked for: {@link #KNOWN_LOCATIONS}, then each directory of {@code
+   * ldLibraryPath} (may be null), as the dynamic loader would. The chart puts its {@code
+   * devicePlugin.driverDir} there, which a node may have elsewhere than {@code
+   * /usr/local/Ascend/driver}.
+   */
+  public static List<Path> candidates(String ldLibraryPath) {
+    List<Path> candidates = new ArrayList<>(KNOWN_LOCATIONS);
+    if (ldLibraryPath != null) {
+      for (String directory : ldLibraryPath.split(":")) {
+        if (directory.startsWith("/")) {
+          Path library = Path.of(directory).resolve("libdcmi.so").normalize();
+          if (!candidates.contains(library)) {
+            candidates.add(library);
+          }
+        }
+      }
+    }
+    return candidates;
   }
 
   @Override

@@ -60,7 +60,7 @@ public final class Drivers {
               () ->
                   new DriverException(
                       "libdcmi.so is not at any of "
-                          + DcmiNpuDriver.KNOWN_LOCATIONS
+                          + DcmiNpuDriver.candidates(System.getenv("LD_LIBRARY_PATH"))
                           + "; give its path with --dcmi-library")),
           catalog);
     }
@@ -73,7 +73,7 @@ public final class Drivers {
     }
     throw new DriverException(
         "found no NPU driver: libdcmi.so is not at any of "
-            + DcmiNpuDriver.KNOWN_LOCATIONS
+            + DcmiNpuDriver.candidates(System.getenv("LD_LIBRARY_PATH"))
             + " and npu-smi is neither on the PATH nor at "
             + NPU_SMI_LOCATIONS
             + "; on a machine without NPUs use --driver simulated --inventory FILE");

@@ -164,4 +164,18 @@ class DcmiNpuDriverTest {
   private static int size(Structure structure) {
     return structure.size();
   }
+
+  @Test
+  void theLibraryIsAlsoLookedForInTheLoadersPathWhereTheChartPutsTheDriverDirectory() {
+    assertThat(
+            DcmiNpuDriver.candidates(
+                "/opt/Ascend/driver/lib64:relative/lib:/opt/Ascend/driver/lib64/../lib64:"))
+        .as("the known locations first, then each absolute directory once, as the loader would")
+        .containsExactly(
+            Path.of("/usr/local/Ascend/driver/lib64/driver/libdcmi.so"),
+            Path.of("/usr/local/dcmi/libdcmi.so"),
+            Path.of("/usr/local/Ascend/driver/lib64/common/libdcmi.so"),
+            Path.of("/opt/Ascend/driver/lib64/libdcmi.so"));
+    assertThat(DcmiNpuDriver.candidates(null)).isEqualTo(DcmiNpuDriver.KNOWN_LOCATIONS);
+  }
 }

@@ -10,7 +10,8 @@ import java.util.List;
 
 /**
  * The C side the sandbox runs, built by libvnpu and packed into the jar: the shim, the fake Ascend
- * runtime and the workload program every container runs.
+ * runtime, the workload program every container runs, and the fake DCMI a real node's device plugin
+ * loads.
  *
  * @param shim libvnpu.so
  * @param workload the container program; it finds the fake runtime beside itself
@@ -19,7 +20,12 @@ public record NativeFiles(Path shim, Path workload) {
 
   private static final String RESOURCES = "native/";
   private static final List<String> FILES =
-      List.of("libvnpu.so", "fakes/libruntime.so", "fakes/libascendcl.so", "fakes/vnpu-workload");
+      List.of(
+          "libvnpu.so",
+          "fakes/libruntime.so",
+          "fakes/libascendcl.so",
+          "fakes/vnpu-workload",
+          "fakes/libdcmi.so");
 
   /** Unpacks the files into {@code directory}. */
   public static NativeFiles unpack(Path directory) throws IOException {
@@ -40,5 +46,10 @@ public record NativeFiles(Path shim, Path workload) {
     }
     return new NativeFiles(
         directory.resolve("libvnpu.so"), directory.resolve("fakes/vnpu-workload"));
+  }
+
+  /** A fake library beside the workload program: libruntime.so, libascendcl.so or libdcmi.so. */
+  public Path fake(String library) {
+    return workload.resolveSibling(library);
   }
 }

@@ -1,0 +1,223 @@
+package org.vnpu.cluster.node;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.vnpu.cluster.ControlPlane;
+import org.vnpu.cluster.UpstreamBinaries;
+import org.vnpu.sandbox.NativeFiles;
+
+/**
+ * One real Kubernetes node on this machine: its network namespace ({@link NodeNetwork}), its fake
+ * Ascend hardware ({@link NodeHardware}), containerd with runc ({@link Containerd}) holding the
+ * node's images, the kubelet ({@link Kubelet}) and kube-proxy ({@link KubeProxy}). No emulator
+ * stands in for any of them.
+ */
+public final class RealNode implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(RealNode.class);
+
+  private static final java.time.Duration DRAIN = java.time.Duration.ofSeconds(60);
+
+  private final String name;
+  private final Path directory;
+  private KubernetesClient admin;
+  private List<String> namespacesBefore = List.of();
+  private final List<AutoCloseable> parts = new ArrayList<>();
+  private NodeNetwork network;
+  private NodeHardware hardware;
+  private Containerd containerd;
+  private Kubelet kubelet;
+
+  private RealNode(String name, Path directory) {
+    this.name = name;
+    this.directory = directory;
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public NodeNetwork network() {
+    return network;
+  }
+
+  public NodeHardware hardware() {
+    return hardware;
+  }
+
+  public Containerd containerd() {
+    return containerd;
+  }
+
+  public Kubelet kubelet() {
+    return kubelet;
+  }
+
+  /** The node's own files: host paths of the chart's volumes live here. */
+  public Path directory() {
+    return directory;
+  }
+
+  /**
+   * Starts the node on a network made before the control plane (whose API server advertises the
+   * network's host address) and waits until its Node is Ready.
+   *
+   * @param images the archives to import before the kubelet starts
+   */
+  public static RealNode start(
+      String name,
+      NodeNetwork network,
+      ControlPlane plane,
+      UpstreamBinaries binaries,
+      KubernetesClient admin,
+      NativeFiles natives,
+      int chips,
+      List<Path> images)
+      throws IOException, InterruptedException {
+    RealNode node = new RealNode(name, plane.directory().resolve("nodes").resolve(name));
+    boolean started = false;
+    try {
+      node.network = network;
+      node.admin = admin;
+      node.namespacesBefore = podNamespaces();
+      node.hardware = NodeHardware.install(node.directory, network.index(), chips, natives);
+      node.parts.add(node.hardware);
+      node.containerd =
+          Containerd.start(
+              binaries,
+              network,
+              node.directory.resolve("containerd"),
+              plane.logs(),
+              plane.directory().resolve("pids"));
+      node.parts.add(node.containerd);
+      for (Path image : images) {
+        node.containerd.importImage(image);
+      }
+      node.kubelet =
+          Kubelet.start(
+              name,
+              plane,
+              binaries,
+              network,
+              node.containerd,
+              node.directory.resolve("kubelet"),
+              admin);
+      node.parts.add(node.kubelet);
+      node.parts.add(
+          KubeProxy.start(name, plane, binaries, network, node.directory.resolve("kube-proxy")));
+      LOG.info(
+          "real node {} is Ready at {}: kubelet, containerd and kube-proxy in network namespace"
+              + " {}",
+          name,
+          network.nodeAddress(),
+          network.name());
+      started = true;
+    } finally {
+      if (!started) {
+        node.close();
+      }
+    }
+    return node;
+  }
+
+  /**
+   * Deletes the node's pods and waits (a while) for the kubelet to tear down their containers,
+   * networks and volumes; then stops the node's processes, the last started first, removes its
+   * device nodes, and unmounts whatever is still mounted below its directory.
+   */
+  @Override
+  public void close() {
+    if (kubelet != null && containerd != null) {
+      drain();
+    }
+    for (int i = parts.size() - 1; i >= 0; i--) {
+      try {
+        parts.get(i).close();
+      } catch (Exception e) {
+        LOG.warn("stopping {} of node {}: {}", parts.get(i), name, e.toString());
+      }
+    }
+    parts.clear();
+    unmountBelow(directory);
+    removePodNamespaces();
+  }
+
+  /** The network namespaces containerd made for pod sandboxes ({@code cni-<uuid>}). */
+  private static List<String> podNamespaces() throws IOException {
+    Path namespaces = Path.of("/var/run/netns");
+    if (!java.nio.file.Files.isDirectory(namespaces)) {
+      return List.of();
+    }
+    try (var files = java.nio.file.Files.list(namespaces)) {
+      return files
+          .map(file -> file.getFileName().toString())
+          .filter(file -> file.startsWith("cni-"))
+          .toList();
+    }
+  }
+
+  /**
+   * Removes the pod sandboxes' network namespaces made while the node ran: containerd removes one
+   * only when the kubelet garbage-collects its sandbox, which a stopped node never does.
+   */
+  private void removePodNamespaces() {
+    try {
+      for (String namespace : podNamespaces()) {
+        if (!namespacesBefore.contains(namespace)) {
+          new ProcessBuilder("ip", "netns", "delete", namespace)
+              .redirectErrorStream(true)
+              .start()
+              .waitFor();
+        }
+      }
+    } catch (IOException e) {
+      LOG.warn("cannot remove the pods' network namespaces of node {}: {}", name, e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void drain() {
+    try {
+      admin.pods().inAnyNamespace().withField("spec.nodeName", name).withGracePeriod(0).delete();
+      long deadline = System.nanoTime() + DRAIN.toNanos();
+      while (!containerd.tasks().isEmpty() && System.nanoTime() < deadline) {
+        Thread.sleep(500);
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("draining node {} before it stops: {}", name, e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Lazily unmounts every mount below {@code directory}, the deepest first. */
+  static void unmountBelow(Path directory) {
+    String prefix = directory.toAbsolutePath() + "/";
+    try {
+      List<String> mounts =
+          java.nio.file.Files.readAllLines(Path.of("/proc/self/mounts")).stream()
+              .map(line -> line.split(" ")[1].replace("\\040", " "))
+              .filter(point -> (point + "/").startsWith(prefix))
+              .sorted(java.util.Comparator.reverseOrder())
+              .toList();
+      for (String point : mounts) {
+        Process umount =
+            new ProcessBuilder("umount", "-l", point).redirectErrorStream(true).start();
+        umount.getInputStream().readAllBytes();
+        if (umount.waitFor() != 0) {
+          LOG.warn("cannot unmount {} left below {}", point, directory);
+        }
+      }
+    } catch (IOException e) {
+      LOG.warn("cannot list the mounts below {}: {}", directory, e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

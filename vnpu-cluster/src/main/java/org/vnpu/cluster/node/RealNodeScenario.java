@@ -1,0 +1,301 @@
+package org.vnpu.cluster.node;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.vnpu.api.AnnotationKeys;
+import org.vnpu.api.ResourceNames;
+import org.vnpu.cluster.ControlPlane;
+import org.vnpu.cluster.SourceTree;
+import org.vnpu.cluster.UpstreamBinaries;
+import org.vnpu.cluster.VnpuRelease;
+import org.vnpu.cluster.VolcanoComponents;
+import org.vnpu.sandbox.NativeFiles;
+import org.vnpu.scheduler.VolcanoSchedulerConf;
+
+/**
+ * vNPU on a real node: the control plane, one node with the real kubelet, containerd, runc and
+ * kube-proxy, the chart installed by Helm with its DaemonSets and the scheduler Deployment running
+ * as pods from vNPU's image, Volcano calling the extender through its Service, and vNPU pods
+ * running the workload under the shim in real containers. Each step prints what it checked; the
+ * first that does not hold stops the run.
+ */
+public final class RealNodeScenario implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(RealNodeScenario.class);
+
+  static final String NODE = "npu-node-0";
+  static final int CHIPS = 2;
+  private static final Duration POD_READY = Duration.ofMinutes(3);
+  private static final Duration VOLCANO_TIMEOUT = Duration.ofSeconds(2);
+
+  private final Path directory;
+  private final PrintStream out;
+  private final List<AutoCloseable> parts = new ArrayList<>();
+  private ControlPlane plane;
+  private KubernetesClient admin;
+  private RealNode node;
+  private NodePods pods;
+  private int checks;
+
+  /**
+   * @param directory where everything goes (absolute): {@code cluster/}, {@code images/}
+   * @param out where each step's outcome is printed
+   */
+  public RealNodeScenario(Path directory, PrintStream out) {
+    this.directory = directory.toAbsolutePath();
+    this.out = out;
+  }
+
+  /** Runs every step; throws at the first that does not hold. */
+  public void run() throws IOException, InterruptedException {
+    SourceTree tree = SourceTree.find(Path.of(""));
+    UpstreamBinaries binaries = UpstreamBinaries.build(tree);
+    NodeNetwork network = new NodeNetwork(0, "vnpu-" + NODE).create(true);
+    parts.add(network::delete);
+    plane = ControlPlane.start(binaries, directory.resolve("cluster"), network.hostAddress());
+    parts.add(plane);
+    admin = ControlPlane.client(plane.adminKubeconfig());
+    parts.add(admin);
+    NativeFiles natives = NativeFiles.unpack(directory.resolve("native"));
+    NodeImages images = new NodeImages(directory.resolve("images"));
+    List<Path> archives =
+        List.of(images.pause(binaries), images.workload(natives), images.vnpu(tree));
+    node = RealNode.start(NODE, network, plane, binaries, admin, natives, CHIPS, archives);
+    parts.add(node);
+    pods = new NodePods(admin, node.hardware());
+    nodeAsRegistered();
+    chartRunsAsPods(tree);
+    devicePluginRegistered();
+    startVolcano(binaries);
+    sharedAndWholeCardPodsRun();
+    overQuotaRefusedInTheContainer();
+    out.printf("real node: all %d checks hold%n", checks);
+  }
+
+  private void nodeAsRegistered() {
+    Node registered = admin.nodes().withName(NODE).get();
+    check(Kubelet.ready(registered), "node " + NODE + " is Ready, registered by the real kubelet");
+    check(
+        "ready".equals(registered.getMetadata().getLabels().get("huawei.com/vnpu")),
+        "it has the label huawei.com/vnpu=ready the chart's node agents select");
+    check(
+        registered.getStatus().getAddresses().stream()
+            .anyMatch(
+                a ->
+                    a.getType().equals("InternalIP")
+                        && a.getAddress().equals(node.network().nodeAddress())),
+        "its InternalIP is " + node.network().nodeAddress() + ", not loopback");
+    String runtime = registered.getStatus().getNodeInfo().getContainerRuntimeVersion();
+    check(
+        runtime.startsWith("containerd://2."),
+        "its runtime is "
+            + runtime
+            + ", kubelet "
+            + registered.getStatus().getNodeInfo().getKubeletVersion());
+  }
+
+  private void chartRunsAsPods(SourceTree tree) throws IOException, InterruptedException {
+    Path kubelet = node.kubelet().root();
+    Map<String, Object> values = new LinkedHashMap<>();
+    values.put("image.repository", NodeImages.VNPU.substring(0, NodeImages.VNPU.indexOf(':')));
+    values.put("image.tag", NodeImages.VNPU.substring(NodeImages.VNPU.indexOf(':') + 1));
+    values.put("image.pullPolicy", "Never");
+    // The chart's kube-scheduler needs its image from registry.k8s.io and the Service's DNS name;
+    // Volcano schedules here.
+    values.put("scheduler.kubeScheduler.enabled", false);
+    // devicePlugin.kubeletDir keeps its default: the kubelet's device plugin directory is
+    // /var/lib/kubelet/device-plugins whatever its --root-dir (KubeletSocket of
+    // k8s.io/kubelet/pkg/apis/deviceplugin/v1beta1), so one machine holds one such node.
+    values.put("devicePlugin.podResourcesDir", kubelet.resolve("pod-resources").toString());
+    values.put("devicePlugin.stateDir", node.directory().resolve("state").toString());
+    values.put("devicePlugin.shimDir", node.directory().resolve("shim").toString());
+    values.put("devicePlugin.driverDir", node.hardware().driver().toString());
+    values.put("devicePlugin.hostDriverFiles[0]", node.hardware().installInfo().toString());
+    values.put(
+        "devicePlugin.ascendRuntimeDir",
+        node.directory().resolve("Ascend-Docker-Runtime").toString());
+    VnpuRelease.installRunning(tree.chart(), plane.adminKubeconfig(), values);
+    for (String daemonSet : List.of("device-plugin-default", "exporter")) {
+      awaitDaemonSet(VnpuRelease.NAME + "-" + daemonSet);
+    }
+    awaitDeployment(VnpuRelease.NAME + "-scheduler");
+    List<Pod> running =
+        admin.pods().inNamespace(VnpuRelease.NAMESPACE).list().getItems().stream()
+            .filter(NodePods::running)
+            .toList();
+    check(
+        running.stream()
+            .allMatch(
+                p ->
+                    NODE.equals(p.getSpec().getNodeName())
+                        && p.getSpec().getContainers().get(0).getImage().equals(NodeImages.VNPU)),
+        running.size()
+            + " pods of the chart run on the real node from "
+            + NodeImages.VNPU
+            + ": "
+            + running.stream().map(p -> p.getMetadata().getName()).toList());
+  }
+
+  private void awaitDaemonSet(String name) throws InterruptedException {
+    await(
+        "DaemonSet " + name + " has every pod ready",
+        () -> {
+          DaemonSet set =
+              admin.apps().daemonSets().inNamespace(VnpuRelease.NAMESPACE).withName(name).get();
+          return set != null
+              && set.getStatus() != null
+              && set.getStatus().getDesiredNumberScheduled() != null
+              && set.getStatus().getDesiredNumberScheduled() > 0
+              && set.getStatus()
+                  .getDesiredNumberScheduled()
+                  .equals(set.getStatus().getNumberReady());
+        });
+    check(true, "DaemonSet " + name + " runs on the real node, ready");
+  }
+
+  private void awaitDeployment(String name) throws InterruptedException {
+    await(
+        "Deployment " + name + " is available",
+        () -> {
+          Deployment deployment =
+              admin.apps().deployments().inNamespace(VnpuRelease.NAMESPACE).withName(name).get();
+          return deployment != null
+              && deployment.getStatus() != null
+              && deployment.getStatus().getAvailableReplicas() != null
+              && deployment.getStatus().getAvailableReplicas() > 0;
+        });
+    check(true, "Deployment " + name + " is available");
+  }
+
+  private void devicePluginRegistered() throws InterruptedException {
+    await(
+        "node " + NODE + " advertises the vNPU resources",
+        () -> allocatable(ResourceNames.VNPU_NUMBER) > 0);
+    check(
+        allocatable(ResourceNames.VNPU_CORES) == 100L * CHIPS
+            && allocatable(ResourceNames.VNPU_MEMORY_GIB) == 64L * CHIPS,
+        "the device plugin registered with the real kubelet: "
+            + ResourceNames.VNPU_NUMBER
+            + "="
+            + allocatable(ResourceNames.VNPU_NUMBER)
+            + ", "
+            + ResourceNames.VNPU_CORES
+            + "="
+            + allocatable(ResourceNames.VNPU_CORES)
+            + ", "
+            + ResourceNames.VNPU_MEMORY_GIB
+            + "="
+            + allocatable(ResourceNames.VNPU_MEMORY_GIB));
+  }
+
+  private long allocatable(String resource) {
+    Quantity quantity =
+        admin.nodes().withName(NODE).get().getStatus().getAllocatable().get(resource);
+    return quantity == null ? 0 : quantity.getNumericalAmount().longValue();
+  }
+
+  private void startVolcano(UpstreamBinaries binaries) throws IOException, InterruptedException {
+    Service service =
+        admin
+            .services()
+            .inNamespace(VnpuRelease.NAMESPACE)
+            .withName(VnpuRelease.NAME + "-scheduler")
+            .get();
+    int port =
+        service.getSpec().getPorts().stream()
+            .filter(p -> p.getName().equals("http"))
+            .findFirst()
+            .orElseThrow()
+            .getPort();
+    String url = "http://" + service.getSpec().getClusterIP() + ":" + port + "/volcano";
+    Path conf = plane.directory().resolve("volcano-scheduler.conf");
+    Files.writeString(
+        conf,
+        VolcanoSchedulerConf.yaml(
+            VolcanoSchedulerConf.merge(
+                VolcanoSchedulerConf.volcanoDefault(), url, VOLCANO_TIMEOUT)));
+    VolcanoComponents.start(plane, binaries, admin, conf);
+    check(true, "Volcano calls the extender at its Service " + url + " (kube-proxy on the node)");
+  }
+
+  private void sharedAndWholeCardPodsRun() throws InterruptedException {
+    pods.create("shared", NodePods.shared(30, 8), 4096);
+    pods.create("whole", NodePods.wholeCard(), 1024);
+    for (String name : List.of("shared", "whole")) {
+      Pod pod = pods.await(name, "running", NodePods::running, POD_READY);
+      String allocation = pod.getMetadata().getAnnotations().get(AnnotationKeys.ALLOCATION);
+      check(
+          allocation != null && NODE.equals(pod.getSpec().getNodeName()),
+          "pod " + name + " runs on " + NODE + " with its allocation " + allocation);
+    }
+    await("the shared pod's workload took its memory", () -> pods.log("shared").contains("memory"));
+    check(
+        true,
+        "the shared pod's workload runs over the fake runtime: " + firstLine(pods.log("shared")));
+  }
+
+  private void overQuotaRefusedInTheContainer() throws InterruptedException {
+    pods.create("greedy", NodePods.shared(10, 2), 3072);
+    Pod pod =
+        pods.await("greedy", "terminated", p -> NodePods.terminated(p).isPresent(), POD_READY);
+    int exit = NodePods.terminated(pod).orElseThrow().getExitCode();
+    check(
+        exit == 3,
+        "a model of 3 GiB against a 2 GiB quota is refused inside the real container (exit "
+            + exit
+            + "): "
+            + firstLine(pods.log("greedy")));
+  }
+
+  private static String firstLine(String log) {
+    return log == null || log.isBlank() ? "(no output)" : log.lines().findFirst().orElse("");
+  }
+
+  private void check(boolean holds, String what) {
+    if (!holds) {
+      throw new IllegalStateException("does not hold: " + what);
+    }
+    checks++;
+    out.println("  ✓ " + what);
+  }
+
+  private void await(String what, java.util.function.BooleanSupplier condition)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + POD_READY.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(
+            "does not hold within " + POD_READY.toSeconds() + " s: " + what);
+      }
+      Thread.sleep(500);
+    }
+  }
+
+  @Override
+  public void close() {
+    for (int i = parts.size() - 1; i >= 0; i--) {
+      try {
+        parts.get(i).close();
+      } catch (Exception e) {
+        LOG.warn("stopping the real node scenario: {}", e.toString());
+      }
+    }
+    parts.clear();
+  }
+}
