@@ -27,7 +27,9 @@ import picocli.CommandLine.Spec;
           + " check passes or fails with the fix. The device plugin runs the same checks at start"
           + " and logs them. Changes nothing. Exit code 1 when a check fails.",
       "",
-      "On a sandbox node: vnpu doctor @DIR/nodes/NODE/agent.args (the node agent's options)."
+      "On a sandbox node: vnpu doctor @DIR/nodes/NODE/agent.args (the node agent's options). In"
+          + " the device plugin's pod: kubectl exec POD -- vnpu doctor with the pod's arguments"
+          + " (those only the device plugin has are taken and ignored)."
     })
 final class DoctorCommand implements Callable<Integer> {
 
@@ -40,6 +42,17 @@ final class DoctorCommand implements Callable<Integer> {
   @Mixin VerifyingKeysOption verifyingKeys;
 
   @Mixin CatalogOption catalog;
+
+  /** Taken and unused, so that doctor runs with the device plugin's arguments as they are. */
+  @Option(
+      names = {
+        "--max-shares-per-chip",
+        "--heartbeat-interval",
+        "--cleanup-interval",
+        "--pod-resources-socket"
+      },
+      hidden = true)
+  List<String> devicePluginOnly;
 
   @Option(
       names = "--no-api",

@@ -36,31 +36,32 @@ final class RealNodeCommand implements Callable<Integer> {
 
   @Option(
       names = "--keep",
-      description = "Leave everything running after the checks, until Ctrl-C.")
+      description = "Leave everything running after the checks, also when one fails, until Ctrl-C.")
   boolean keep;
 
   @Override
   public Integer call() throws IOException, InterruptedException {
     ClusterDirectory.fresh(directory.resolve("cluster"));
     PrintStream out = System.out;
+    int exit = 0;
     try (RealNodeScenario scenario = new RealNodeScenario(directory, out)) {
+      // Ctrl-C at any point stops what started and removes the node's namespace and mounts.
+      Runtime.getRuntime().addShutdownHook(new Thread(scenario::shutdown));
       try {
         scenario.run();
       } catch (IOException | RuntimeException e) {
         System.err.println("vnpu real-node: " + e.getMessage());
         System.err.println("  logs: " + directory.resolve("cluster/logs"));
-        return 1;
+        exit = 1;
       }
       if (keep) {
         out.println(
             "running; the admin kubeconfig is "
                 + directory.resolve("cluster/kubeconfigs/admin.kubeconfig")
                 + "; Ctrl-C stops it all");
-        CountDownLatch forever = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(scenario::close));
-        forever.await();
+        new CountDownLatch(1).await();
       }
     }
-    return 0;
+    return exit;
   }
 }

@@ -8,9 +8,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 import org.vnpu.cluster.Component;
 import org.vnpu.cluster.ControlPlane;
 import org.vnpu.cluster.Kubeconfig;
+import org.vnpu.cluster.Probes;
 import org.vnpu.cluster.UpstreamBinaries;
 
 /**
@@ -30,11 +32,13 @@ public final class Kubelet implements AutoCloseable {
   private final String node;
   private final Component process;
   private final Path root;
+  private final BooleanSupplier healthy;
 
-  private Kubelet(String node, Component process, Path root) {
+  private Kubelet(String node, Component process, Path root, NodeNetwork network) {
     this.node = node;
     this.process = process;
     this.root = root;
+    this.healthy = Probes.ok("http://" + network.nodeAddress() + ":10248/healthz", null);
   }
 
   /** The kubelet's root directory; device plugins register in {@code device-plugins/} of it. */
@@ -86,13 +90,17 @@ public final class Kubelet implements AutoCloseable {
             Map.of("PATH", "/usr/sbin:/usr/bin:/sbin:/bin"),
             plane.logs(),
             plane.directory().resolve("pids"));
-    Kubelet kubelet = new Kubelet(node, process, root);
+    Kubelet kubelet = new Kubelet(node, process, root, network);
     kubelet.startAndAwait(admin);
     return kubelet;
   }
 
   private void startAndAwait(KubernetesClient admin) throws IOException, InterruptedException {
-    process.start().awaitReady(() -> ready(admin.nodes().withName(node).get()), READY);
+    // Healthy first: after a restart the Node is still Ready from before.
+    process
+        .start()
+        .awaitReady(
+            () -> healthy.getAsBoolean() && ready(admin.nodes().withName(node).get()), READY);
   }
 
   /** Stops the kubelet (SIGTERM) and starts it again, as an upgrade or a crash would. */

@@ -21,10 +21,10 @@ public final class NodeHardware implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(NodeHardware.class);
 
-  /** A 910B3: 20 AI Cores, 64 GiB. */
+  /** A 910B3: 20 AI Cores, 64 GiB, device sharing on (soft mode needs it). */
   private static final String CHIP =
       "device card=%1$d device=0 logic=%1$d type=npu name=910B3 die=0A1B2C3D-0-0-%2$d-%3$d"
-          + " aicore=20 memory_mb=65536 memory_used_mb=0 health=0\n"
+          + " aicore=20 memory_mb=65536 memory_used_mb=0 health=0 share=1\n"
           + "device card=%1$d device=1 type=mcu\n";
 
   private final Path driver;

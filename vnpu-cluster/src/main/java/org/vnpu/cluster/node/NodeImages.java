@@ -168,7 +168,9 @@ public final class NodeImages {
             .text("/etc/group", "root:x:0:\n")
             .scratchDirectory("/tmp")
             .env("PATH", JAVA_HOME + "/bin:/usr/local/bin:/usr/bin:/bin")
-            .env("JAVA_HOME", JAVA_HOME);
+            .env("JAVA_HOME", JAVA_HOME)
+            // As eclipse-temurin sets it: Java writes UTF-8, not '?' for each non-ASCII character.
+            .env("LANG", "C.UTF-8");
     withBusybox(image, busybox());
     List<Path> loaded = new ArrayList<>(List.of(runtime.resolve("bin/java")));
     for (String library :

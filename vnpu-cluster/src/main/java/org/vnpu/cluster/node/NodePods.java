@@ -1,5 +1,7 @@
 package org.vnpu.cluster.node;
 
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.ContainerStateTerminated;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -31,53 +33,79 @@ final class NodePods {
   }
 
   /**
-   * A pod of one container running the workload program.
+   * A pod of one container running the workload program until stopped.
    *
    * @param resources vNPU resources by name
    * @param memoryMiB the device memory the workload takes at start
    */
   Pod create(String name, Map<String, String> resources, long memoryMiB) {
+    return admin
+        .pods()
+        .inNamespace(NAMESPACE)
+        .resource(pod(name, resources, memoryMiB).build())
+        .create();
+  }
+
+  /**
+   * {@link #create} with an init container of the same resources before it, whose workload takes
+   * {@code memoryMiB} and stops after two seconds.
+   */
+  Pod createWithInit(String name, Map<String, String> resources, long memoryMiB) {
+    PodBuilder pod = pod(name, resources, memoryMiB);
+    Container init =
+        new ContainerBuilder(pod.buildSpec().getContainers().get(0))
+            .withName("init")
+            .addNewEnv()
+            .withName("WORKLOAD_SECONDS")
+            .withValue("2")
+            .endEnv()
+            .build();
+    return admin
+        .pods()
+        .inNamespace(NAMESPACE)
+        .resource(pod.editSpec().addToInitContainers(init).endSpec().build())
+        .create();
+  }
+
+  private PodBuilder pod(String name, Map<String, String> resources, long memoryMiB) {
     Map<String, Quantity> limits = new LinkedHashMap<>();
     resources.forEach((resource, amount) -> limits.put(resource, new Quantity(amount)));
-    Pod pod =
-        new PodBuilder()
-            .withNewMetadata()
-            .withName(name)
-            .withNamespace(NAMESPACE)
-            .endMetadata()
-            .withNewSpec()
-            .withSchedulerName("volcano")
-            .withRestartPolicy("Never")
-            .addNewContainer()
-            .withName("main")
-            .withImage(NodeImages.WORKLOAD)
-            .withImagePullPolicy("Never")
-            .addNewEnv()
-            .withName("WORKLOAD_MEMORY_MIB")
-            .withValue(Long.toString(memoryMiB))
-            .endEnv()
-            .addNewEnv()
-            .withName("VNPU_FAKE_RT_DIR")
-            .withValue("/var/run/fake-chips")
-            .endEnv()
-            .withNewResources()
-            .withLimits(limits)
-            .endResources()
-            .addNewVolumeMount()
-            .withName("fake-chips")
-            .withMountPath("/var/run/fake-chips")
-            .endVolumeMount()
-            .endContainer()
-            .addNewVolume()
-            .withName("fake-chips")
-            .withNewHostPath()
-            .withPath(hardware.fakeChips().toString())
-            .withType("Directory")
-            .endHostPath()
-            .endVolume()
-            .endSpec()
-            .build();
-    return admin.pods().inNamespace(NAMESPACE).resource(pod).create();
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace(NAMESPACE)
+        .endMetadata()
+        .withNewSpec()
+        .withSchedulerName("volcano")
+        .withRestartPolicy("Never")
+        .addNewContainer()
+        .withName("main")
+        .withImage(NodeImages.WORKLOAD)
+        .withImagePullPolicy("Never")
+        .addNewEnv()
+        .withName("WORKLOAD_MEMORY_MIB")
+        .withValue(Long.toString(memoryMiB))
+        .endEnv()
+        .addNewEnv()
+        .withName("VNPU_FAKE_RT_DIR")
+        .withValue("/var/run/fake-chips")
+        .endEnv()
+        .withNewResources()
+        .withLimits(limits)
+        .endResources()
+        .addNewVolumeMount()
+        .withName("fake-chips")
+        .withMountPath("/var/run/fake-chips")
+        .endVolumeMount()
+        .endContainer()
+        .addNewVolume()
+        .withName("fake-chips")
+        .withNewHostPath()
+        .withPath(hardware.fakeChips().toString())
+        .withType("Directory")
+        .endHostPath()
+        .endVolume()
+        .endSpec();
   }
 
   /** A shared-chip pod's resources: one vNPU of {@code cores} % AI Core and {@code memoryGiB}. */
@@ -133,6 +161,10 @@ final class NodePods {
 
   String log(String name) {
     return admin.pods().inNamespace(NAMESPACE).withName(name).getLog();
+  }
+
+  String log(String name, String container) {
+    return admin.pods().inNamespace(NAMESPACE).withName(name).inContainer(container).getLog();
   }
 
   void delete(String name) {

@@ -135,6 +135,14 @@ public final class RealNode implements AutoCloseable {
     if (kubelet != null && containerd != null) {
       drain();
     }
+    stop();
+  }
+
+  /**
+   * Stops the node without asking the API server anything: for a shutdown hook (Ctrl-C), where the
+   * API client's threads may already be gone. containerd's close still kills every container.
+   */
+  public void stop() {
     for (int i = parts.size() - 1; i >= 0; i--) {
       try {
         parts.get(i).close();

@@ -18,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.ResourceNames;
 import org.vnpu.cluster.ControlPlane;
 import org.vnpu.cluster.SourceTree;
@@ -45,13 +44,12 @@ public final class RealNodeScenario implements AutoCloseable {
   private static final Duration VOLCANO_TIMEOUT = Duration.ofSeconds(2);
 
   private final Path directory;
-  private final PrintStream out;
+  private final Checks checks;
   private final List<AutoCloseable> parts = new ArrayList<>();
   private ControlPlane plane;
   private KubernetesClient admin;
   private RealNode node;
   private NodePods pods;
-  private int checks;
 
   /**
    * @param directory where everything goes (absolute): {@code cluster/}, {@code images/}
@@ -59,7 +57,7 @@ public final class RealNodeScenario implements AutoCloseable {
    */
   public RealNodeScenario(Path directory, PrintStream out) {
     this.directory = directory.toAbsolutePath();
-    this.out = out;
+    this.checks = new Checks(out);
   }
 
   /** Runs every step; throws at the first that does not hold. */
@@ -83,18 +81,18 @@ public final class RealNodeScenario implements AutoCloseable {
     chartRunsAsPods(tree);
     devicePluginRegistered();
     startVolcano(binaries);
-    sharedAndWholeCardPodsRun();
-    overQuotaRefusedInTheContainer();
-    out.printf("real node: all %d checks hold%n", checks);
+    new NodeFlows(admin, node, pods, checks).run();
+    checks.say("real node: all " + checks.held() + " checks hold");
   }
 
   private void nodeAsRegistered() {
     Node registered = admin.nodes().withName(NODE).get();
-    check(Kubelet.ready(registered), "node " + NODE + " is Ready, registered by the real kubelet");
-    check(
+    checks.check(
+        Kubelet.ready(registered), "node " + NODE + " is Ready, registered by the real kubelet");
+    checks.check(
         "ready".equals(registered.getMetadata().getLabels().get("huawei.com/vnpu")),
         "it has the label huawei.com/vnpu=ready the chart's node agents select");
-    check(
+    checks.check(
         registered.getStatus().getAddresses().stream()
             .anyMatch(
                 a ->
@@ -102,7 +100,7 @@ public final class RealNodeScenario implements AutoCloseable {
                         && a.getAddress().equals(node.network().nodeAddress())),
         "its InternalIP is " + node.network().nodeAddress() + ", not loopback");
     String runtime = registered.getStatus().getNodeInfo().getContainerRuntimeVersion();
-    check(
+    checks.check(
         runtime.startsWith("containerd://2."),
         "its runtime is "
             + runtime
@@ -116,6 +114,8 @@ public final class RealNodeScenario implements AutoCloseable {
     values.put("image.repository", NodeImages.VNPU.substring(0, NodeImages.VNPU.indexOf(':')));
     values.put("image.tag", NodeImages.VNPU.substring(NodeImages.VNPU.indexOf(':') + 1));
     values.put("image.pullPolicy", "Never");
+    // A deleted pod's files go within seconds, for the scenario's check (the default is 1m).
+    values.put("devicePlugin.cleanupInterval", "5s");
     // The chart's kube-scheduler needs its image from registry.k8s.io and the Service's DNS name;
     // Volcano schedules here.
     values.put("scheduler.kubeScheduler.enabled", false);
@@ -139,7 +139,7 @@ public final class RealNodeScenario implements AutoCloseable {
         admin.pods().inNamespace(VnpuRelease.NAMESPACE).list().getItems().stream()
             .filter(NodePods::running)
             .toList();
-    check(
+    checks.check(
         running.stream()
             .allMatch(
                 p ->
@@ -153,8 +153,9 @@ public final class RealNodeScenario implements AutoCloseable {
   }
 
   private void awaitDaemonSet(String name) throws InterruptedException {
-    await(
+    checks.await(
         "DaemonSet " + name + " has every pod ready",
+        POD_READY,
         () -> {
           DaemonSet set =
               admin.apps().daemonSets().inNamespace(VnpuRelease.NAMESPACE).withName(name).get();
@@ -166,12 +167,13 @@ public final class RealNodeScenario implements AutoCloseable {
                   .getDesiredNumberScheduled()
                   .equals(set.getStatus().getNumberReady());
         });
-    check(true, "DaemonSet " + name + " runs on the real node, ready");
+    checks.check(true, "DaemonSet " + name + " runs on the real node, ready");
   }
 
   private void awaitDeployment(String name) throws InterruptedException {
-    await(
+    checks.await(
         "Deployment " + name + " is available",
+        POD_READY,
         () -> {
           Deployment deployment =
               admin.apps().deployments().inNamespace(VnpuRelease.NAMESPACE).withName(name).get();
@@ -180,14 +182,18 @@ public final class RealNodeScenario implements AutoCloseable {
               && deployment.getStatus().getAvailableReplicas() != null
               && deployment.getStatus().getAvailableReplicas() > 0;
         });
-    check(true, "Deployment " + name + " is available");
+    checks.check(true, "Deployment " + name + " is available");
   }
 
   private void devicePluginRegistered() throws InterruptedException {
-    await(
+    checks.await(
         "node " + NODE + " advertises the vNPU resources",
-        () -> allocatable(ResourceNames.VNPU_NUMBER) > 0);
-    check(
+        POD_READY,
+        () ->
+            allocatable(ResourceNames.VNPU_NUMBER) > 0
+                && allocatable(ResourceNames.VNPU_CORES) > 0
+                && allocatable(ResourceNames.VNPU_MEMORY_GIB) > 0);
+    checks.check(
         allocatable(ResourceNames.VNPU_CORES) == 100L * CHIPS
             && allocatable(ResourceNames.VNPU_MEMORY_GIB) == 64L * CHIPS,
         "the device plugin registered with the real kubelet: "
@@ -231,64 +237,26 @@ public final class RealNodeScenario implements AutoCloseable {
             VolcanoSchedulerConf.merge(
                 VolcanoSchedulerConf.volcanoDefault(), url, VOLCANO_TIMEOUT)));
     VolcanoComponents.start(plane, binaries, admin, conf);
-    check(true, "Volcano calls the extender at its Service " + url + " (kube-proxy on the node)");
+    checks.check(
+        true, "Volcano calls the extender at its Service " + url + " (kube-proxy on the node)");
   }
 
-  private void sharedAndWholeCardPodsRun() throws InterruptedException {
-    pods.create("shared", NodePods.shared(30, 8), 4096);
-    pods.create("whole", NodePods.wholeCard(), 1024);
-    for (String name : List.of("shared", "whole")) {
-      Pod pod = pods.await(name, "running", NodePods::running, POD_READY);
-      String allocation = pod.getMetadata().getAnnotations().get(AnnotationKeys.ALLOCATION);
-      check(
-          allocation != null && NODE.equals(pod.getSpec().getNodeName()),
-          "pod " + name + " runs on " + NODE + " with its allocation " + allocation);
+  /**
+   * Stops everything without the API server, from a shutdown hook (Ctrl-C): the API client's own
+   * threads may be stopping too, and a request then waits forever.
+   */
+  public synchronized void shutdown() {
+    parts.remove(admin);
+    int node = parts.indexOf(this.node);
+    if (node >= 0) {
+      parts.set(node, this.node::stop);
     }
-    await("the shared pod's workload took its memory", () -> pods.log("shared").contains("memory"));
-    check(
-        true,
-        "the shared pod's workload runs over the fake runtime: " + firstLine(pods.log("shared")));
+    close();
   }
 
-  private void overQuotaRefusedInTheContainer() throws InterruptedException {
-    pods.create("greedy", NodePods.shared(10, 2), 3072);
-    Pod pod =
-        pods.await("greedy", "terminated", p -> NodePods.terminated(p).isPresent(), POD_READY);
-    int exit = NodePods.terminated(pod).orElseThrow().getExitCode();
-    check(
-        exit == 3,
-        "a model of 3 GiB against a 2 GiB quota is refused inside the real container (exit "
-            + exit
-            + "): "
-            + firstLine(pods.log("greedy")));
-  }
-
-  private static String firstLine(String log) {
-    return log == null || log.isBlank() ? "(no output)" : log.lines().findFirst().orElse("");
-  }
-
-  private void check(boolean holds, String what) {
-    if (!holds) {
-      throw new IllegalStateException("does not hold: " + what);
-    }
-    checks++;
-    out.println("  ✓ " + what);
-  }
-
-  private void await(String what, java.util.function.BooleanSupplier condition)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + POD_READY.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException(
-            "does not hold within " + POD_READY.toSeconds() + " s: " + what);
-      }
-      Thread.sleep(500);
-    }
-  }
-
+  /** Stops everything started, the last first; a second call does nothing. */
   @Override
-  public void close() {
+  public synchronized void close() {
     for (int i = parts.size() - 1; i >= 0; i--) {
       try {
         parts.get(i).close();

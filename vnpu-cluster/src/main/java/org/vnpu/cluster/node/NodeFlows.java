@@ -1,0 +1,236 @@
+package org.vnpu.cluster.node;
+
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.ExecListener;
+import io.fabric8.kubernetes.client.dsl.ExecWatch;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.vnpu.api.AnnotationKeys;
+import org.vnpu.api.codec.PayloadCodec;
+import org.vnpu.cluster.VnpuRelease;
+import org.vnpu.handouts.NodeFiles;
+
+/**
+ * The vNPU flows on the real node, once the chart runs there and Volcano calls the extender: vNPU
+ * pods admitted by the real kubelet through the device plugin, their workload under the shim in
+ * real containers, an init container before the app, a kubelet restart, a deleted pod's files, and
+ * {@code vnpu doctor} in the device plugin's pod.
+ */
+final class NodeFlows {
+
+  private static final Duration POD_READY = Duration.ofMinutes(3);
+  private static final Duration CLEANUP = Duration.ofMinutes(1);
+  private static final long EXEC_SECONDS = 120;
+
+  private final KubernetesClient admin;
+  private final RealNode node;
+  private final NodePods pods;
+  private final Checks checks;
+
+  NodeFlows(KubernetesClient admin, RealNode node, NodePods pods, Checks checks) {
+    this.admin = admin;
+    this.node = node;
+    this.pods = pods;
+    this.checks = checks;
+  }
+
+  void run() throws IOException, InterruptedException {
+    sharedAndWholeCardPodsRun();
+    overQuotaRefusedInTheContainer();
+    initContainerFirst();
+    kubeletRestartKeepsAllocations();
+    deletedPodsFilesGo();
+    doctorOnTheNode();
+  }
+
+  private void sharedAndWholeCardPodsRun() throws InterruptedException {
+    pods.create("shared", NodePods.shared(30, 8), 4096);
+    pods.create("whole", NodePods.wholeCard(), 1024);
+    for (String name : List.of("shared", "whole")) {
+      Pod pod = pods.await(name, "running", NodePods::running, POD_READY);
+      String allocation = pod.getMetadata().getAnnotations().get(AnnotationKeys.ALLOCATION);
+      checks.check(
+          allocation != null && RealNodeScenario.NODE.equals(pod.getSpec().getNodeName()),
+          "pod " + name + " runs on " + RealNodeScenario.NODE + ", allocated " + vnpus(allocation));
+    }
+    checks.await(
+        "the shared pod's workload took its memory",
+        POD_READY,
+        () -> pods.log("shared").contains("taken"));
+    checks.check(
+        true,
+        "the shared pod's workload runs under the shim over the fake runtime: "
+            + firstLine(pods.log("shared")));
+  }
+
+  private void overQuotaRefusedInTheContainer() throws InterruptedException {
+    pods.create("greedy", NodePods.shared(10, 2), 3072);
+    Pod pod =
+        pods.await("greedy", "terminated", p -> NodePods.terminated(p).isPresent(), POD_READY);
+    int exit = NodePods.terminated(pod).orElseThrow().getExitCode();
+    checks.check(
+        exit == 3,
+        "a model of 3 GiB against a 2 GiB quota is refused inside the real container (exit "
+            + exit
+            + "): "
+            + firstLine(pods.log("greedy")));
+    pods.delete("greedy");
+  }
+
+  private void initContainerFirst() throws InterruptedException {
+    pods.createWithInit("staged", NodePods.shared(20, 4), 2048);
+    Pod pod = pods.await("staged", "running", NodePods::running, POD_READY);
+    ContainerStatus init = pod.getStatus().getInitContainerStatuses().get(0);
+    checks.check(
+        init.getState().getTerminated() != null
+            && init.getState().getTerminated().getExitCode() == 0
+            && pods.log("staged", "init").contains("taken"),
+        "an init container used its vNPU and ended before the app container started: "
+            + firstLine(pods.log("staged", "init")));
+    pods.delete("staged");
+  }
+
+  private void kubeletRestartKeepsAllocations() throws IOException, InterruptedException {
+    Pod before = admin.pods().inNamespace(NodePods.NAMESPACE).withName("shared").get();
+    node.kubelet().restart(admin);
+    checks.await(
+        "the device plugin registered again with the restarted kubelet",
+        POD_READY,
+        () -> devicePluginLog().contains("serving it again"));
+    Pod after = pods.await("shared", "running again", NodePods::running, POD_READY);
+    checks.check(
+        after
+                .getMetadata()
+                .getAnnotations()
+                .get(AnnotationKeys.ALLOCATION)
+                .equals(before.getMetadata().getAnnotations().get(AnnotationKeys.ALLOCATION))
+            && after.getStatus().getContainerStatuses().get(0).getRestartCount() == 0,
+        "after a kubelet restart the device plugin registered again and the running pod kept its"
+            + " container and allocation");
+  }
+
+  private void deletedPodsFilesGo() throws InterruptedException {
+    String uid =
+        admin
+            .pods()
+            .inNamespace(NodePods.NAMESPACE)
+            .withName("shared")
+            .get()
+            .getMetadata()
+            .getUid();
+    NodeFiles files = new NodeFiles(node.directory().resolve("state"));
+    checks.check(hasFiles(files, uid), "the shared pod has its shim files on the node");
+    pods.delete("shared");
+    checks.await("the deleted pod's files are removed", CLEANUP, () -> !hasFiles(files, uid));
+    checks.check(true, "the deleted pod's shim files are removed from the node");
+  }
+
+  private static boolean hasFiles(NodeFiles files, String uid) {
+    try {
+      return files.pods().stream().anyMatch(keyed -> keyed.pod().uid().equals(uid));
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read the node's pod files: " + e.getMessage(), e);
+    }
+  }
+
+  private void doctorOnTheNode() throws InterruptedException {
+    Pod plugin = devicePluginPod();
+    List<String> command = new ArrayList<>(List.of("vnpu", "doctor"));
+    List<String> arguments = plugin.getSpec().getContainers().get(0).getArgs();
+    command.addAll(arguments.subList(1, arguments.size()));
+    ByteArrayOutputStream output = new ByteArrayOutputStream();
+    CountDownLatch closed = new CountDownLatch(1);
+    int exit;
+    try (ExecWatch exec =
+        admin
+            .pods()
+            .inNamespace(VnpuRelease.NAMESPACE)
+            .withName(plugin.getMetadata().getName())
+            .inContainer("device-plugin")
+            .writingOutput(output)
+            .writingError(new ByteArrayOutputStream())
+            .usingListener(
+                new ExecListener() {
+                  @Override
+                  public void onClose(int code, String reason) {
+                    closed.countDown();
+                  }
+                })
+            .exec(command.toArray(String[]::new))) {
+      exit = exec.exitCode().get(EXEC_SECONDS, TimeUnit.SECONDS);
+      // The exit code can come before the last of the output; the close comes after it.
+      closed.await(EXEC_SECONDS, TimeUnit.SECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("vnpu doctor in the device plugin's pod: " + e, e);
+    }
+    String report = output.toString(StandardCharsets.UTF_8);
+    List<String> failed =
+        report
+            .lines()
+            .map(String::strip)
+            .filter(line -> line.matches("\\S+\\s+fail\\b.*"))
+            .toList();
+    checks.check(
+        failed.size() == 1 && failed.get(0).startsWith("runtime-hook"),
+        "vnpu doctor, run by kubectl exec in the device plugin's pod, passes every check but"
+            + " runtime-hook (no Ascend Docker Runtime on this machine); exit "
+            + exit
+            + "\n"
+            + report.strip().indent(6).stripTrailing());
+  }
+
+  private Pod devicePluginPod() {
+    return admin.pods().inNamespace(VnpuRelease.NAMESPACE).list().getItems().stream()
+        .filter(p -> p.getMetadata().getName().startsWith(VnpuRelease.NAME + "-device-plugin"))
+        .findFirst()
+        .orElseThrow(() -> new IllegalStateException("the device plugin's pod is gone"));
+  }
+
+  /** The device plugin's log, or "" while the kubelet cannot serve it. */
+  private String devicePluginLog() {
+    try {
+      return admin
+          .pods()
+          .inNamespace(VnpuRelease.NAMESPACE)
+          .withName(devicePluginPod().getMetadata().getName())
+          .inContainer("device-plugin")
+          .getLog();
+    } catch (KubernetesClientException e) {
+      return "";
+    }
+  }
+
+  /** The chips and shares of an allocation annotation, for the check's line. */
+  private static String vnpus(String allocation) {
+    if (allocation == null) {
+      return "nothing";
+    }
+    return new PayloadCodec()
+        .decodeAllocation(allocation).allocation().containers().stream()
+            .flatMap(container -> container.vnpus().stream())
+            .map(
+                vnpu ->
+                    "chip %d (%d MiB, %d %% AI Core%s)"
+                        .formatted(
+                            vnpu.chipIndex(),
+                            vnpu.memoryMiB(),
+                            vnpu.cores(),
+                            vnpu.wholeCard() ? ", whole card" : ""))
+            .collect(java.util.stream.Collectors.joining(", "));
+  }
+
+  private static String firstLine(String log) {
+    return log == null || log.isBlank() ? "(no output)" : log.lines().findFirst().orElse("");
+  }
+}
