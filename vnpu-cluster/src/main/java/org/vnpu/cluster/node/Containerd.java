@@ -1,7 +1,6 @@
 package org.vnpu.cluster.node;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -117,20 +116,10 @@ public final class Containerd implements AutoCloseable {
         new java.util.ArrayList<>(
             List.of(binaries.binary("ctr").toString(), "--address", socket().toString()));
     command.addAll(arguments);
-    // Its messages (among them containerd's warning that cgroup v1 is deprecated, on every call)
-    // go to a file, read only when the call fails.
-    Path errors = Files.createTempFile(directory, "ctr", ".err");
-    try {
-      Process ctr = new ProcessBuilder(command).redirectError(errors.toFile()).start();
-      String output = new String(ctr.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      if (ctr.waitFor() != 0 && !mayFail) {
-        throw new IOException(
-            String.join(" ", command) + " failed: " + Files.readString(errors).strip());
-      }
-      return output;
-    } finally {
-      Files.deleteIfExists(errors);
+    if (mayFail) {
+      return HostCommands.attempt(command).output();
     }
+    return HostCommands.run(command);
   }
 
   /** Kills every container (their shims outlive containerd), removes them, and stops containerd. */

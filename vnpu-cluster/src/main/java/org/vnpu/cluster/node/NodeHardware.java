@@ -1,7 +1,6 @@
 package org.vnpu.cluster.node;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -91,14 +90,11 @@ public final class NodeHardware implements AutoCloseable {
       LOG.info("{} exists on this host; left as it is", device);
       return;
     }
-    Process mknod =
-        new ProcessBuilder("mknod", "-m", "666", device.toString(), "c", "1", "3")
-            .redirectErrorStream(true)
-            .start();
-    String output = new String(mknod.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (mknod.waitFor() != 0) {
+    HostCommands.Result mknod =
+        HostCommands.attempt(List.of("mknod", "-m", "666", device.toString(), "c", "1", "3"));
+    if (mknod.exit() != 0) {
       throw new IOException(
-          "cannot make the fake device node " + device + " (needs root): " + output.strip());
+          "cannot make the fake device node " + device + " (needs root): " + mknod.errors());
     }
     madeDevices.add(device);
   }

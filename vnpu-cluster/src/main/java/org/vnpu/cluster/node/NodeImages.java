@@ -1,7 +1,6 @@
 package org.vnpu.cluster.node;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -244,13 +243,15 @@ public final class NodeImages {
     }
   }
 
+  /** What {@code command} prints; ldd of a static program exits 1 and prints nothing useful. */
   private static String output(List<String> command) throws IOException, InterruptedException {
-    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (process.waitFor() != 0 && !output.contains("not a dynamic executable")) {
-      throw new IOException(String.join(" ", command) + " failed: " + output.strip());
+    HostCommands.Result result = HostCommands.attempt(command);
+    if (result.exit() != 0
+        && !result.errors().contains("not a dynamic executable")
+        && !result.output().contains("not a dynamic executable")) {
+      throw new IOException(String.join(" ", command) + " failed: " + result.errors());
     }
-    return output;
+    return result.output();
   }
 
   private static void run(List<String> command, Path workingDirectory, Path log)

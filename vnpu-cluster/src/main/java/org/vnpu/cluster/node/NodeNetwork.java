@@ -1,7 +1,6 @@
 package org.vnpu.cluster.node;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -120,13 +119,12 @@ public record NodeNetwork(int index, String name) {
 
   private static void run(List<String> command, boolean mayFail)
       throws IOException, InterruptedException {
-    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (process.waitFor() != 0 && !mayFail) {
+    HostCommands.Result result = HostCommands.attempt(command);
+    if (result.exit() != 0 && !mayFail) {
       throw new IOException(
           String.join(" ", command)
               + " failed: "
-              + output.strip()
+              + result.errors()
               + " (a real node needs root with CAP_NET_ADMIN and iproute2)");
     }
   }

@@ -177,10 +177,7 @@ public final class RealNode implements AutoCloseable {
     try {
       for (String namespace : podNamespaces()) {
         if (!namespacesBefore.contains(namespace)) {
-          new ProcessBuilder("ip", "netns", "delete", namespace)
-              .redirectErrorStream(true)
-              .start()
-              .waitFor();
+          HostCommands.attempt(List.of("ip", "netns", "delete", namespace));
         }
       }
     } catch (IOException e) {
@@ -215,10 +212,7 @@ public final class RealNode implements AutoCloseable {
               .sorted(java.util.Comparator.reverseOrder())
               .toList();
       for (String point : mounts) {
-        Process umount =
-            new ProcessBuilder("umount", "-l", point).redirectErrorStream(true).start();
-        umount.getInputStream().readAllBytes();
-        if (umount.waitFor() != 0) {
+        if (HostCommands.attempt(List.of("umount", "-l", point)).exit() != 0) {
           LOG.warn("cannot unmount {} left below {}", point, directory);
         }
       }
