@@ -90,6 +90,13 @@ public final class DevicePluginService extends DevicePluginGrpc.DevicePluginImpl
   @Override
   public void allocate(AllocateRequest request, StreamObserver<AllocateResponse> response) {
     AllocateResponse.Builder answer = AllocateResponse.newBuilder();
+    // The kubelet's order of Allocate calls and the IDs it chose, for comparing kubelets.
+    LOG.info(
+        "Allocate {}: device IDs per container {}",
+        resource.name(),
+        request.getContainerRequestsList().stream()
+            .map(container -> idsShown(container.getDevicesIdsList()))
+            .toList());
     try {
       for (ContainerAllocateRequest container : request.getContainerRequestsList()) {
         answer.addContainerResponses(
@@ -108,6 +115,14 @@ public final class DevicePluginService extends DevicePluginGrpc.DevicePluginImpl
     }
     response.onNext(answer.build());
     response.onCompleted();
+  }
+
+  /** A container's device IDs as a log line shows them: how many, and the first few. */
+  private static String idsShown(List<String> ids) {
+    List<String> sorted = ids.stream().sorted().toList();
+    return sorted.size() <= 4
+        ? sorted.toString()
+        : sorted.size() + " " + sorted.subList(0, 3) + "...";
   }
 
   @Override
