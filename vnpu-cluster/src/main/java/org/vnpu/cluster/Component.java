@@ -57,8 +57,9 @@ public final class Component {
       Path logs,
       Path pids) {
     this.name = name;
-    this.command = new ArrayList<>(wrapper);
-    this.command.addAll(command);
+    List<String> all = new ArrayList<>(wrapper);
+    all.addAll(command);
+    this.command = List.copyOf(all);
     this.binary = Path.of(command.get(0)).getFileName().toString();
     this.environment = Map.copyOf(environment);
     this.log = logs.resolve(name + ".log");

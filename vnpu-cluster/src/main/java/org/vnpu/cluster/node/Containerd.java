@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -113,7 +114,7 @@ public final class Containerd implements AutoCloseable {
   private String ctr(List<String> arguments, boolean mayFail)
       throws IOException, InterruptedException {
     List<String> command =
-        new java.util.ArrayList<>(
+        new ArrayList<>(
             List.of(binaries.binary("ctr").toString(), "--address", socket().toString()));
     command.addAll(arguments);
     if (mayFail) {

@@ -16,6 +16,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.cluster.VnpuRelease;
@@ -227,7 +228,7 @@ final class NodeFlows {
                             vnpu.memoryMiB(),
                             vnpu.cores(),
                             vnpu.wholeCard() ? ", whole card" : ""))
-            .collect(java.util.stream.Collectors.joining(", "));
+            .collect(Collectors.joining(", "));
   }
 
   private static String firstLine(String log) {

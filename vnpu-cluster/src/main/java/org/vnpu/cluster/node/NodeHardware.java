@@ -3,6 +3,7 @@ package org.vnpu.cluster.node;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
@@ -66,7 +67,7 @@ public final class NodeHardware implements AutoCloseable {
     Files.copy(
         natives.fake("libdcmi.so"),
         lib64.resolve("libdcmi.so"),
-        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        StandardCopyOption.REPLACE_EXISTING);
     StringBuilder config = new StringBuilder("# the chips of this real node (vnpu real-node)\n");
     for (int chip = 0; chip < chips; chip++) {
       config.append(CHIP.formatted(chip, node, chip + 1));

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -285,7 +286,7 @@ public final class NodeImages {
       return;
     }
     try (var files = Files.walk(root)) {
-      for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+      for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
         Files.delete(file);
       }
     }

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Predicate;
 import org.vnpu.api.ResourceNames;
@@ -155,7 +156,7 @@ final class NodePods {
   static Optional<ContainerStateTerminated> terminated(Pod pod) {
     return pod.getStatus().getContainerStatuses().stream()
         .map(status -> status.getState().getTerminated())
-        .filter(java.util.Objects::nonNull)
+        .filter(Objects::nonNull)
         .findFirst();
   }
 

@@ -2,8 +2,11 @@ package org.vnpu.cluster.node;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,7 +24,7 @@ public final class RealNode implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(RealNode.class);
 
-  private static final java.time.Duration DRAIN = java.time.Duration.ofSeconds(60);
+  private static final Duration DRAIN = Duration.ofSeconds(60);
 
   private final String name;
   private final Path directory;
@@ -158,10 +161,10 @@ public final class RealNode implements AutoCloseable {
   /** The network namespaces containerd made for pod sandboxes ({@code cni-<uuid>}). */
   private static List<String> podNamespaces() throws IOException {
     Path namespaces = Path.of("/var/run/netns");
-    if (!java.nio.file.Files.isDirectory(namespaces)) {
+    if (!Files.isDirectory(namespaces)) {
       return List.of();
     }
-    try (var files = java.nio.file.Files.list(namespaces)) {
+    try (var files = Files.list(namespaces)) {
       return files
           .map(file -> file.getFileName().toString())
           .filter(file -> file.startsWith("cni-"))
@@ -206,10 +209,10 @@ public final class RealNode implements AutoCloseable {
     String prefix = directory.toAbsolutePath() + "/";
     try {
       List<String> mounts =
-          java.nio.file.Files.readAllLines(Path.of("/proc/self/mounts")).stream()
+          Files.readAllLines(Path.of("/proc/self/mounts")).stream()
               .map(line -> line.split(" ")[1].replace("\\040", " "))
               .filter(point -> (point + "/").startsWith(prefix))
-              .sorted(java.util.Comparator.reverseOrder())
+              .sorted(Comparator.reverseOrder())
               .toList();
       for (String point : mounts) {
         if (HostCommands.attempt(List.of("umount", "-l", point)).exit() != 0) {
