@@ -95,6 +95,11 @@ public final class SchedulerService implements AutoCloseable {
     return new SchedulerService(nodes, pods, dra, expiry, server, leadership);
   }
 
+  /** The node as the writing verbs see it (the node informer's copy), or null. */
+  Node cachedNode(String name) {
+    return nodes.getStore().getByKey(name);
+  }
+
   /** The informers of the DRA driver's slices and claims, when the scheduler follows one. */
   private static List<SharedIndexInformer<?>> followDra(
       Scheduler scheduler, KubernetesClient client) {

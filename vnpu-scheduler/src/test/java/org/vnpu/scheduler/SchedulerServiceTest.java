@@ -452,9 +452,13 @@ class SchedulerServiceTest {
               return n;
             });
     // The writing verbs read the node from the service's informer, as kube-scheduler reads its own
-    // cache; a service started now has listed the taint before it answers.
-    service.close();
-    service = serve();
+    // cache: the taint counts once the informer has it.
+    await()
+        .until(
+            () ->
+                service.cachedNode(node.node).getSpec() != null
+                    && service.cachedNode(node.node).getSpec().getTaints() != null
+                    && !service.cachedNode(node.node).getSpec().getTaints().isEmpty());
 
     JsonNode bind = bind(pod);
     JsonNode allocate =

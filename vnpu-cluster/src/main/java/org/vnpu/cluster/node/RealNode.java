@@ -2,8 +2,10 @@ package org.vnpu.cluster.node;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -136,9 +138,28 @@ public final class RealNode implements AutoCloseable {
   @Override
   public void close() {
     if (kubelet != null && containerd != null) {
+      keepPodLogs();
       drain();
     }
     stop();
+  }
+
+  /**
+   * Copies the containers' logs, which the kubelet keeps in {@code /var/log/pods} and deletes with
+   * their pods, to {@code pod-logs/} of the node's directory.
+   */
+  private void keepPodLogs() {
+    Path logs = Path.of("/var/log/pods");
+    Path kept = directory.resolve("pod-logs");
+    try (var files = Files.walk(logs)) {
+      for (Path file : files.filter(Files::isRegularFile).toList()) {
+        Path target = kept.resolve(logs.relativize(file).toString());
+        Files.createDirectories(target.getParent());
+        Files.copy(file, target, StandardCopyOption.REPLACE_EXISTING);
+      }
+    } catch (IOException | UncheckedIOException e) {
+      LOG.warn("cannot keep the containers' logs of node {}: {}", name, e.toString());
+    }
   }
 
   /**
