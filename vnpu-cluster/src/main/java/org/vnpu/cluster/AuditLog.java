@@ -1,5 +1,6 @@
 package org.vnpu.cluster;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.BufferedReader;
@@ -12,6 +13,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * The API server's audit log ({@code --audit-log-path}, one JSON event per line): what each user
@@ -37,14 +40,15 @@ final class AuditLog {
   static List<String> refusedRequests(Path log) throws IOException {
     Map<String, Integer> refused = new TreeMap<>();
     try (BufferedReader lines = Files.newBufferedReader(log)) {
-      for (String line = lines.readLine(); line != null; line = lines.readLine()) {
-        JsonNode event = JSON.readTree(line);
-        String user = event.path("user").path("username").asText();
-        if (event.path("responseStatus").path("code").asInt() != 403 || !vnpuComponent(user)) {
-          continue;
-        }
-        refused.merge(user + " " + request(event), 1, Integer::sum);
-      }
+      forEachEvent(
+          lines,
+          line -> true,
+          event -> {
+            String user = event.path("user").path("username").asText();
+            if (event.path("responseStatus").path("code").asInt() == 403 && vnpuComponent(user)) {
+              refused.merge(user + " " + request(event), 1, Integer::sum);
+            }
+          });
     }
     return refused.entrySet().stream().map(e -> e.getKey() + " (" + e.getValue() + ")").toList();
   }
@@ -59,18 +63,44 @@ final class AuditLog {
     try (InputStream in = Files.newInputStream(log)) {
       in.skipNBytes(offset);
       BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
-      for (String line = lines.readLine(); line != null; line = lines.readLine()) {
-        if (!line.contains(user)) {
-          continue;
-        }
-        JsonNode event = JSON.readTree(line);
-        if (event.path("user").path("username").asText().equals(user)
-            && event.path("stage").asText().equals("ResponseComplete")) {
-          requests.merge(request(event), 1, Integer::sum);
-        }
-      }
+      forEachEvent(
+          lines,
+          line -> line.contains(user),
+          event -> {
+            if (event.path("user").path("username").asText().equals(user)
+                && event.path("stage").asText().equals("ResponseComplete")) {
+              requests.merge(request(event), 1, Integer::sum);
+            }
+          });
     }
     return requests;
+  }
+
+  /**
+   * Each event of the log read by {@code lines} whose line passes {@code wanted}. The API server is
+   * writing the log while it is read: a last line that does not parse is one it has not finished,
+   * and is left out; any other that does not parse is an error.
+   */
+  private static void forEachEvent(
+      BufferedReader lines, Predicate<String> wanted, Consumer<JsonNode> action)
+      throws IOException {
+    String line = lines.readLine();
+    while (line != null) {
+      String next = lines.readLine();
+      if (wanted.test(line)) {
+        JsonNode event;
+        try {
+          event = JSON.readTree(line);
+        } catch (JsonProcessingException e) {
+          if (next == null) {
+            return;
+          }
+          throw e;
+        }
+        action.accept(event);
+      }
+      line = next;
+    }
   }
 
   /** {@code verb resource[/subresource]} of an event. */
