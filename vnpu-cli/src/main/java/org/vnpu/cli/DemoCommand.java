@@ -10,9 +10,8 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.Consumer;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 import org.vnpu.api.PlacementPolicy;
+import org.vnpu.sandbox.ApiServer;
 import org.vnpu.sandbox.BurstScenario;
 import org.vnpu.sandbox.DemoCluster;
 import org.vnpu.sandbox.Sandbox;
@@ -188,9 +187,6 @@ final class DemoCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  /** Held here: java.util.logging forgets the level of a logger nobody references. */
-  private static final Logger MOCK_SERVER_LOG = Logger.getLogger("io.fabric8.mockwebserver");
-
   @Override
   public Integer call() throws IOException, InterruptedException {
     Sandbox.Driver driver =
@@ -230,7 +226,7 @@ final class DemoCommand implements Callable<Integer> {
     // own output stays readable; the mock API server's per-request lines are left out.
     PrintStream terminal = System.err;
     System.setErr(new PrintStream(Files.newOutputStream(log), true, StandardCharsets.UTF_8));
-    MOCK_SERVER_LOG.setLevel(Level.WARNING);
+    ApiServer.quietRequests();
     try {
       if (controlPlane.equals("real")) {
         if (burstScenario) {

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -63,10 +64,14 @@ public final class KubeletEmulator implements AutoCloseable {
   private volatile Duration endpointStopGracePeriod = ENDPOINT_STOP_GRACE_PERIOD;
   private final Map<String, Plugin> plugins = new ConcurrentHashMap<>();
   private final List<Registration> registrations = new CopyOnWriteArrayList<>();
+  private final List<AllocateCall> allocateCalls = new CopyOnWriteArrayList<>();
   private Server server;
 
   /** One accepted registration. */
   public record Registration(String resourceName, String endpoint, Instant at) {}
+
+  /** One {@code Allocate} call: the resource and the device IDs sent, in the order sent. */
+  public record AllocateCall(String resource, List<String> deviceIds) {}
 
   private static final class Plugin {
     final ManagedChannel channel;
@@ -178,8 +183,14 @@ public final class KubeletEmulator implements AutoCloseable {
     return plugin(resource).options;
   }
 
+  /** Every {@code Allocate} call made so far, in order. */
+  public List<AllocateCall> allocateCalls() {
+    return List.copyOf(allocateCalls);
+  }
+
   /** One {@code Allocate} call for one container, as the kubelet makes it. */
   public ContainerAllocateResponse allocate(String resource, List<String> deviceIds) {
+    allocateCalls.add(new AllocateCall(resource, List.copyOf(deviceIds)));
     AllocateResponse response =
         DevicePluginGrpc.newBlockingStub(plugin(resource).channel)
             .withDeadlineAfter(30, TimeUnit.SECONDS)
@@ -196,20 +207,20 @@ public final class KubeletEmulator implements AutoCloseable {
   }
 
   /**
-   * {@code count} healthy device IDs of {@code resource} not in {@code taken}, as the kubelet
-   * picks; IllegalStateException when fewer are free.
+   * {@code count} healthy device IDs of {@code resource} not in {@code taken}, as the kubelet picks
+   * them when the plugin offers no preferred allocation: in no particular order, for it ranges over
+   * a Go set ({@code devicemanager/manager.go devicesToAllocate}, {@code allocateRemainingFrom}).
+   * The real kubelet's IDs spread over the chips (docs/sandbox.md, the kubelet agreement); so do
+   * these. IllegalStateException when fewer are free.
    */
   public List<String> pickHealthy(String resource, int count, Collection<String> taken) {
-    List<String> picked = new ArrayList<>();
+    List<String> free = new ArrayList<>();
     for (Device device : devices(resource)) {
-      if (picked.size() == count) {
-        break;
-      }
       if (device.getHealth().equals("Healthy") && !taken.contains(device.getID())) {
-        picked.add(device.getID());
+        free.add(device.getID());
       }
     }
-    if (picked.size() < count) {
+    if (free.size() < count) {
       // kubelet devicemanager/manager.go devicesToAllocate()
       throw new IllegalStateException(
           "requested number of devices unavailable for "
@@ -217,9 +228,10 @@ public final class KubeletEmulator implements AutoCloseable {
               + ". Requested: "
               + count
               + ", Available: "
-              + picked.size());
+              + free.size());
     }
-    return picked;
+    Collections.shuffle(free);
+    return List.copyOf(free.subList(0, count));
   }
 
   private Plugin plugin(String resource) {

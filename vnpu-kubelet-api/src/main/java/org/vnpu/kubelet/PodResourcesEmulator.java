@@ -7,6 +7,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -31,8 +33,8 @@ import org.vnpu.kubelet.podresources.v1.PodResourcesListerGrpc;
  *       KubeletPodResourcesListUseActivePods}, on since 1.34, {@code GetActivePods});
  *   <li>per pod, every app container of its spec, in spec order; init containers are not listed
  *       (restartable ones are, but the sandbox runs none);
- *   <li>per container, one {@code ContainerDevices} per device-plugin resource it was allocated
- *       ({@code GetDevices}), with the device IDs as the device manager recorded them;
+ *   <li>per container, one {@code ContainerDevices} per device it was allocated ({@code
+ *       GetDevices}), in no particular order, as the real kubelet answered on the real node;
  *   <li>{@code Get} answers one active pod; for any other it fails as the kubelet does, with a
  *       plain error (gRPC {@code UNKNOWN}) "pod NAME not found in NAMESPACE".
  * </ul>
@@ -89,20 +91,32 @@ public final class PodResourcesEmulator implements AutoCloseable {
     }
   }
 
+  /**
+   * One {@code ContainerDevices} per device ID, as the kubelet lists them ({@code
+   * pkg/kubelet/cm/container_manager.go containerDevicesFromResourceDeviceInstances}: a loop over
+   * the resources and their devices, both Go maps, so in no particular order), never one per
+   * resource with all its IDs: a reader must gather a container's IDs of a resource itself. The
+   * kubelet also copies a device's NUMA node into its entry; this leaves topology out.
+   */
   private static PodResources resources(ActivePod pod) {
     PodResources.Builder builder =
         PodResources.newBuilder().setName(pod.name()).setNamespace(pod.namespace());
     for (String container : pod.containers()) {
-      ContainerResources.Builder resources = ContainerResources.newBuilder().setName(container);
+      List<ContainerDevices> devices = new ArrayList<>();
       pod.devices()
           .getOrDefault(container, Map.of())
           .forEach(
               (resource, ids) ->
-                  resources.addDevices(
-                      ContainerDevices.newBuilder()
-                          .setResourceName(resource)
-                          .addAllDeviceIds(ids)));
-      builder.addContainers(resources);
+                  ids.forEach(
+                      id ->
+                          devices.add(
+                              ContainerDevices.newBuilder()
+                                  .setResourceName(resource)
+                                  .addDeviceIds(id)
+                                  .build())));
+      Collections.shuffle(devices);
+      builder.addContainers(
+          ContainerResources.newBuilder().setName(container).addAllDevices(devices));
     }
     return builder.build();
   }

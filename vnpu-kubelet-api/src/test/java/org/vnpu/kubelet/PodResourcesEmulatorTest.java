@@ -22,13 +22,13 @@ class PodResourcesEmulatorTest {
   @TempDir Path directory;
 
   @Test
-  void listsEveryContainerWithItsDevicesPerResourceAndGetRefusesAnUnknownPod() {
+  void listsEveryContainerWithEachDeviceInAnEntryOfItsOwnAndGetRefusesAnUnknownPod() {
     PodResourcesEmulator.ActivePod pod =
         new PodResourcesEmulator.ActivePod(
             "serving",
             "bert",
             List.of("model", "sidecar"),
-            Map.of("model", Map.of("huawei.com/vnpu-number", List.of("d-1"))));
+            Map.of("model", Map.of("huawei.com/vnpu-number", List.of("d-1", "d-2"))));
     Path socket =
         directory.resolve(PodResourcesEmulator.DIRECTORY).resolve(PodResourcesEmulator.SOCKET);
     PodResourcesEmulator kubelet = new PodResourcesEmulator(socket, () -> List.of(pod)).start();
@@ -48,20 +48,29 @@ class PodResourcesEmulatorTest {
                   assertThat(p.getContainersList())
                       .extracting(c -> c.getName())
                       .containsExactly("model", "sidecar");
-                  assertThat(p.getContainers(0).getDevices(0).getResourceName())
-                      .isEqualTo("huawei.com/vnpu-number");
-                  assertThat(p.getContainers(0).getDevices(0).getDeviceIdsList())
-                      .containsExactly("d-1");
+                  // One ContainerDevices per device, as the real kubelet lists them.
+                  assertThat(p.getContainers(0).getDevicesList())
+                      .allSatisfy(
+                          devices -> {
+                            assertThat(devices.getResourceName())
+                                .isEqualTo("huawei.com/vnpu-number");
+                            assertThat(devices.getDeviceIdsCount()).isOne();
+                          })
+                      .flatExtracting(devices -> devices.getDeviceIdsList())
+                      .containsExactlyInAnyOrder("d-1", "d-2");
                   assertThat(p.getContainers(1).getDevicesList()).isEmpty();
                 });
-        assertThat(
-                stub.get(
-                        GetPodResourcesRequest.newBuilder()
-                            .setPodNamespace("serving")
-                            .setPodName("bert")
-                            .build())
-                    .getPodResources())
-            .isEqualTo(listed.get(0));
+        PodResources got =
+            stub.get(
+                    GetPodResourcesRequest.newBuilder()
+                        .setPodNamespace("serving")
+                        .setPodName("bert")
+                        .build())
+                .getPodResources();
+        assertThat(got.getName()).isEqualTo("bert");
+        assertThat(got.getContainers(0).getDevicesList())
+            .flatExtracting(devices -> devices.getDeviceIdsList())
+            .containsExactlyInAnyOrder("d-1", "d-2");
         assertThatThrownBy(
                 () ->
                     stub.get(

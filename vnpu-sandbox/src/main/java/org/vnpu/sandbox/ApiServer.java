@@ -37,6 +37,15 @@ public final class ApiServer implements AutoCloseable {
     return start(port, request -> {});
   }
 
+  /** Held here: java.util.logging forgets the level of a logger nobody references. */
+  private static final java.util.logging.Logger REQUEST_LOG =
+      java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
+
+  /** Leaves out the mock server's line per request (java.util.logging, INFO), in this JVM. */
+  public static void quietRequests() {
+    REQUEST_LOG.setLevel(java.util.logging.Level.WARNING);
+  }
+
   /** As {@link #start(int)}, showing every request to {@code observer} before answering it. */
   public static ApiServer start(int port, Consumer<RecordedRequest> observer) {
     return start(port, observer, Set.of());

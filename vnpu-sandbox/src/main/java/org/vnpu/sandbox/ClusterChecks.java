@@ -81,7 +81,7 @@ final class ClusterChecks extends ScenarioStep {
         }
         running++;
         boolean present =
-            samples(
+            MetricSamples.of(
                     exposition.get(pod.getSpec().getNodeName()),
                     "vnpu_container_memory_limit_bytes")
                 .stream()

@@ -138,7 +138,8 @@ final class ColocationStep extends ScenarioStep {
    * What the exporter says the chip's containers of {@code priority} held since its last scrape.
    */
   private double chipShare(String exposition, String priority) {
-    for (Sample sample : samples(exposition, "vnpu_chip_aicore_share_ratio")) {
+    for (MetricSamples.Sample sample :
+        MetricSamples.of(exposition, "vnpu_chip_aicore_share_ratio")) {
       if (COLOCATED_CHIP.equals(sample.labels().get("die_id"))
           && priority.equals(sample.labels().get("priority"))) {
         return sample.value();

@@ -2,17 +2,21 @@ package org.vnpu.sandbox;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.stream.Collectors;
 import org.vnpu.api.ResourceNames;
 import org.vnpu.kubelet.KubeletEmulator;
 import org.vnpu.kubelet.PodResourcesEmulator;
@@ -150,11 +154,28 @@ final class DeviceAdmission {
     } catch (StatusRuntimeException | IllegalStateException e) {
       String why =
           e instanceof StatusRuntimeException refused
-              ? refused.getStatus().getDescription()
+              ? goError(refused.getStatus())
               : e.getMessage();
       throw new NotAdmitted(
           "UnexpectedAdmissionError", "Allocate failed due to " + why + ", which is unexpected");
     }
+  }
+
+  /**
+   * A plugin's refusal as the kubelet's message quotes it: grpc-go's error text ({@code
+   * status.Error}, "rpc error: code = FailedPrecondition desc = ..."), as seen on the real node.
+   */
+  static String goError(Status status) {
+    String code =
+        switch (status.getCode()) {
+          case OK -> "OK";
+          case CANCELLED -> "Canceled";
+          default ->
+              Arrays.stream(status.getCode().name().split("_"))
+                  .map(word -> word.charAt(0) + word.substring(1).toLowerCase(Locale.ROOT))
+                  .collect(Collectors.joining());
+        };
+    return "rpc error: code = " + code + " desc = " + status.getDescription();
   }
 
   /** The devices one Allocate call handed out, and the plugin's answer. */

@@ -92,7 +92,7 @@ public final class DraNode implements AutoCloseable {
     Files.createDirectories(directory);
     KubernetesClient client = clients.kubelet();
     createNode(client, spec.name());
-    SandboxNode.writeInventory(spec, directory, Set.of());
+    spec.writeInventory(directory, Set.of());
     Path registry = directory.resolve("plugins_registry");
     DraKubeletEmulator draKubelet =
         new DraKubeletEmulator(registry, driver -> wipe(client, spec.name(), driver)).start();

@@ -1,5 +1,10 @@
 package org.vnpu.sandbox;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -54,5 +59,20 @@ public record NodeSpec(String name, String description, SplitMode mode, List<Chi
               + "}");
     }
     return String.join("\n", lines) + "\n";
+  }
+
+  /** Writes {@link #inventory} to {@code directory/inventory.yaml} at once (a rename). */
+  void writeInventory(Path directory, Set<Integer> unhealthy) {
+    try {
+      Path temporary = directory.resolve("inventory.yaml.tmp");
+      Files.writeString(temporary, inventory(unhealthy));
+      Files.move(
+          temporary,
+          directory.resolve("inventory.yaml"),
+          StandardCopyOption.REPLACE_EXISTING,
+          StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 }

@@ -211,7 +211,8 @@ final class PodRunner implements AutoCloseable {
       handouts = admit(running);
     } catch (NotAdmitted e) {
       LOG.warn("pod {} not admitted on {}: {}: {}", running.key(), node, e.reason, e.getMessage());
-      finish(running, "Failed", e.reason, e.getMessage());
+      // pkg/kubelet/kubelet.go rejectPod: "Pod was rejected: " + the admit handler's message.
+      finish(running, "Failed", e.reason, "Pod was rejected: " + e.getMessage());
       return;
     }
     try {

@@ -7,11 +7,9 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Duration;
@@ -177,7 +175,7 @@ public final class SandboxNode implements AutoCloseable {
             VerifyingKeys.inDirectory(verifyingKeys, Clock.systemUTC()), new PayloadCodec());
     KubernetesClient client = clients.kubelet();
     createNode(client, spec);
-    writeInventory(spec, directory, Set.of());
+    spec.writeInventory(directory, Set.of());
     Path pluginDirectory = directory.resolve("device-plugins");
     Path state = directory.resolve("state");
     KubeletEmulator kubelet = new KubeletEmulator(pluginDirectory).start();
@@ -301,7 +299,7 @@ public final class SandboxNode implements AutoCloseable {
     } else {
       unhealthy.add(index);
     }
-    writeInventory(spec, directory, unhealthy);
+    spec.writeInventory(directory, unhealthy);
   }
 
   /** Seconds this node's device plugin took to answer the kubelet's Allocate calls so far. */
@@ -318,6 +316,11 @@ public final class SandboxNode implements AutoCloseable {
   /** What each admitted pod's containers were handed out, by pod UID and container name. */
   public Map<String, Map<String, ContainerAllocateResponse>> handouts() {
     return pods.handouts();
+  }
+
+  /** The Allocate calls this node's kubelet emulator made so far, in order. */
+  public List<KubeletEmulator.AllocateCall> allocateCalls() {
+    return kubelet.allocateCalls();
   }
 
   /** The devices the kubelet emulator last saw from the plugin. */
@@ -371,20 +374,6 @@ public final class SandboxNode implements AutoCloseable {
       reported = capacities;
     } catch (KubernetesClientException e) {
       LOG.warn("node {}: cannot report capacity: {}", spec.name(), e.getMessage());
-    }
-  }
-
-  static void writeInventory(NodeSpec spec, Path directory, Set<Integer> unhealthy) {
-    try {
-      Path temporary = directory.resolve("inventory.yaml.tmp");
-      Files.writeString(temporary, spec.inventory(unhealthy));
-      Files.move(
-          temporary,
-          directory.resolve("inventory.yaml"),
-          StandardCopyOption.REPLACE_EXISTING,
-          StandardCopyOption.ATOMIC_MOVE);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
     }
   }
 

@@ -14,14 +14,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.Consumer;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.payload.ContainerAllocation;
@@ -38,8 +35,6 @@ abstract class ScenarioStep {
   /** How long a step waits for a pod to be placed or refused. */
   static final Duration SETTLE = Duration.ofSeconds(90);
 
-  private static final Pattern SAMPLE = Pattern.compile("^(\\w+)\\{([^}]*)\\} (\\S+)$");
-
   /**
    * What every step shares: the sandbox, where progress lines go, and the scenario's checks, to
    * which each step adds its own.
@@ -50,9 +45,8 @@ abstract class ScenarioStep {
   record Placed(String node, List<VnpuAssignment> vnpus) {}
 
   /** One sample of an exposition: its labels and value. */
-  record Sample(Map<String, String> labels, double value) {}
-
   final ScenarioCluster sandbox;
+
   final KubernetesClient client;
   final Consumer<String> progress;
   final List<Scenario.Check> checks;
@@ -180,22 +174,6 @@ abstract class ScenarioStep {
     return http.send(
             HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString())
         .body();
-  }
-
-  static List<Sample> samples(String exposition, String metric) {
-    List<Sample> samples = new ArrayList<>();
-    for (String line : exposition.split("\n")) {
-      Matcher matcher = SAMPLE.matcher(line);
-      if (matcher.matches() && matcher.group(1).equals(metric)) {
-        Map<String, String> labels = new HashMap<>();
-        for (String pair : matcher.group(2).split(",")) {
-          String[] parts = pair.split("=", 2);
-          labels.put(parts[0], parts[1].replace("\"", ""));
-        }
-        samples.add(new Sample(labels, Double.parseDouble(matcher.group(3))));
-      }
-    }
-    return samples;
   }
 
   static boolean running(Pod pod) {

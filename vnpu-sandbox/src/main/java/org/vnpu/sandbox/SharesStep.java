@@ -49,7 +49,8 @@ final class SharesStep extends ScenarioStep {
     scrape(metrics);
     Thread.sleep(5000);
     Map<String, Double> measured = new TreeMap<>();
-    for (Sample sample : samples(scrape(metrics), "vnpu_container_aicore_share_ratio")) {
+    for (MetricSamples.Sample sample :
+        MetricSamples.of(scrape(metrics), "vnpu_container_aicore_share_ratio")) {
       String pod = sample.labels().get("pod");
       if (SHARES.containsKey(pod)) {
         measured.put(pod, sample.value());

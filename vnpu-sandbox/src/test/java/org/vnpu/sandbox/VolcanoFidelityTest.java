@@ -158,7 +158,9 @@ class VolcanoFidelityTest {
     await().atMost(WAIT).until(() -> "Failed".equals(pods.phase("greedy")));
     assertThat(pods.pod("greedy").getStatus().getReason()).isEqualTo("OutOfcpu");
     assertThat(pods.pod("greedy").getStatus().getMessage())
-        .isEqualTo("Node didn't have enough resource: cpu, requested: 500, used: 0, capacity: 192");
+        .isEqualTo(
+            "Pod was rejected: Node didn't have enough resource: cpu, requested: 500, used: 0,"
+                + " capacity: 192");
   }
 
   @Test
@@ -170,7 +172,7 @@ class VolcanoFidelityTest {
     assertThat(pods.pod("too-much").getStatus().getReason()).isEqualTo("UnexpectedAdmissionError");
     assertThat(pods.pod("too-much").getStatus().getMessage())
         .isEqualTo(
-            "Allocate failed due to requested number of devices unavailable for "
+            "Pod was rejected: Allocate failed due to requested number of devices unavailable for "
                 + ResourceNames.VNPU_MEMORY_GIB
                 + ". Requested: 129, Available: 128, which is unexpected");
   }

@@ -3,15 +3,22 @@ package org.vnpu.cluster.node;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.ExecListener;
 import io.fabric8.kubernetes.client.dsl.ExecWatch;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -21,6 +28,7 @@ import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.cluster.VnpuRelease;
 import org.vnpu.handouts.NodeFiles;
+import org.vnpu.sandbox.MetricSamples;
 
 /**
  * The vNPU flows on the real node, once the chart runs there and Volcano calls the extender: vNPU
@@ -33,14 +41,19 @@ final class NodeFlows {
   private static final Duration POD_READY = Duration.ofMinutes(3);
   private static final Duration CLEANUP = Duration.ofMinutes(1);
   private static final long EXEC_SECONDS = 120;
+  private static final double SHARE_TOLERANCE = 0.05;
 
   private final KubernetesClient admin;
   private final RealNode node;
   private final NodePods pods;
   private final Checks checks;
+  private final RealKubeletSide kubelet;
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   NodeFlows(KubernetesClient admin, RealNode node, NodePods pods, Checks checks) {
     this.admin = admin;
+    this.kubelet = new RealKubeletSide(admin, node);
     this.node = node;
     this.pods = pods;
     this.checks = checks;
@@ -52,6 +65,7 @@ final class NodeFlows {
     initContainerFirst();
     kubeletRestartKeepsAllocations();
     deletedPodsFilesGo();
+    fixedSharesMeasured();
     doctorOnTheNode();
   }
 
@@ -108,7 +122,7 @@ final class NodeFlows {
     checks.await(
         "the device plugin registered again with the restarted kubelet",
         POD_READY,
-        () -> devicePluginLog().contains("serving it again"));
+        () -> kubelet.devicePluginLog().contains("serving it again"));
     Pod after = pods.await("shared", "running again", NodePods::running, POD_READY);
     checks.check(
         after
@@ -137,6 +151,78 @@ final class NodeFlows {
     checks.check(true, "the deleted pod's shim files are removed from the node");
   }
 
+  /**
+   * Two fixed-share pods on the chip the whole-card pod left free: the exporter pod measures each
+   * one's AI Core share from the shim's books, over 5 s of back-to-back kernels.
+   */
+  private void fixedSharesMeasured() throws IOException, InterruptedException {
+    Map<String, Integer> shares = new TreeMap<>(Map.of("share-a", 30, "share-b", 60));
+    for (Map.Entry<String, Integer> share : shares.entrySet()) {
+      pods.create(
+          pods.pod(share.getKey(), NodePods.shared(share.getValue(), 8), 1024)
+              .editMetadata()
+              .addToAnnotations(AnnotationKeys.AICORE_POLICY, "fixed-share")
+              .endMetadata());
+    }
+    Set<Integer> chips = new TreeSet<>();
+    for (String name : shares.keySet()) {
+      Pod pod = pods.await(name, "running", NodePods::running, POD_READY);
+      new PayloadCodec()
+              .decodeAllocation(pod.getMetadata().getAnnotations().get(AnnotationKeys.ALLOCATION))
+              .allocation()
+              .containers()
+              .stream()
+              .flatMap(container -> container.vnpus().stream())
+              .forEach(vnpu -> chips.add(vnpu.chipIndex()));
+    }
+    Pod exporterPod = exporterPod();
+    String exporter =
+        "http://"
+            + exporterPod.getStatus().getPodIP()
+            + ":"
+            + exporterPod.getSpec().getContainers().get(0).getPorts().get(0).getContainerPort()
+            + "/metrics";
+    scrape(exporter);
+    Thread.sleep(5000);
+    Map<String, Double> measured = new TreeMap<>();
+    for (MetricSamples.Sample sample :
+        MetricSamples.of(scrape(exporter), "vnpu_container_aicore_share_ratio")) {
+      measured.put(sample.labels().get("pod"), sample.value());
+    }
+    List<String> details = new ArrayList<>();
+    boolean within = chips.size() == 1;
+    for (Map.Entry<String, Integer> share : shares.entrySet()) {
+      double got = measured.getOrDefault(share.getKey(), -1.0);
+      within &= Math.abs(got - share.getValue() / 100.0) <= SHARE_TOLERANCE;
+      details.add("%s %.1f %% (%d %%)".formatted(share.getKey(), got * 100, share.getValue()));
+    }
+    checks.check(
+        within,
+        "the exporter pod measured the fixed shares of two pods on chip "
+            + chips
+            + " within 5 points over 5 s: "
+            + String.join(", ", details));
+    shares.keySet().forEach(pods::delete);
+  }
+
+  private Pod exporterPod() {
+    return admin.pods().inNamespace(VnpuRelease.NAMESPACE).list().getItems().stream()
+        .filter(p -> p.getMetadata().getName().startsWith(VnpuRelease.NAME + "-exporter"))
+        .findFirst()
+        .orElseThrow(() -> new IllegalStateException("the exporter's pod is gone"));
+  }
+
+  private String scrape(String url) throws IOException, InterruptedException {
+    HttpResponse<String> response =
+        http.send(
+            HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
+            HttpResponse.BodyHandlers.ofString());
+    if (response.statusCode() != 200) {
+      throw new IllegalStateException(url + " answered " + response.statusCode());
+    }
+    return response.body();
+  }
+
   private static boolean hasFiles(NodeFiles files, String uid) {
     try {
       return files.pods().stream().anyMatch(keyed -> keyed.pod().uid().equals(uid));
@@ -146,7 +232,7 @@ final class NodeFlows {
   }
 
   private void doctorOnTheNode() throws InterruptedException {
-    Pod plugin = devicePluginPod();
+    Pod plugin = kubelet.devicePluginPod();
     List<String> command = new ArrayList<>(List.of("vnpu", "doctor"));
     List<String> arguments = plugin.getSpec().getContainers().get(0).getArgs();
     command.addAll(arguments.subList(1, arguments.size()));
@@ -189,27 +275,6 @@ final class NodeFlows {
             + exit
             + "\n"
             + report.strip().indent(6).stripTrailing());
-  }
-
-  private Pod devicePluginPod() {
-    return admin.pods().inNamespace(VnpuRelease.NAMESPACE).list().getItems().stream()
-        .filter(p -> p.getMetadata().getName().startsWith(VnpuRelease.NAME + "-device-plugin"))
-        .findFirst()
-        .orElseThrow(() -> new IllegalStateException("the device plugin's pod is gone"));
-  }
-
-  /** The device plugin's log, or "" while the kubelet cannot serve it. */
-  private String devicePluginLog() {
-    try {
-      return admin
-          .pods()
-          .inNamespace(VnpuRelease.NAMESPACE)
-          .withName(devicePluginPod().getMetadata().getName())
-          .inContainer("device-plugin")
-          .getLog();
-    } catch (KubernetesClientException e) {
-      return "";
-    }
   }
 
   /** The chips and shares of an allocation annotation, for the check's line. */

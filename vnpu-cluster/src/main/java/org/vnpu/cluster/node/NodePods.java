@@ -40,11 +40,7 @@ final class NodePods {
    * @param memoryMiB the device memory the workload takes at start
    */
   Pod create(String name, Map<String, String> resources, long memoryMiB) {
-    return admin
-        .pods()
-        .inNamespace(NAMESPACE)
-        .resource(pod(name, resources, memoryMiB).build())
-        .create();
+    return create(pod(name, resources, memoryMiB));
   }
 
   /**
@@ -52,7 +48,15 @@ final class NodePods {
    * {@code memoryMiB} and stops after two seconds.
    */
   Pod createWithInit(String name, Map<String, String> resources, long memoryMiB) {
-    PodBuilder pod = pod(name, resources, memoryMiB);
+    return create(withInit(pod(name, resources, memoryMiB)));
+  }
+
+  Pod create(PodBuilder pod) {
+    return admin.pods().inNamespace(NAMESPACE).resource(pod.build()).create();
+  }
+
+  /** {@code pod} with an init container like its first, which stops after two seconds. */
+  static PodBuilder withInit(PodBuilder pod) {
     Container init =
         new ContainerBuilder(pod.buildSpec().getContainers().get(0))
             .withName("init")
@@ -61,14 +65,11 @@ final class NodePods {
             .withValue("2")
             .endEnv()
             .build();
-    return admin
-        .pods()
-        .inNamespace(NAMESPACE)
-        .resource(pod.editSpec().addToInitContainers(init).endSpec().build())
-        .create();
+    return pod.editSpec().addToInitContainers(init).endSpec();
   }
 
-  private PodBuilder pod(String name, Map<String, String> resources, long memoryMiB) {
+  /** A pod of one container running the workload program, scheduled by Volcano. */
+  PodBuilder pod(String name, Map<String, String> resources, long memoryMiB) {
     Map<String, Quantity> limits = new LinkedHashMap<>();
     resources.forEach((resource, amount) -> limits.put(resource, new Quantity(amount)));
     return new PodBuilder()
@@ -166,6 +167,19 @@ final class NodePods {
 
   String log(String name, String container) {
     return admin.pods().inNamespace(NAMESPACE).withName(name).inContainer(container).getLog();
+  }
+
+  /** Deletes every pod of the namespace and waits until they are gone. */
+  void deleteAll() throws InterruptedException {
+    admin.pods().inNamespace(NAMESPACE).withGracePeriod(0).delete();
+    long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+    while (!admin.pods().inNamespace(NAMESPACE).list().getItems().isEmpty()) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(
+            "pods of " + NAMESPACE + " not gone within 2 minutes of their deletion");
+      }
+      Thread.sleep(POLL.toMillis());
+    }
   }
 
   void delete(String name) {

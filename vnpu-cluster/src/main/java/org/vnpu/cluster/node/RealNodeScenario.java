@@ -19,12 +19,17 @@ import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.api.ResourceNames;
+import org.vnpu.api.SplitMode;
 import org.vnpu.cluster.ControlPlane;
 import org.vnpu.cluster.SourceTree;
 import org.vnpu.cluster.UpstreamBinaries;
 import org.vnpu.cluster.VnpuRelease;
 import org.vnpu.cluster.VolcanoComponents;
+import org.vnpu.sandbox.ApiServer;
 import org.vnpu.sandbox.NativeFiles;
+import org.vnpu.sandbox.NodeSpec;
+import org.vnpu.sandbox.Sandbox;
+import org.vnpu.sandbox.SandboxOptions;
 import org.vnpu.scheduler.VolcanoSchedulerConf;
 
 /**
@@ -82,7 +87,39 @@ public final class RealNodeScenario implements AutoCloseable {
     devicePluginRegistered();
     startVolcano(binaries);
     new NodeFlows(admin, node, pods, checks).run();
+    kubeletAgreement();
     checks.say("real node: all " + checks.held() + " checks hold");
+  }
+
+  /**
+   * The same cases on the real kubelet and on the sandbox's kubelet emulator (a sandbox node like
+   * this one: two 910B3, the real device plugin), compared property by property.
+   */
+  private void kubeletAgreement() throws IOException, InterruptedException {
+    Map<String, Map<String, String>> real =
+        new KubeletCases(new RealKubeletSide(admin, node), node.hardware()).run();
+    Map<String, Map<String, String>> emulated;
+    ApiServer.quietRequests();
+    NodeSpec like = NodeSpec.uniform(NODE, "the real node's chips", SplitMode.SOFT, "910B3", CHIPS);
+    try (Sandbox sandbox =
+        Sandbox.start(
+            new SandboxOptions(directory.resolve("emulator"), Sandbox.Driver.VOLCANO, List.of(like))
+                .withoutWorkloads())) {
+      emulated = new KubeletCases(new EmulatedKubeletSide(sandbox, NODE), node.hardware()).run();
+    }
+    KubeletAgreement agreement = new KubeletAgreement(real, emulated);
+    Path table = directory.resolve("kubelet-agreement.md");
+    Files.writeString(table, agreement.table());
+    checks.check(
+        agreement.agrees(),
+        "the kubelet emulator did what the real kubelet did in "
+            + agreement.rows().size()
+            + " properties of "
+            + real.size()
+            + " cases ("
+            + table
+            + "):\n"
+            + agreement.table().indent(6).stripTrailing());
   }
 
   private void nodeAsRegistered() {

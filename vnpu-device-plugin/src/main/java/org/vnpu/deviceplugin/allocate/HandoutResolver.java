@@ -340,7 +340,11 @@ public final class HandoutResolver {
         : new PodRef(pod.getMetadata().getUid(), holding.namespace(), holding.name());
   }
 
-  /** The kubelet's answer, by the sorted device IDs of {@code vnpu-number} per container. */
+  /**
+   * The kubelet's answer, by the sorted device IDs of {@code vnpu-number} per container. The
+   * kubelet lists each device in an entry of its own, so a container's IDs are gathered from all of
+   * its entries of the resource.
+   */
   private Map<Set<String>, Holding> holdings() {
     if (channel == null) {
       channel = UnixSockets.dial(podResources);
@@ -353,12 +357,15 @@ public final class HandoutResolver {
             .getPodResourcesList();
     for (PodResources pod : pods) {
       for (ContainerResources container : pod.getContainersList()) {
+        Set<String> ids = new TreeSet<>();
         for (ContainerDevices devices : container.getDevicesList()) {
           if (devices.getResourceName().equals(ResourceNames.VNPU_NUMBER)) {
-            Set<String> ids = new TreeSet<>(devices.getDeviceIdsList());
-            holdings.put(
-                ids, new Holding(pod.getNamespace(), pod.getName(), container.getName(), ids));
+            ids.addAll(devices.getDeviceIdsList());
           }
+        }
+        if (!ids.isEmpty()) {
+          holdings.put(
+              ids, new Holding(pod.getNamespace(), pod.getName(), container.getName(), ids));
         }
       }
     }

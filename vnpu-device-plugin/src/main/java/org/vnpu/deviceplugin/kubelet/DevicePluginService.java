@@ -92,11 +92,12 @@ public final class DevicePluginService extends DevicePluginGrpc.DevicePluginImpl
     AllocateResponse.Builder answer = AllocateResponse.newBuilder();
     // The kubelet's order of Allocate calls and the IDs it chose, for comparing kubelets.
     LOG.info(
-        "Allocate {}: device IDs per container {}",
-        resource.name(),
-        request.getContainerRequestsList().stream()
-            .map(container -> idsShown(container.getDevicesIdsList()))
-            .toList());
+        AllocateLog.line(
+            resource.name(),
+            request.getContainerRequestsList().stream()
+                .map(ContainerAllocateRequest::getDevicesIdsList)
+                .<List<String>>map(List::copyOf)
+                .toList()));
     try {
       for (ContainerAllocateRequest container : request.getContainerRequestsList()) {
         answer.addContainerResponses(
@@ -115,14 +116,6 @@ public final class DevicePluginService extends DevicePluginGrpc.DevicePluginImpl
     }
     response.onNext(answer.build());
     response.onCompleted();
-  }
-
-  /** A container's device IDs as a log line shows them: how many, and the first few. */
-  private static String idsShown(List<String> ids) {
-    List<String> sorted = ids.stream().sorted().toList();
-    return sorted.size() <= 4
-        ? sorted.toString()
-        : sorted.size() + " " + sorted.subList(0, 3) + "...";
   }
 
   @Override

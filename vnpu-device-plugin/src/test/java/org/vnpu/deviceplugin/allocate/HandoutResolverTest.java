@@ -195,6 +195,59 @@ class HandoutResolverTest {
         .isEmpty();
   }
 
+  @Test
+  void aContainerOfTwoVnpusIsKnownByItsDevicesTheKubeletListsOneByOne() throws Exception {
+    // The real kubelet lists each device in a ContainerDevices of its own (seen on the real node,
+    // docs/sandbox.md); the emulator now does too.
+    // Two pods of one shape are reserved, so m's hand-out is recorded: it may have gone to n.
+    NodeLocks locks = new NodeLocks(client, new PayloadCodec());
+    Instant now = clock.instant();
+    Map<String, String> uids = new HashMap<>();
+    for (String pod : List.of("m", "n")) {
+      uids.put(pod, createPod(pod, vnpuContainer("main")));
+      locks.take(
+          NODE,
+          new NodeLock(
+              uids.get(pod),
+              "default",
+              pod,
+              now,
+              now.plusSeconds(60),
+              "nonce-" + pod,
+              "pair",
+              List.of(2),
+              0),
+          now);
+    }
+    String uid = uids.get("m");
+    HandoutRecord record =
+        new HandoutRecord(
+            "nonce-m",
+            "pair",
+            new PodRef(uid, "default", "m"),
+            "allocation",
+            "main",
+            List.of("d-3", "d-4"),
+            now,
+            null);
+    assertThat(locks.lastHandedOut(NODE, uid, record, now)).isTrue();
+    active.add(
+        new PodResourcesEmulator.ActivePod(
+            "default",
+            "m",
+            List.of("main"),
+            Map.of("main", Map.of(ResourceNames.VNPU_NUMBER, List.of("d-4", "d-3")))));
+    assertThat(locks.held(client.nodes().withName(NODE).get()).handout("nonce-m")).isPresent();
+
+    resolver.expect();
+    resolver.resolve();
+
+    Node node = client.nodes().withName(NODE).get();
+    assertThat(locks.held(node).handout("nonce-m"))
+        .as("m's record settled: the kubelet holds both its devices for m's container")
+        .isEmpty();
+  }
+
   /** Creates pod {@code name} on the node; returns its UID. */
   private String createPod(String name, Container... containers) {
     return client

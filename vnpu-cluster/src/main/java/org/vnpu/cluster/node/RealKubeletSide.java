@@ -1,0 +1,77 @@
+package org.vnpu.cluster.node;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import org.vnpu.cluster.VnpuRelease;
+import org.vnpu.deviceplugin.kubelet.AllocateLog;
+
+/**
+ * The real node's kubelet as a {@link KubeletSide}: its pod-resources socket under its root
+ * directory, and the Allocate calls as the device plugin's pod logged them.
+ */
+final class RealKubeletSide implements KubeletSide {
+
+  private final KubernetesClient admin;
+  private final RealNode node;
+
+  RealKubeletSide(KubernetesClient admin, RealNode node) {
+    this.admin = admin;
+    this.node = node;
+  }
+
+  @Override
+  public String name() {
+    return "real kubelet";
+  }
+
+  @Override
+  public KubernetesClient client() {
+    return admin;
+  }
+
+  @Override
+  public Path podResourcesSocket() {
+    return node.kubelet().root().resolve("pod-resources").resolve("kubelet.sock");
+  }
+
+  @Override
+  public int allocateMark() {
+    return calls().size();
+  }
+
+  @Override
+  public List<AllocateLog.Call> allocateCallsSince(int mark) {
+    List<AllocateLog.Call> calls = calls();
+    return calls.subList(Math.min(mark, calls.size()), calls.size());
+  }
+
+  private List<AllocateLog.Call> calls() {
+    return devicePluginLog().lines().map(AllocateLog::parse).flatMap(Optional::stream).toList();
+  }
+
+  /** The chart's device plugin pod on the node. */
+  Pod devicePluginPod() {
+    return admin.pods().inNamespace(VnpuRelease.NAMESPACE).list().getItems().stream()
+        .filter(p -> p.getMetadata().getName().startsWith(VnpuRelease.NAME + "-device-plugin"))
+        .findFirst()
+        .orElseThrow(() -> new IllegalStateException("the device plugin's pod is gone"));
+  }
+
+  /** The device plugin's log, or "" while the kubelet cannot serve it. */
+  String devicePluginLog() {
+    try {
+      return admin
+          .pods()
+          .inNamespace(VnpuRelease.NAMESPACE)
+          .withName(devicePluginPod().getMetadata().getName())
+          .inContainer("device-plugin")
+          .getLog();
+    } catch (KubernetesClientException e) {
+      return "";
+    }
+  }
+}
