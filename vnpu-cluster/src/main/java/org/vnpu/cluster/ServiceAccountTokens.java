@@ -1,8 +1,11 @@
 package org.vnpu.cluster;
 
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
+import io.fabric8.kubernetes.api.model.authentication.BoundObjectReference;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequest;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
+import io.fabric8.kubernetes.api.model.authentication.TokenRequestSpec;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -43,12 +46,30 @@ public final class ServiceAccountTokens {
                   .build())
           .create();
     }
-    TokenRequest request =
-        new TokenRequestBuilder()
-            .withNewSpec()
-            .withExpirationSeconds(EXPIRATION_SECONDS)
-            .endSpec()
-            .build();
+    return kubeconfig(namespace, account, namespace + "-" + account, new TokenRequestSpec());
+  }
+
+  /**
+   * A kubeconfig of the service account of {@code pod}, with a token bound to the pod as the
+   * kubelet projects it into the pod: the API server then names the pod's node in the user's {@code
+   * authentication.kubernetes.io/node-name} extra.
+   */
+  public Path kubeconfigOf(Pod pod) throws IOException {
+    TokenRequestSpec bound = new TokenRequestSpec();
+    bound.setBoundObjectRef(
+        new BoundObjectReference(
+            "v1", "Pod", pod.getMetadata().getName(), pod.getMetadata().getUid()));
+    return kubeconfig(
+        pod.getMetadata().getNamespace(),
+        pod.getSpec().getServiceAccountName(),
+        pod.getMetadata().getNamespace() + "-" + pod.getMetadata().getName(),
+        bound);
+  }
+
+  private Path kubeconfig(String namespace, String account, String name, TokenRequestSpec spec)
+      throws IOException {
+    spec.setExpirationSeconds(EXPIRATION_SECONDS);
+    TokenRequest request = new TokenRequestBuilder().withSpec(spec).build();
     String token =
         admin
             .serviceAccounts()
@@ -58,7 +79,7 @@ public final class ServiceAccountTokens {
             .getStatus()
             .getToken();
     return Kubeconfig.withToken(
-        plane.directory().resolve("kubeconfigs").resolve(namespace + "-" + account + ".kubeconfig"),
+        plane.directory().resolve("kubeconfigs").resolve(name + ".kubeconfig"),
         plane.server(),
         plane.pki().caCertificate(),
         token);

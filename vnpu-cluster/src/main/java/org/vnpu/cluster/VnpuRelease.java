@@ -1,8 +1,8 @@
 package org.vnpu.cluster;
 
 import com.marcnuri.helm.Helm;
-import com.marcnuri.helm.InstallCommand;
 import com.marcnuri.helm.Release;
+import com.marcnuri.helm.UpgradeCommand;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Path;
@@ -58,12 +58,14 @@ public final class VnpuRelease {
   }
 
   /**
-   * Installs the chart with {@code values} as they are and waits for nothing: its DaemonSets and
+   * Installs the chart with {@code values} as they are, or upgrades the release to them when it is
+   * installed ({@code helm upgrade --install}), and waits for nothing: its DaemonSets and
    * Deployments run as pods wherever kubelets can run them (the real node).
    */
   public static Release installRunning(Path chart, Path kubeconfig, Map<String, Object> values) {
-    InstallCommand install =
+    UpgradeCommand install =
         new Helm(chart)
+            .upgrade()
             .install()
             .withName(NAME)
             .withNamespace(NAMESPACE)
@@ -72,7 +74,11 @@ public final class VnpuRelease {
     values.forEach(install::set);
     Release release = install.call();
     LOG.info(
-        "installed chart {} as release {} ({})", chart, release.getName(), release.getStatus());
+        "installed chart {} as release {} revision {} ({})",
+        chart,
+        release.getName(),
+        release.getRevision(),
+        release.getStatus());
     return release;
   }
 

@@ -41,7 +41,15 @@ public final class Kubelet implements AutoCloseable {
     this.healthy = Probes.ok("http://" + network.nodeAddress() + ":10248/healthz", null);
   }
 
-  /** The kubelet's root directory; device plugins register in {@code device-plugins/} of it. */
+  /** The kubelet's kubeconfig: its client certificate, {@code system:node:<node>}. */
+  public Path kubeconfig() {
+    return root.resolveSibling("kubelet.kubeconfig");
+  }
+
+  /**
+   * The kubelet's root directory: its pod-resources socket and DRA plugin registry are in it; its
+   * device-plugin directory is not ({@code /var/lib/kubelet/device-plugins} whatever the root).
+   */
   public Path root() {
     return root;
   }

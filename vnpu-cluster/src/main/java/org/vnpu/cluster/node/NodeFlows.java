@@ -3,15 +3,11 @@ package org.vnpu.cluster.node;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.ExecListener;
-import io.fabric8.kubernetes.client.dsl.ExecWatch;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,10 +15,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.codec.PayloadCodec;
@@ -48,12 +40,14 @@ final class NodeFlows {
   private final NodePods pods;
   private final Checks checks;
   private final RealKubeletSide kubelet;
+  private final ChartPods chart;
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-  NodeFlows(KubernetesClient admin, RealNode node, NodePods pods, Checks checks) {
+  NodeFlows(KubernetesClient admin, RealNode node, NodePods pods, ChartPods chart, Checks checks) {
     this.admin = admin;
-    this.kubelet = new RealKubeletSide(admin, node);
+    this.chart = chart;
+    this.kubelet = new RealKubeletSide(admin, chart, node);
     this.node = node;
     this.pods = pods;
     this.checks = checks;
@@ -175,7 +169,7 @@ final class NodeFlows {
               .flatMap(container -> container.vnpus().stream())
               .forEach(vnpu -> chips.add(vnpu.chipIndex()));
     }
-    Pod exporterPod = exporterPod();
+    Pod exporterPod = chart.pod("exporter");
     String exporter =
         "http://"
             + exporterPod.getStatus().getPodIP()
@@ -205,13 +199,6 @@ final class NodeFlows {
     shares.keySet().forEach(pods::delete);
   }
 
-  private Pod exporterPod() {
-    return admin.pods().inNamespace(VnpuRelease.NAMESPACE).list().getItems().stream()
-        .filter(p -> p.getMetadata().getName().startsWith(VnpuRelease.NAME + "-exporter"))
-        .findFirst()
-        .orElseThrow(() -> new IllegalStateException("the exporter's pod is gone"));
-  }
-
   private String scrape(String url) throws IOException, InterruptedException {
     HttpResponse<String> response =
         http.send(
@@ -232,36 +219,15 @@ final class NodeFlows {
   }
 
   private void doctorOnTheNode() throws InterruptedException {
-    Pod plugin = kubelet.devicePluginPod();
+    Pod plugin = chart.pod("device-plugin");
     List<String> command = new ArrayList<>(List.of("vnpu", "doctor"));
     List<String> arguments = plugin.getSpec().getContainers().get(0).getArgs();
     command.addAll(arguments.subList(1, arguments.size()));
-    ByteArrayOutputStream output = new ByteArrayOutputStream();
-    CountDownLatch closed = new CountDownLatch(1);
-    int exit;
-    try (ExecWatch exec =
-        admin
-            .pods()
-            .inNamespace(VnpuRelease.NAMESPACE)
-            .withName(plugin.getMetadata().getName())
-            .inContainer("device-plugin")
-            .writingOutput(output)
-            .writingError(new ByteArrayOutputStream())
-            .usingListener(
-                new ExecListener() {
-                  @Override
-                  public void onClose(int code, String reason) {
-                    closed.countDown();
-                  }
-                })
-            .exec(command.toArray(String[]::new))) {
-      exit = exec.exitCode().get(EXEC_SECONDS, TimeUnit.SECONDS);
-      // The exit code can come before the last of the output; the close comes after it.
-      closed.await(EXEC_SECONDS, TimeUnit.SECONDS);
-    } catch (ExecutionException | TimeoutException e) {
-      throw new IllegalStateException("vnpu doctor in the device plugin's pod: " + e, e);
-    }
-    String report = output.toString(StandardCharsets.UTF_8);
+    PodExec.Result doctor =
+        PodExec.run(
+            admin, VnpuRelease.NAMESPACE, plugin.getMetadata().getName(), "device-plugin", command);
+    int exit = doctor.exit();
+    String report = doctor.output();
     List<String> failed =
         report
             .lines()

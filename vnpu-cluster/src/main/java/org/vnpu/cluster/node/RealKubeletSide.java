@@ -1,6 +1,5 @@
 package org.vnpu.cluster.node;
 
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.nio.file.Path;
@@ -16,10 +15,12 @@ import org.vnpu.deviceplugin.kubelet.AllocateLog;
 final class RealKubeletSide implements KubeletSide {
 
   private final KubernetesClient admin;
+  private final ChartPods chart;
   private final RealNode node;
 
-  RealKubeletSide(KubernetesClient admin, RealNode node) {
+  RealKubeletSide(KubernetesClient admin, ChartPods chart, RealNode node) {
     this.admin = admin;
+    this.chart = chart;
     this.node = node;
   }
 
@@ -53,21 +54,13 @@ final class RealKubeletSide implements KubeletSide {
     return devicePluginLog().lines().map(AllocateLog::parse).flatMap(Optional::stream).toList();
   }
 
-  /** The chart's device plugin pod on the node. */
-  Pod devicePluginPod() {
-    return admin.pods().inNamespace(VnpuRelease.NAMESPACE).list().getItems().stream()
-        .filter(p -> p.getMetadata().getName().startsWith(VnpuRelease.NAME + "-device-plugin"))
-        .findFirst()
-        .orElseThrow(() -> new IllegalStateException("the device plugin's pod is gone"));
-  }
-
   /** The device plugin's log, or "" while the kubelet cannot serve it. */
   String devicePluginLog() {
     try {
       return admin
           .pods()
           .inNamespace(VnpuRelease.NAMESPACE)
-          .withName(devicePluginPod().getMetadata().getName())
+          .withName(chart.pod("device-plugin").getMetadata().getName())
           .inContainer("device-plugin")
           .getLog();
     } catch (KubernetesClientException e) {

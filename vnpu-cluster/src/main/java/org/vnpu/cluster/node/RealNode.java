@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -28,10 +29,14 @@ public final class RealNode implements AutoCloseable {
 
   private static final Duration DRAIN = Duration.ofSeconds(60);
 
+  /** The pods' cgroups in the pids hierarchy, as the kubelet's cgroupfs driver names them. */
+  private static final Path POD_CGROUPS = Path.of("/sys/fs/cgroup/pids/kubepods");
+
   private final String name;
   private final Path directory;
   private KubernetesClient admin;
   private List<String> namespacesBefore = List.of();
+  private final Instant started = Instant.now();
   private final List<AutoCloseable> parts = new ArrayList<>();
   private NodeNetwork network;
   private NodeHardware hardware;
@@ -152,13 +157,23 @@ public final class RealNode implements AutoCloseable {
     Path logs = Path.of("/var/log/pods");
     Path kept = directory.resolve("pod-logs");
     try (var files = Files.walk(logs)) {
-      for (Path file : files.filter(Files::isRegularFile).toList()) {
+      // Only this node's: the directory is the machine's, and may hold an earlier node's logs.
+      for (Path file :
+          files.filter(Files::isRegularFile).filter(this::writtenSinceStart).toList()) {
         Path target = kept.resolve(logs.relativize(file).toString());
         Files.createDirectories(target.getParent());
         Files.copy(file, target, StandardCopyOption.REPLACE_EXISTING);
       }
     } catch (IOException | UncheckedIOException e) {
       LOG.warn("cannot keep the containers' logs of node {}: {}", name, e.toString());
+    }
+  }
+
+  private boolean writtenSinceStart(Path file) {
+    try {
+      return Files.getLastModifiedTime(file).toInstant().isAfter(started);
+    } catch (IOException e) {
+      return false;
     }
   }
 
@@ -175,8 +190,34 @@ public final class RealNode implements AutoCloseable {
       }
     }
     parts.clear();
+    killPodProcesses();
     unmountBelow(directory);
     removePodNamespaces();
+  }
+
+  /**
+   * Kills whatever still runs in a pod's cgroup (the kubelet's cgroupfs driver on cgroup v1):
+   * containerd kills every container when it stops, but not once its socket is gone (the run's
+   * directory deleted under it), and such a container — a device plugin, say — would meet the next
+   * node on this machine.
+   */
+  private void killPodProcesses() {
+    if (!Files.isDirectory(POD_CGROUPS)) {
+      return;
+    }
+    try (var files = Files.walk(POD_CGROUPS)) {
+      List<Long> pids = new ArrayList<>();
+      for (Path procs :
+          files.filter(file -> file.getFileName().toString().equals("cgroup.procs")).toList()) {
+        Files.readAllLines(procs).stream().map(String::strip).map(Long::valueOf).forEach(pids::add);
+      }
+      pids.forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
+      if (!pids.isEmpty()) {
+        LOG.warn("node {}: killed {} process(es) left in the pods' cgroups", name, pids.size());
+      }
+    } catch (IOException | UncheckedIOException | NumberFormatException e) {
+      LOG.warn("node {}: cannot sweep the pods' cgroups: {}", name, e.toString());
+    }
   }
 
   /** The network namespaces containerd made for pod sandboxes ({@code cni-<uuid>}). */

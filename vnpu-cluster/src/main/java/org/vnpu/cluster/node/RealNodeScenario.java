@@ -4,8 +4,6 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.apps.DaemonSet;
-import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -55,6 +53,7 @@ public final class RealNodeScenario implements AutoCloseable {
   private KubernetesClient admin;
   private RealNode node;
   private NodePods pods;
+  private ChartPods chart;
 
   /**
    * @param directory where everything goes (absolute): {@code cluster/}, {@code images/}
@@ -82,12 +81,15 @@ public final class RealNodeScenario implements AutoCloseable {
     node = RealNode.start(NODE, network, plane, binaries, admin, natives, CHIPS, archives);
     parts.add(node);
     pods = new NodePods(admin, node.hardware());
+    chart = new ChartPods(admin, checks);
     nodeAsRegistered();
-    chartRunsAsPods(tree);
+    Map<String, Object> values = chartRunsAsPods(tree);
     devicePluginRegistered();
+    new NodeIdentities(admin, plane, node, chart, checks).run();
     startVolcano(binaries);
-    new NodeFlows(admin, node, pods, checks).run();
+    new NodeFlows(admin, node, pods, chart, checks).run();
     kubeletAgreement();
+    new NodeDra(admin, node, pods, chart, checks).run(tree, plane.adminKubeconfig(), values);
     checks.say("real node: all " + checks.held() + " checks hold");
   }
 
@@ -97,7 +99,7 @@ public final class RealNodeScenario implements AutoCloseable {
    */
   private void kubeletAgreement() throws IOException, InterruptedException {
     Map<String, Map<String, String>> real =
-        new KubeletCases(new RealKubeletSide(admin, node), node.hardware()).run();
+        new KubeletCases(new RealKubeletSide(admin, chart, node), node.hardware()).run();
     Map<String, Map<String, String>> emulated;
     ApiServer.quietRequests();
     NodeSpec like = NodeSpec.uniform(NODE, "the real node's chips", SplitMode.SOFT, "910B3", CHIPS);
@@ -145,7 +147,9 @@ public final class RealNodeScenario implements AutoCloseable {
             + registered.getStatus().getNodeInfo().getKubeletVersion());
   }
 
-  private void chartRunsAsPods(SourceTree tree) throws IOException, InterruptedException {
+  /** Installs the chart on the real node; returns the values it was installed with. */
+  private Map<String, Object> chartRunsAsPods(SourceTree tree)
+      throws IOException, InterruptedException {
     Path kubelet = node.kubelet().root();
     Map<String, Object> values = new LinkedHashMap<>();
     values.put("image.repository", NodeImages.VNPU.substring(0, NodeImages.VNPU.indexOf(':')));
@@ -169,9 +173,9 @@ public final class RealNodeScenario implements AutoCloseable {
         node.directory().resolve("Ascend-Docker-Runtime").toString());
     VnpuRelease.installRunning(tree.chart(), plane.adminKubeconfig(), values);
     for (String daemonSet : List.of("device-plugin-default", "exporter")) {
-      awaitDaemonSet(VnpuRelease.NAME + "-" + daemonSet);
+      chart.awaitDaemonSet(VnpuRelease.NAME + "-" + daemonSet);
     }
-    awaitDeployment(VnpuRelease.NAME + "-scheduler");
+    chart.awaitDeployment(VnpuRelease.NAME + "-scheduler");
     List<Pod> running =
         admin.pods().inNamespace(VnpuRelease.NAMESPACE).list().getItems().stream()
             .filter(NodePods::running)
@@ -187,39 +191,7 @@ public final class RealNodeScenario implements AutoCloseable {
             + NodeImages.VNPU
             + ": "
             + running.stream().map(p -> p.getMetadata().getName()).toList());
-  }
-
-  private void awaitDaemonSet(String name) throws InterruptedException {
-    checks.await(
-        "DaemonSet " + name + " has every pod ready",
-        POD_READY,
-        () -> {
-          DaemonSet set =
-              admin.apps().daemonSets().inNamespace(VnpuRelease.NAMESPACE).withName(name).get();
-          return set != null
-              && set.getStatus() != null
-              && set.getStatus().getDesiredNumberScheduled() != null
-              && set.getStatus().getDesiredNumberScheduled() > 0
-              && set.getStatus()
-                  .getDesiredNumberScheduled()
-                  .equals(set.getStatus().getNumberReady());
-        });
-    checks.check(true, "DaemonSet " + name + " runs on the real node, ready");
-  }
-
-  private void awaitDeployment(String name) throws InterruptedException {
-    checks.await(
-        "Deployment " + name + " is available",
-        POD_READY,
-        () -> {
-          Deployment deployment =
-              admin.apps().deployments().inNamespace(VnpuRelease.NAMESPACE).withName(name).get();
-          return deployment != null
-              && deployment.getStatus() != null
-              && deployment.getStatus().getAvailableReplicas() != null
-              && deployment.getStatus().getAvailableReplicas() > 0;
-        });
-    checks.check(true, "Deployment " + name + " is available");
+    return values;
   }
 
   private void devicePluginRegistered() throws InterruptedException {
