@@ -73,6 +73,7 @@ public final class VnpuRelease {
             .withKubeConfig(kubeconfig);
     values.forEach(install::set);
     Release release = install.call();
+    ShutdownSignals.reclaim();
     LOG.info(
         "installed chart {} as release {} revision {} ({})",
         chart,
