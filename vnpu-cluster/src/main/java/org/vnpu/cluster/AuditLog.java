@@ -10,11 +10,14 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
+import java.util.stream.Stream;
 
 /**
  * The API server's audit log ({@code --audit-log-path}, one JSON event per line): what each user
@@ -54,26 +57,76 @@ final class AuditLog {
   }
 
   /**
-   * The requests {@code user} made, as {@code verb resource[/subresource]} with their counts, among
-   * the events written from byte {@code offset} of the log on (a run notes the log's size when it
-   * starts). Only completed requests count: a watch also logs its start.
+   * Where the log stood: its file, which a rotation renames but keeps ({@code fileKey}, the inode),
+   * and its size then.
    */
-  static Map<String, Integer> requestsSince(Path log, long offset, String user) throws IOException {
+  record Position(Object file, long offset) {
+    static Position of(Path log) throws IOException {
+      return new Position(
+          Files.readAttributes(log, BasicFileAttributes.class).fileKey(), Files.size(log));
+    }
+  }
+
+  /**
+   * The requests {@code user} made, as {@code verb resource[/subresource]} with their counts, among
+   * the events written since {@code from} (a run notes the position when it starts), also when the
+   * API server rotated the log meanwhile ({@code --audit-log-maxsize}): the rest of the file {@code
+   * from} names, now a backup, then the later backups and the log. Only completed requests count: a
+   * watch also logs its start.
+   */
+  static Map<String, Integer> requestsSince(Path log, Position from, String user)
+      throws IOException {
     Map<String, Integer> requests = new TreeMap<>();
-    try (InputStream in = Files.newInputStream(log)) {
-      in.skipNBytes(offset);
-      BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
-      forEachEvent(
-          lines,
-          line -> line.contains(user),
-          event -> {
-            if (event.path("user").path("username").asText().equals(user)
-                && event.path("stage").asText().equals("ResponseComplete")) {
-              requests.merge(request(event), 1, Integer::sum);
-            }
-          });
+    long offset = from.offset();
+    for (Path file : filesSince(log, from)) {
+      try (InputStream in = Files.newInputStream(file)) {
+        in.skipNBytes(offset);
+        BufferedReader lines =
+            new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+        forEachEvent(
+            lines,
+            line -> line.contains(user),
+            event -> {
+              if (event.path("user").path("username").asText().equals(user)
+                  && event.path("stage").asText().equals("ResponseComplete")) {
+                requests.merge(request(event), 1, Integer::sum);
+              }
+            });
+      }
+      offset = 0;
     }
     return requests;
+  }
+
+  /**
+   * The log's files from the one {@code from} names on, oldest first: the backups a rotation made,
+   * {@code <name>-<time>.log} (lumberjack's names, whose times sort as text), then the log.
+   */
+  private static List<Path> filesSince(Path log, Position from) throws IOException {
+    String name = log.getFileName().toString();
+    String stem = name.endsWith(".log") ? name.substring(0, name.length() - 4) : name;
+    List<Path> files;
+    try (Stream<Path> siblings = Files.list(log.toAbsolutePath().getParent())) {
+      files =
+          new ArrayList<>(
+              siblings
+                  .filter(file -> file.getFileName().toString().startsWith(stem + "-"))
+                  .filter(file -> file.getFileName().toString().endsWith(".log"))
+                  .sorted()
+                  .toList());
+    }
+    files.add(log);
+    for (int i = 0; i < files.size(); i++) {
+      Object key = Files.readAttributes(files.get(i), BasicFileAttributes.class).fileKey();
+      if (from.file() == null || from.file().equals(key)) {
+        return files.subList(i, files.size());
+      }
+    }
+    throw new IOException(
+        "the audit log "
+            + log
+            + " was rotated and the file the count started in is gone; its requests cannot be"
+            + " counted");
   }
 
   /**

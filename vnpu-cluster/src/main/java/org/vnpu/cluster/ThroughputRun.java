@@ -10,7 +10,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
@@ -103,7 +102,7 @@ final class ThroughputRun {
       String metricsBefore = metrics();
       Map<String, Double> cpuBefore = cpu();
       Path audit = plane.logs().resolve("audit.log");
-      long auditFrom = Files.size(audit);
+      AuditLog.Position auditFrom = AuditLog.Position.of(audit);
       long started = System.nanoTime();
       String problem = create(pods);
       if (problem == null) {

@@ -138,6 +138,12 @@ public final class RealNodeScenario implements AutoCloseable {
                     a.getType().equals("InternalIP")
                         && a.getAddress().equals(node.network().nodeAddress())),
         "its InternalIP is " + node.network().nodeAddress() + ", not loopback");
+    // The chart's node agents tolerate its NPU taints (values.yaml tolerations); its scheduler
+    // Deployment tolerates none, and this one node runs it too, so the node carries no taint.
+    checks.check(
+        registered.getSpec().getTaints() == null || registered.getSpec().getTaints().isEmpty(),
+        "it has no taints, so the chart's scheduler runs on it too (NPU nodes of a cluster carry"
+            + " the NPU taints the chart's node agents tolerate)");
     String runtime = registered.getStatus().getNodeInfo().getContainerRuntimeVersion();
     checks.check(
         runtime.startsWith("containerd://2."),
