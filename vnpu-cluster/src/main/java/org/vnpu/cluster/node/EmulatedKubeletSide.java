@@ -43,6 +43,11 @@ final class EmulatedKubeletSide implements KubeletSide {
   }
 
   @Override
+  public void restartKubelet() {
+    node.restartKubelet();
+  }
+
+  @Override
   public List<AllocateLog.Call> allocateCallsSince(int mark) {
     List<AllocateLog.Call> calls =
         node.allocateCalls().stream()

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.grpc.ManagedChannel;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -45,7 +46,7 @@ final class KubeletCases {
   }
 
   /** Per case, per property, what the kubelet did; the node's pods are deleted before and after. */
-  Map<String, Map<String, String>> run() throws InterruptedException {
+  Map<String, Map<String, String>> run() throws IOException, InterruptedException {
     pods.deleteAll();
     Map<String, Map<String, String>> seen = new LinkedHashMap<>();
     seen.put(
@@ -54,6 +55,7 @@ final class KubeletCases {
     seen.put(
         "init and app container, 20 % / 4 GiB each",
         observe(NodePods.withInit(pods.pod("agree-staged", NodePods.shared(20, 4), 1024))));
+    seen.put("the shared pod across a kubelet restart", acrossRestart("agree-shared"));
     seen.put(
         "bound by spec.nodeName, past the extender",
         observe(bound(pods.pod("agree-unscheduled", NodePods.shared(10, 2), 1024))));
@@ -63,6 +65,39 @@ final class KubeletCases {
             bound(
                 pods.pod("agree-oversized", Map.of(ResourceNames.VNPU_MEMORY_GIB, "200"), 1024))));
     pods.deleteAll();
+    return seen;
+  }
+
+  /**
+   * The running pod {@code name} across a restart of the kubelet: whether it kept running with the
+   * same devices, and whether the restarted kubelet called Allocate for it.
+   */
+  private Map<String, String> acrossRestart(String name) throws IOException, InterruptedException {
+    Pod before = side.client().pods().inNamespace(NodePods.NAMESPACE).withName(name).get();
+    String devicesBefore = listed(before).map(KubeletCases::devices).orElse("not listed");
+    int mark = side.allocateMark();
+    side.restartKubelet();
+    Pod after =
+        pods.await(name, "running", p -> "Running".equals(p.getStatus().getPhase()), SETTLED);
+    Map<String, String> seen = new LinkedHashMap<>();
+    seen.put(
+        "outcome",
+        after.getStatus().getPhase()
+            + ", restarts "
+            + after.getStatus().getContainerStatuses().stream()
+                .mapToInt(status -> status.getRestartCount())
+                .sum());
+    List<AllocateLog.Call> calls = side.allocateCallsSince(mark);
+    seen.put("Allocate calls", calls.isEmpty() ? "none" : calls.size() + " calls");
+    // A restarted kubelet lists a pod once its pod manager has it again from the API server.
+    long deadline = System.nanoTime() + SETTLED.toNanos();
+    while (listed(after).isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(500);
+    }
+    String devicesAfter = listed(after).map(KubeletCases::devices).orElse("not listed");
+    seen.put(
+        "pod-resources List",
+        devicesAfter.equals(devicesBefore) ? "as before: " + devicesAfter : devicesAfter);
     return seen;
   }
 

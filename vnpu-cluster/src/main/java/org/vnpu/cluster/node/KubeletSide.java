@@ -1,6 +1,7 @@
 package org.vnpu.cluster.node;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import org.vnpu.deviceplugin.kubelet.AllocateLog;
@@ -23,6 +24,9 @@ interface KubeletSide {
 
   /** How many Allocate calls were made so far: a mark for {@link #allocateCallsSince}. */
   int allocateMark();
+
+  /** Restarts the kubelet and waits until the device plugin has registered with it again. */
+  void restartKubelet() throws IOException, InterruptedException;
 
   /** The Allocate calls made after {@code mark}, in order, each container's IDs as logged. */
   List<AllocateLog.Call> allocateCallsSince(int mark);

@@ -116,7 +116,7 @@ final class NodeFlows {
     checks.await(
         "the device plugin registered again with the restarted kubelet",
         POD_READY,
-        () -> kubelet.devicePluginLog().contains("serving it again"));
+        () -> kubelet.devicePluginLog().contains(RealKubeletSide.REGISTERED_AGAIN));
     Pod after = pods.await("shared", "running again", NodePods::running, POD_READY);
     checks.check(
         after

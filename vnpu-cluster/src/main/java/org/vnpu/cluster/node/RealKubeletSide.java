@@ -2,7 +2,9 @@ package org.vnpu.cluster.node;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import org.vnpu.cluster.VnpuRelease;
@@ -15,6 +17,12 @@ import org.vnpu.deviceplugin.kubelet.AllocateLog;
 final class RealKubeletSide implements KubeletSide {
 
   private final KubernetesClient admin;
+
+  /** What the device plugin logs when it registered with a restarted kubelet. */
+  static final String REGISTERED_AGAIN = "serving it again";
+
+  private static final Duration REGISTERED = Duration.ofMinutes(3);
+
   private final ChartPods chart;
   private final RealNode node;
 
@@ -42,6 +50,27 @@ final class RealKubeletSide implements KubeletSide {
   @Override
   public int allocateMark() {
     return calls().size();
+  }
+
+  @Override
+  public void restartKubelet() throws IOException, InterruptedException {
+    long before = registrations();
+    node.kubelet().restart(admin);
+    long deadline = System.nanoTime() + REGISTERED.toNanos();
+    while (registrations() <= before) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(
+            "the device plugin did not register again within "
+                + REGISTERED.toSeconds()
+                + " s of the kubelet's restart");
+      }
+      Thread.sleep(500);
+    }
+  }
+
+  /** How often the device plugin has registered with a restarted kubelet, by its log. */
+  private long registrations() {
+    return devicePluginLog().lines().filter(line -> line.contains(REGISTERED_AGAIN)).count();
   }
 
   @Override
