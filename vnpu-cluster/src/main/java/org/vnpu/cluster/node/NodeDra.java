@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.stream.Stream;
 import org.vnpu.cluster.SourceTree;
 import org.vnpu.cluster.VnpuRelease;
@@ -58,9 +57,10 @@ final class NodeDra {
     switchTheChart(tree, kubeconfig, values);
     slicesPublished();
     String claim = claimPodRuns(tree);
-    containerHasTheClaimsEdits(claim);
-    pods.delete(POD);
+    // Found while the claim exists: its spec is named by its UID.
     Path spec = cdiSpec(claim);
+    containerHasTheClaimsEdits(spec);
+    pods.delete(POD);
     checks.await(
         "the deleted pod's claim is unprepared", Duration.ofMinutes(2), () -> !Files.exists(spec));
     checks.check(
@@ -156,11 +156,9 @@ final class NodeDra {
   }
 
   /** The container's device nodes and environment are those of the claim's CDI spec. */
-  private void containerHasTheClaimsEdits(String claimName)
-      throws IOException, InterruptedException {
-    Path spec = cdiSpec(claimName);
+  private void containerHasTheClaimsEdits(Path spec) throws IOException, InterruptedException {
     checks.check(
-        Files.exists(spec),
+        true,
         "the real kubelet prepared the claim through the driver: CDI spec " + spec.getFileName());
     CdiEdits edits = CdiEdits.of(spec);
     PodExec.Result seen =
@@ -196,7 +194,10 @@ final class NodeDra {
             + pods.log(POD).lines().filter(line -> line.contains("quota")).findFirst().orElse(""));
   }
 
-  /** The CDI spec of claim {@code name} in containerd's CDI directory. */
+  /**
+   * The CDI spec the driver wrote for claim {@code claimName} in containerd's CDI directory, which
+   * names the claim's UID; IllegalStateException when there is none.
+   */
   private Path cdiSpec(String claimName) throws IOException {
     ResourceClaim claim =
         admin
@@ -204,11 +205,24 @@ final class NodeDra {
             .inNamespace(NodePods.NAMESPACE)
             .withName(claimName)
             .get();
-    String uid = claim == null ? claimName : claim.getMetadata().getUid();
+    if (claim == null) {
+      throw new IllegalStateException("claim " + claimName + " is gone while its pod runs");
+    }
+    String uid = claim.getMetadata().getUid();
     try (Stream<Path> files = Files.list(node.containerd().cdiSpecs())) {
-      Optional<Path> spec =
-          files.filter(file -> file.getFileName().toString().contains(uid)).findFirst();
-      return spec.orElse(node.containerd().cdiSpecs().resolve("(none for claim " + uid + ")"));
+      return files
+          .filter(file -> file.getFileName().toString().contains(uid))
+          .findFirst()
+          .orElseThrow(
+              () ->
+                  new IllegalStateException(
+                      "no CDI spec for claim "
+                          + claimName
+                          + " ("
+                          + uid
+                          + ") in "
+                          + node.containerd().cdiSpecs()
+                          + ": the kubelet did not prepare it"));
     }
   }
 
