@@ -14,6 +14,7 @@ import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -27,14 +28,43 @@ public final class UnixSockets {
       new MultiThreadIoEventLoopGroup(
           2, new DefaultThreadFactory("vnpu-uds", true), EpollIoHandler.newFactory());
 
+  /**
+   * The longest path a Unix socket address holds on Linux: {@code sun_path} is 108 bytes, the last
+   * one the terminating NUL (unix(7)).
+   */
+  public static final int MAX_PATH_BYTES = 107;
+
   private UnixSockets() {}
+
+  /**
+   * Returns {@code path} if a Unix socket can be bound or dialled at it.
+   *
+   * @throws IllegalArgumentException naming the path, its length and the limit, when it is longer
+   *     than {@link #MAX_PATH_BYTES} (the kernel's own answer, "File name too long", names neither)
+   */
+  public static Path requireFits(Path path) {
+    int bytes = path.toString().getBytes(StandardCharsets.UTF_8).length;
+    if (bytes > MAX_PATH_BYTES) {
+      throw new IllegalArgumentException(
+          "the socket path "
+              + path
+              + " is "
+              + bytes
+              + " bytes long; a Unix socket's path holds at most "
+              + MAX_PATH_BYTES
+              + ": use a shorter directory");
+    }
+    return path;
+  }
 
   /**
    * Serves {@code services} on a socket at {@code path}, replacing a stale socket file left there.
    *
    * @throws UncheckedIOException when the socket cannot be bound
+   * @throws IllegalArgumentException when the path is too long for a socket ({@link #requireFits})
    */
   public static Server serve(Path path, BindableService... services) {
+    requireFits(path);
     try {
       Files.deleteIfExists(path);
       NettyServerBuilder builder =
@@ -51,8 +81,13 @@ public final class UnixSockets {
     }
   }
 
-  /** A channel to the socket at {@code path}; connects lazily, on the first call. */
+  /**
+   * A channel to the socket at {@code path}; connects lazily, on the first call.
+   *
+   * @throws IllegalArgumentException when the path is too long for a socket ({@link #requireFits})
+   */
   public static ManagedChannel dial(Path path) {
+    requireFits(path);
     return NettyChannelBuilder.forAddress(new DomainSocketAddress(path.toString()))
         .eventLoopGroup(LOOP)
         .channelType(EpollDomainSocketChannel.class)

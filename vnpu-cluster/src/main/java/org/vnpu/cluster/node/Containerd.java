@@ -11,6 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.cluster.Component;
 import org.vnpu.cluster.UpstreamBinaries;
+import org.vnpu.kubelet.UnixSockets;
 
 /**
  * The node's container runtime: containerd 2.x with the runc shim, its CRI plugin serving the
@@ -53,6 +54,7 @@ public final class Containerd implements AutoCloseable {
   public static Containerd start(
       UpstreamBinaries binaries, NodeNetwork network, Path directory, Path logs, Path pids)
       throws IOException, InterruptedException {
+    UnixSockets.requireFits(directory.resolve("containerd.sock"));
     Files.createDirectories(directory.resolve("cni"));
     Files.createDirectories(directory.resolve("cdi"));
     Files.writeString(directory.resolve("cni/10-vnpu.conflist"), podNetwork(network));

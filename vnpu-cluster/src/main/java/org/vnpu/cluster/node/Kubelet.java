@@ -19,8 +19,9 @@ import org.vnpu.cluster.UpstreamBinaries;
  * The real kubelet of a node, from the same Kubernetes release as the control plane, in the node's
  * network namespace over its containerd. It registers as {@code system:node:<name>} with a client
  * certificate of the cluster's CA, so the Node authorizer and NodeRestriction judge everything it
- * does. Its root directory (device plugins, pod resources, checkpoints, pods' volumes) is the
- * node's own.
+ * does. Its root directory (pod resources, plugin registry, checkpoints, pods' volumes) is the
+ * machine's {@code /var/lib/kubelet} ({@link KubeletRoot}); its configuration and credentials are
+ * in the node's directory.
  */
 public final class Kubelet implements AutoCloseable {
 
@@ -31,19 +32,21 @@ public final class Kubelet implements AutoCloseable {
 
   private final String node;
   private final Component process;
+  private final Path directory;
   private final Path root;
   private final BooleanSupplier healthy;
 
-  private Kubelet(String node, Component process, Path root, NodeNetwork network) {
+  private Kubelet(String node, Component process, Path directory, Path root, NodeNetwork network) {
     this.node = node;
     this.process = process;
+    this.directory = directory;
     this.root = root;
     this.healthy = Probes.ok("http://" + network.nodeAddress() + ":10248/healthz", null);
   }
 
   /** The kubelet's kubeconfig: its client certificate, {@code system:node:<node>}. */
   public Path kubeconfig() {
-    return root.resolveSibling("kubelet.kubeconfig");
+    return directory.resolve("kubelet.kubeconfig");
   }
 
   /**
@@ -58,7 +61,8 @@ public final class Kubelet implements AutoCloseable {
    * Writes the kubelet's configuration and credentials, starts it and waits until its Node is
    * Ready.
    *
-   * @param directory the kubelet's own directory (absolute)
+   * @param directory the kubelet's configuration and credentials (absolute)
+   * @param root its root directory, claimed for it
    */
   public static Kubelet start(
       String node,
@@ -67,6 +71,7 @@ public final class Kubelet implements AutoCloseable {
       NodeNetwork network,
       Containerd containerd,
       Path directory,
+      Path root,
       KubernetesClient admin)
       throws IOException, InterruptedException {
     Files.createDirectories(directory);
@@ -79,7 +84,6 @@ public final class Kubelet implements AutoCloseable {
             plane.server(network.hostAddress()),
             plane.pki().caCertificate(),
             plane.pki().node(node));
-    Path root = directory.resolve("root");
     Component process =
         Component.inNetworkNamespace(
             "kubelet-" + node,
@@ -98,7 +102,7 @@ public final class Kubelet implements AutoCloseable {
             Map.of("PATH", "/usr/sbin:/usr/bin:/sbin:/bin"),
             plane.logs(),
             plane.directory().resolve("pids"));
-    Kubelet kubelet = new Kubelet(node, process, root, network);
+    Kubelet kubelet = new Kubelet(node, process, directory, root, network);
     kubelet.startAndAwait(admin);
     return kubelet;
   }

@@ -74,10 +74,8 @@ final class NodeDra {
     // The control plane's kube-scheduler allocates the claim (its DynamicResources plugin) without
     // the vNPU scheduler's placement.
     dra.put("dra.placement", false);
-    // The kubelet watches <root>/plugins_registry; containerd reads its own CDI directory.
-    Path kubelet = node.kubelet().root();
-    dra.put("dra.registryDir", kubelet.resolve("plugins_registry").toString());
-    dra.put("dra.pluginDir", kubelet.resolve("plugins").toString());
+    // The kubelet's plugin registry and sockets keep the chart's defaults (its root is
+    // /var/lib/kubelet); containerd reads its own CDI directory.
     dra.put("dra.cdiDir", node.containerd().cdiSpecs().toString());
     VnpuRelease.installRunning(tree.chart(), kubeconfig, dra);
     chart.awaitDaemonSet(VnpuRelease.NAME + "-dra-driver");

@@ -9,7 +9,6 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,6 +37,7 @@ public final class RealNode implements AutoCloseable {
   private List<String> namespacesBefore = List.of();
   private final Instant started = Instant.now();
   private final List<AutoCloseable> parts = new ArrayList<>();
+  private final KubeletRoot kubeletRoot = new KubeletRoot(KubeletRoot.MACHINE);
   private NodeNetwork network;
   private NodeHardware hardware;
   private Containerd containerd;
@@ -95,6 +95,7 @@ public final class RealNode implements AutoCloseable {
       node.network = network;
       node.admin = admin;
       node.namespacesBefore = podNamespaces();
+      Path root = node.kubeletRoot.claim();
       node.hardware = NodeHardware.install(node.directory, network.index(), chips, natives);
       node.parts.add(node.hardware);
       node.containerd =
@@ -116,6 +117,7 @@ public final class RealNode implements AutoCloseable {
               network,
               node.containerd,
               node.directory.resolve("kubelet"),
+              root,
               admin);
       node.parts.add(node.kubelet);
       node.parts.add(
@@ -138,7 +140,8 @@ public final class RealNode implements AutoCloseable {
   /**
    * Deletes the node's pods and waits (a while) for the kubelet to tear down their containers,
    * networks and volumes; then stops the node's processes, the last started first, removes its
-   * device nodes, and unmounts whatever is still mounted below its directory.
+   * device nodes, unmounts whatever is still mounted below its directory and deletes the kubelet's
+   * root.
    */
   @Override
   public void close() {
@@ -191,7 +194,8 @@ public final class RealNode implements AutoCloseable {
     }
     parts.clear();
     killPodProcesses();
-    unmountBelow(directory);
+    Mounts.unmountBelow(directory);
+    kubeletRoot.release();
     removePodNamespaces();
   }
 
@@ -261,28 +265,6 @@ public final class RealNode implements AutoCloseable {
       }
     } catch (IOException | RuntimeException e) {
       LOG.warn("draining node {} before it stops: {}", name, e.toString());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  /** Lazily unmounts every mount below {@code directory}, the deepest first. */
-  static void unmountBelow(Path directory) {
-    String prefix = directory.toAbsolutePath() + "/";
-    try {
-      List<String> mounts =
-          Files.readAllLines(Path.of("/proc/self/mounts")).stream()
-              .map(line -> line.split(" ")[1].replace("\\040", " "))
-              .filter(point -> (point + "/").startsWith(prefix))
-              .sorted(Comparator.reverseOrder())
-              .toList();
-      for (String point : mounts) {
-        if (HostCommands.attempt(List.of("umount", "-l", point)).exit() != 0) {
-          LOG.warn("cannot unmount {} left below {}", point, directory);
-        }
-      }
-    } catch (IOException e) {
-      LOG.warn("cannot list the mounts below {}: {}", directory, e.toString());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

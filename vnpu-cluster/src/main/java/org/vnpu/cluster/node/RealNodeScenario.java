@@ -156,7 +156,6 @@ public final class RealNodeScenario implements AutoCloseable {
   /** Installs the chart on the real node; returns the values it was installed with. */
   private Map<String, Object> chartRunsAsPods(SourceTree tree)
       throws IOException, InterruptedException {
-    Path kubelet = node.kubelet().root();
     Map<String, Object> values = new LinkedHashMap<>();
     values.put("image.repository", NodeImages.VNPU.substring(0, NodeImages.VNPU.indexOf(':')));
     values.put("image.tag", NodeImages.VNPU.substring(NodeImages.VNPU.indexOf(':') + 1));
@@ -166,10 +165,8 @@ public final class RealNodeScenario implements AutoCloseable {
     // The chart's kube-scheduler needs its image from registry.k8s.io and the Service's DNS name;
     // Volcano schedules here.
     values.put("scheduler.kubeScheduler.enabled", false);
-    // devicePlugin.kubeletDir keeps its default: the kubelet's device plugin directory is
-    // /var/lib/kubelet/device-plugins whatever its --root-dir (KubeletSocket of
-    // k8s.io/kubelet/pkg/apis/deviceplugin/v1beta1), so one machine holds one such node.
-    values.put("devicePlugin.podResourcesDir", kubelet.resolve("pod-resources").toString());
+    // The kubelet's directories keep the chart's defaults: its root is /var/lib/kubelet, as on any
+    // node (KubeletRoot).
     values.put("devicePlugin.stateDir", node.directory().resolve("state").toString());
     values.put("devicePlugin.shimDir", node.directory().resolve("shim").toString());
     values.put("devicePlugin.driverDir", node.hardware().driver().toString());
