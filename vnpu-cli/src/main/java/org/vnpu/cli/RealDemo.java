@@ -62,7 +62,16 @@ final class RealDemo {
           out.println(line);
           out.flush();
         };
-    Scenario.Report embedded = compare ? embedded(out, progress) : null;
+    Scenario.Report embedded = null;
+    if (compare) {
+      try {
+        embedded = embedded(out, progress);
+      } catch (IOException | RuntimeException e) {
+        err.println("vnpu demo: the scenario on the embedded sandbox failed: " + e.getMessage());
+        err.println("  component log: " + log);
+        return 2;
+      }
+    }
     out.println(
         "vNPU demo on a real control plane: building or finding the upstream binaries, starting"
             + " etcd, kube-apiserver, kube-controller-manager, kube-scheduler and Volcano, installing"

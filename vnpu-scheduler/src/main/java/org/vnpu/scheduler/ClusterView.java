@@ -60,7 +60,8 @@ final class ClusterView {
   private static final int UNDONE_KEPT = 8;
 
   private final Map<String, PodFacts> facts = new HashMap<>();
-  private final PreemptionHolds holds = new PreemptionHolds(ledger, this::forget);
+  private final PreemptionHolds holds =
+      new PreemptionHolds(ledger, this::forget, this::chargedOnItsRecord);
   private final ReplacementHolds replacements = new ReplacementHolds(ledger);
   private final Reservations reservations;
   private final HandoutCharges handouts = new HandoutCharges(ledger, this::named, this::charge);
@@ -365,6 +366,16 @@ final class ClusterView {
   /** The pod is deleted: no later copy of it can carry an undone allocation. */
   void podDeleted(String uid) {
     undone.remove(uid);
+  }
+
+  /**
+   * Whether the pod's allocation stays charged when the pod is forgotten: its node's locks still
+   * record its hand-out, which the device plugin settles a moment after the pod is gone.
+   */
+  private boolean chargedOnItsRecord(String uid) {
+    AllocationPlan plan = allocations.get(uid);
+    Carrier carrier = carriers.get(uid);
+    return plan != null && carrier != null && handouts.recorded(plan.node(), carrier.nonce());
   }
 
   /** Drops the pod: its allocation, reservation, ledger charge and host requests. */

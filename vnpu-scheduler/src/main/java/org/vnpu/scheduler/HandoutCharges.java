@@ -82,6 +82,14 @@ final class HandoutCharges {
   }
 
   /**
+   * Whether {@code node}'s locks record a hand-out of the allocation signed with {@code nonce}:
+   * once no pod's annotation names it, the record alone keeps it charged.
+   */
+  boolean recorded(String node, String nonce) {
+    return byNode.getOrDefault(node, Map.of()).containsKey(nonce);
+  }
+
+  /**
    * Keeps every hand-out recorded on {@code node}'s locks charged exactly once: by the pod whose
    * annotation carries its nonce, or, when no pod's does (the pod it was signed for is gone, or its
    * annotation was already re-signed for another reservation), on the record alone until the record

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.core.ledger.AllocationPlan;
@@ -49,6 +50,7 @@ final class PreemptionHolds {
 
   private final Ledger ledger;
   private final Consumer<String> release;
+  private final Predicate<String> chargedOnRelease;
   private final Map<String, Map<String, Hold>> waiting = new HashMap<>(); // preemptor, node
   private final Set<String> gone = new HashSet<>();
   private final Set<String> evicting = new HashSet<>();
@@ -57,10 +59,13 @@ final class PreemptionHolds {
 
   /**
    * @param release releases a victim that is gone: its allocation, ledger charge and host
+   * @param chargedOnRelease whether a victim's vNPUs stay charged when it is released all the same
+   *     (its node still records their hand-out)
    */
-  PreemptionHolds(Ledger ledger, Consumer<String> release) {
+  PreemptionHolds(Ledger ledger, Consumer<String> release, Predicate<String> chargedOnRelease) {
     this.ledger = ledger;
     this.release = release;
+    this.chargedOnRelease = chargedOnRelease;
   }
 
   /** Holds a place for {@code hold}'s preemptor, replacing one it had on the same node. */
@@ -193,10 +198,16 @@ final class PreemptionHolds {
         hold.plan().host());
   }
 
-  /** {@code node} without the vNPUs the hold's victims are charged there. */
+  /**
+   * {@code node} as releasing the hold's victims leaves it: without the vNPUs they are charged
+   * there, except those a hand-out record still charges once they are released.
+   */
   private NodeState withoutVictims(Hold hold, NodeState node) {
     NodeState seen = node;
     for (String victim : hold.victims()) {
+      if (chargedOnRelease.test(victim)) {
+        continue;
+      }
       AllocationPlan charge = ledger.placements().get(victim);
       if (charge != null && charge.node().equals(seen.name())) {
         seen = Ledger.without(seen, charge);
@@ -215,7 +226,8 @@ final class PreemptionHolds {
    * preemptor's place charged in their stead. Until then the victims stay charged and the hold
    * waits ({@link #retry}, until it expires): the node may still charge what they held there (their
    * hand-out records, which the device plugin clears a moment after the pods are gone), and
-   * releasing them would let other pods take the room made for the preemptor.
+   * releasing them would let other pods take the room made for the preemptor. The check sees the
+   * node as the release leaves it, records included, so the charge that follows it never fails.
    */
   private void charge(Hold hold) {
     AllocationPlan place = place(hold);

@@ -15,10 +15,14 @@ import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.vnpu.api.AnnotationKeys;
+import org.vnpu.api.payload.HandoutRecord;
+import org.vnpu.api.payload.NodeLock;
 import org.vnpu.api.payload.OfflineWork;
 import org.vnpu.api.payload.PodAllocation;
+import org.vnpu.api.payload.PodRef;
 import org.vnpu.core.ledger.ChargeKey;
 import org.vnpu.core.request.PodManifest;
+import org.vnpu.kube.NodeLocks;
 import org.vnpu.testkit.MutableClock;
 
 /**
@@ -197,6 +201,72 @@ class PreemptionTest {
     scheduler.podRemoved(victim);
     assertThat(scheduler.filter(whole, List.of("d")).get("d").fits()).isTrue();
     assertThat(scheduler.filter(other, List.of("d")).get("d").fits()).isFalse();
+  }
+
+  /**
+   * Seen once in CI on the real control plane (VolcanoFidelityTest): the victim was gone while its
+   * node's locks still recorded its hand-out. The check that the place fits left out that the
+   * record charges the victim's vNPUs once the victim is released; the charge that followed was
+   * refused ("node c changed; its place is not held"), the hold was dropped, and Volcano's next
+   * session evicted a second victim. The hold now waits for the record to be settled.
+   */
+  @Test
+  void aVictimsHandOutStillRecordedOnItsNodeKeepsTheHoldWaitingUntilItIsSettled() throws Exception {
+    PodManifest first = pendingOffline("batch-1", 40);
+    PodManifest second = pendingOffline("batch-2", 40);
+    scheduler.reserve(first, "c");
+    scheduler.reserve(second, "c");
+    // batch-2's entry, of the same shape, still waits: the hand-out is recorded (ADR 0013); then
+    // batch-2's, alike to batch-1's record. Neither holder is known yet.
+    String nonce = handedOutAndBound("batch-1");
+    handedOutAndBound("batch-2");
+    PodManifest preemptor = pending("online", 50);
+    PodManifest other = pending("other", 30);
+    assertThat(victims(preemptor, first.uid())).containsExactly(first.uid());
+
+    scheduler.podRemoved(first.uid());
+    assertThat(fits(other)).as("the record keeps the victim's room charged").isFalse();
+    assertThat(scheduler.placements())
+        .as("the place waits for the record")
+        .doesNotContainKey(ChargeKey.preemptorPlace(preemptor.uid()).ledgerKey());
+
+    assertThat(new NodeLocks(client, ClusterFixture.CODEC).settled("c", nonce)).isTrue();
+    scheduler.nodeChanged(client.nodes().withName("c").get());
+    assertThat(scheduler.placements())
+        .as("the record settled, the place is held for the preemptor")
+        .containsOnlyKeys(ChargeKey.preemptorPlace(preemptor.uid()).ledgerKey(), second.uid());
+    assertThat(fits(other)).isFalse();
+    assertThat(fits(preemptor)).isTrue();
+  }
+
+  /**
+   * What the device plugin and the binding do for the reserved pod {@code name}: its last container
+   * handed out (the lock entry becomes a hand-out record whose holder the plugin has not learnt
+   * yet, so the scheduler cannot settle it), the pod bound and running at priority -100. Returns
+   * the record's nonce.
+   */
+  private String handedOutAndBound(String name) {
+    NodeLocks locks = new NodeLocks(client, ClusterFixture.CODEC);
+    Pod pod = client.pods().inNamespace("default").withName(name).get();
+    String uid = pod.getMetadata().getUid();
+    NodeLock entry = locks.held(client.nodes().withName("c").get()).of(uid).orElseThrow();
+    PodRef ref = new PodRef(uid, "default", name);
+    HandoutRecord record =
+        new HandoutRecord(
+            entry.nonce(),
+            entry.shape(),
+            ref,
+            pod.getMetadata().getAnnotations().get(AnnotationKeys.ALLOCATION),
+            "main",
+            List.of("vnpu-0"),
+            clock.instant(),
+            null);
+    assertThat(locks.lastHandedOut("c", uid, record, clock.instant())).isTrue();
+    pod.getSpec().setNodeName("c");
+    pod.getSpec().setPriority(-100);
+    scheduler.podChanged(client.pods().inNamespace("default").resource(pod).update());
+    scheduler.nodeChanged(client.nodes().withName("c").get());
+    return entry.nonce();
   }
 
   @Test
