@@ -3,6 +3,7 @@ package org.vnpu.cluster;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,6 +18,7 @@ import org.vnpu.sandbox.DraNode;
 import org.vnpu.sandbox.NativeFiles;
 import org.vnpu.sandbox.NodeClients;
 import org.vnpu.sandbox.NodeSpec;
+import org.vnpu.sandbox.NodesDirectory;
 import org.vnpu.sandbox.Sandbox;
 import org.vnpu.sandbox.SandboxNode;
 import org.vnpu.sandbox.SandboxOptions;
@@ -280,7 +282,11 @@ public final class RealCluster implements ScenarioCluster, AutoCloseable {
 
   @Override
   public Path nodeDirectory(String node) {
-    return plane.directory().resolve("nodes").resolve(node);
+    try {
+      return NodesDirectory.of(plane.directory()).resolve(node);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   public ControlPlane plane() {

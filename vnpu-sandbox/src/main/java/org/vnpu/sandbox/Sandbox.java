@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceSelector;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -142,8 +143,9 @@ public final class Sandbox implements ScenarioCluster, AutoCloseable {
               api.client(), KEYS_NAMESPACE, EXTENDER_TLS, List.of(LOOPBACK));
       SchedulerService scheduler =
           startScheduler(api.client(), catalog, certificates, 0, 0, options.rebalancing());
+      Path nodesDirectory = NodesDirectory.of(options.directory());
       for (NodeSpec spec : options.nodes()) {
-        Path directory = options.directory().resolve("nodes").resolve(spec.name());
+        Path directory = nodesDirectory.resolve(spec.name());
         nodes.add(
             SandboxNode.start(
                 spec,
@@ -160,7 +162,7 @@ public final class Sandbox implements ScenarioCluster, AutoCloseable {
         api.client().resource(deviceClass()).create();
       }
       for (NodeSpec spec : options.draNodes()) {
-        Path directory = options.directory().resolve("nodes").resolve(spec.name());
+        Path directory = nodesDirectory.resolve(spec.name());
         draNodes.add(
             DraNode.start(
                 spec, directory, NodeClients.shared(api.client()), natives, catalog, options));
@@ -271,7 +273,11 @@ public final class Sandbox implements ScenarioCluster, AutoCloseable {
 
   @Override
   public Path nodeDirectory(String node) {
-    return options.directory().resolve("nodes").resolve(node);
+    try {
+      return NodesDirectory.of(options.directory()).resolve(node);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   public SandboxOptions options() {

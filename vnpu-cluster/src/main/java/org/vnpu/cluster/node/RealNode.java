@@ -15,6 +15,7 @@ import org.slf4j.LoggerFactory;
 import org.vnpu.cluster.ControlPlane;
 import org.vnpu.cluster.UpstreamBinaries;
 import org.vnpu.sandbox.NativeFiles;
+import org.vnpu.sandbox.NodesDirectory;
 
 /**
  * One real Kubernetes node on this machine: its network namespace ({@link NodeNetwork}), its fake
@@ -89,7 +90,7 @@ public final class RealNode implements AutoCloseable {
       int chips,
       List<Path> images)
       throws IOException, InterruptedException {
-    RealNode node = new RealNode(name, plane.directory().resolve("nodes").resolve(name));
+    RealNode node = new RealNode(name, NodesDirectory.of(plane.directory()).resolve(name));
     boolean started = false;
     try {
       node.network = network;
