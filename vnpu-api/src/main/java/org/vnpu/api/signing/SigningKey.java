@@ -5,8 +5,10 @@ import java.security.KeyFactory;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.PrivateKey;
+import java.security.interfaces.EdECPrivateKey;
 import java.security.spec.PKCS8EncodedKeySpec;
 import java.security.spec.X509EncodedKeySpec;
+import org.bouncycastle.crypto.params.Ed25519PrivateKeyParameters;
 
 /** The scheduler's Ed25519 private key, with its public half and the key ID signatures name. */
 public final class SigningKey {
@@ -14,10 +16,17 @@ public final class SigningKey {
   static final String ALGORITHM = "Ed25519";
 
   private final PrivateKey privateKey;
+  private final Ed25519PrivateKeyParameters parameters;
   private final VerifyingKey verifying;
 
   private SigningKey(PrivateKey privateKey, VerifyingKey verifying) {
     this.privateKey = privateKey;
+    this.parameters =
+        new Ed25519PrivateKeyParameters(
+            ((EdECPrivateKey) privateKey)
+                .getBytes()
+                .orElseThrow(() -> new IllegalArgumentException("the Ed25519 key has no bytes")),
+            0);
     this.verifying = verifying;
   }
 
@@ -58,7 +67,8 @@ public final class SigningKey {
     return verifying;
   }
 
-  PrivateKey privateKey() {
-    return privateKey;
+  /** The key as BouncyCastle's signer takes it ({@link AllocationSigner}). */
+  Ed25519PrivateKeyParameters parameters() {
+    return parameters;
   }
 }

@@ -3,6 +3,10 @@ package org.vnpu.api.signing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.security.KeyFactory;
+import java.security.Signature;
+import java.security.spec.PKCS8EncodedKeySpec;
+import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -176,5 +180,18 @@ class AllocationSignerTest {
         List.of(
             original.containers().get(0),
             new ContainerAllocation(server.name(), false, List.of(raised))));
+  }
+
+  @Test
+  void itsSignatureIsTheVeryOneTheJdkMakesForTheSameKeyAndBytes() throws Exception {
+    SignedAllocation signed = signed();
+    Signature jdk = Signature.getInstance("Ed25519");
+    jdk.initSign(
+        KeyFactory.getInstance("Ed25519").generatePrivate(new PKCS8EncodedKeySpec(KEY.pkcs8())));
+    jdk.update(AllocationSigner.signedBytes(codec, signed.allocation(), signed.nonce()));
+
+    assertThat(Base64.getDecoder().decode(signed.signature()))
+        .as("Ed25519 is deterministic: the device plugins' JDK verifies what BouncyCastle signs")
+        .isEqualTo(jdk.sign());
   }
 }
