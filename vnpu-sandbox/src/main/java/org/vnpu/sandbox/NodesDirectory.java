@@ -2,7 +2,11 @@ package org.vnpu.sandbox;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.Optional;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.kubelet.UnixSockets;
@@ -25,6 +29,8 @@ public final class NodesDirectory {
    */
   static final int SOCKET_ROOM = 58;
 
+  private static final String PREFIX = "vnpu-nodes-";
+
   private NodesDirectory() {}
 
   /**
@@ -36,11 +42,11 @@ public final class NodesDirectory {
    */
   public static Path of(Path directory) throws IOException {
     Path nodes = directory.toAbsolutePath().resolve("nodes");
+    Optional<Path> linked = linked(nodes);
+    if (linked.isPresent()) {
+      return linked.get();
+    }
     if (Files.isSymbolicLink(nodes)) {
-      Path target = nodes.toRealPath();
-      if (Files.isDirectory(target)) {
-        return target;
-      }
       Files.delete(nodes); // the temporary directory went (a reboot): made again below
     }
     if (fits(nodes)) {
@@ -56,7 +62,7 @@ public final class NodesDirectory {
               + " bytes): remove it, and it becomes a link to a shorter directory");
     }
     Files.createDirectories(directory);
-    Path shorter = Files.createTempDirectory("vnpu-nodes-").toRealPath();
+    Path shorter = Files.createTempDirectory(PREFIX).toRealPath();
     if (!fits(shorter)) {
       throw new IOException(
           "the nodes' sockets do not fit a Unix socket's path below "
@@ -74,6 +80,35 @@ public final class NodesDirectory {
         directory,
         UnixSockets.MAX_PATH_BYTES);
     return shorter;
+  }
+
+  /**
+   * Deletes the directory {@code directory/nodes} links to, if it links to one of ours: before the
+   * cluster directory is removed, whose removal would leave it behind under the temporary
+   * directory.
+   */
+  public static void deleteLinked(Path directory) throws IOException {
+    Optional<Path> linked = linked(directory.toAbsolutePath().resolve("nodes"));
+    if (linked.isEmpty()) {
+      return;
+    }
+    try (Stream<Path> files = Files.walk(linked.get())) {
+      for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(file);
+      }
+    }
+  }
+
+  /** The existing directory of ours that {@code nodes} is a link to, if it is one. */
+  private static Optional<Path> linked(Path nodes) throws IOException {
+    if (!Files.isSymbolicLink(nodes)) {
+      return Optional.empty();
+    }
+    Path target = nodes.resolveSibling(Files.readSymbolicLink(nodes));
+    return Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS)
+            && target.getFileName().toString().startsWith(PREFIX)
+        ? Optional.of(target)
+        : Optional.empty();
   }
 
   private static boolean fits(Path nodes) {

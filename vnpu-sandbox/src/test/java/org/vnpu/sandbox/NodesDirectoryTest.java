@@ -34,8 +34,24 @@ class NodesDirectoryTest {
     assertThat(deep.resolve("nodes")).isSymbolicLink();
     assertThat(deep.resolve("nodes").toRealPath()).isEqualTo(nodes);
     assertThat(NodesDirectory.of(deep)).as("the same answer every time").isEqualTo(nodes);
-    Files.delete(deep.resolve("nodes"));
-    Files.delete(nodes);
+
+    NodesDirectory.deleteLinked(deep);
+    assertThat(nodes).as("removed with the cluster directory, not left in /tmp").doesNotExist();
+    Path again = NodesDirectory.of(deep);
+    assertThat(again).as("a link whose directory went is made again").isDirectory();
+    NodesDirectory.deleteLinked(deep);
+  }
+
+  @Test
+  void onlyADirectoryOfOursIsDeletedThroughTheLink() throws Exception {
+    Path cluster = root.resolve("cluster");
+    Path elsewhere = Files.createDirectories(root.resolve("precious"));
+    Files.createDirectories(cluster);
+    Files.createSymbolicLink(cluster.resolve("nodes"), elsewhere);
+
+    NodesDirectory.deleteLinked(cluster);
+
+    assertThat(elsewhere).isDirectory();
   }
 
   @Test

@@ -40,10 +40,6 @@ final class KubeletRoot {
     this.path = path;
   }
 
-  Path path() {
-    return path;
-  }
-
   /**
    * Takes the directory for this node: clears what an earlier real node left (its mark there) and
    * marks it.
