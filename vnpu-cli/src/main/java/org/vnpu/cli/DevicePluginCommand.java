@@ -78,6 +78,17 @@ final class DevicePluginCommand implements Callable<Integer> {
               + " swapped allocations (default: ${DEFAULT-VALUE}).")
   Path podResourcesSocket = DevicePluginSettings.DEFAULT_POD_RESOURCES_SOCKET;
 
+  @Option(
+      names = "--reservation-wait",
+      paramLabel = "DURATION",
+      defaultValue = "10s",
+      converter = DurationConverter.class,
+      description =
+          "How long an Allocate call waits for the reservation of the pod being admitted: under"
+              + " Volcano the scheduler writes it just after answering allocateFunc, and Volcano"
+              + " may bind the pod first (default: ${DEFAULT-VALUE}).")
+  Duration reservationWait;
+
   @Mixin CatalogOption catalog;
 
   @Override
@@ -105,7 +116,8 @@ final class DevicePluginCommand implements Callable<Integer> {
             agent.pollInterval,
             heartbeatInterval,
             cleanupInterval,
-            podResourcesSocket);
+            podResourcesSocket,
+            reservationWait);
     KubernetesClient client = KubeClients.fromEnvironment();
     NodeDoctor.log(
         NodeDoctor.examine(setup.doctorSetup(node, handout, verifyingKeys), () -> npus, client));

@@ -132,7 +132,8 @@ public final class DevicePlugin implements AutoCloseable {
         settings.shimLogLevel(),
         clock,
         locks,
-        resolver::expect);
+        resolver::expect,
+        settings.reservationWait());
   }
 
   /**

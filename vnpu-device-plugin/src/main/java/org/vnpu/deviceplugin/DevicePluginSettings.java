@@ -22,6 +22,8 @@ import org.vnpu.api.SplitMode;
  * @param heartbeatInterval how often inventory and heartbeat are published without a change
  * @param cleanupInterval how often the files of finished pods are removed
  * @param podResourcesSocket the kubelet's pod-resources socket, asked which pod got which devices
+ * @param reservationWait how long an Allocate call waits for the entry of the pod being admitted,
+ *     which the scheduler may write after Volcano has bound the pod
  */
 public record DevicePluginSettings(
     String node,
@@ -35,7 +37,8 @@ public record DevicePluginSettings(
     Duration pollInterval,
     Duration heartbeatInterval,
     Duration cleanupInterval,
-    Path podResourcesSocket) {
+    Path podResourcesSocket,
+    Duration reservationWait) {
 
   /** How often the registration loop looks at the sockets; a kubelet restart is seen within it. */
   public static final Duration SOCKET_CHECK_INTERVAL = Duration.ofMillis(100);
@@ -46,6 +49,9 @@ public record DevicePluginSettings(
   /** Where the kubelet serves its pod-resources API. */
   public static final Path DEFAULT_POD_RESOURCES_SOCKET =
       Path.of("/var/lib/kubelet/pod-resources/kubelet.sock");
+
+  /** The default of {@link #reservationWait}. */
+  public static final Duration DEFAULT_RESERVATION_WAIT = Duration.ofSeconds(10);
 
   public DevicePluginSettings {
     driverMounts = List.copyOf(driverMounts);

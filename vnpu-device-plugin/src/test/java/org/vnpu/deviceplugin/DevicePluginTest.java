@@ -25,7 +25,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.assertj.core.groups.Tuple;
@@ -663,6 +665,22 @@ class DevicePluginTest {
     assertRefused(1, "pod serving/a is not bound to a node, not to this node " + node);
     assertThat(pods.locks().of(a)).isPresent();
     assertThat(pods.podAnnotation("a", AnnotationKeys.BIND_PHASE)).isEqualTo("allocating");
+  }
+
+  @Test
+  void aCallThatComesBeforeItsPodsReservationIsWrittenWaitsForIt() throws Exception {
+    // Volcano binds the pod as soon as its session commits; the scheduler writes the reservation
+    // after answering allocateFunc, so the kubelet may admit the pod before it is written.
+    CompletableFuture<ContainerAllocateResponse> call =
+        CompletableFuture.supplyAsync(() -> allocate(1));
+    Thread.sleep(300);
+    assertThat(call).isNotDone();
+
+    pods.bind(
+        "late", List.of(new ContainerAllocation("model", false, List.of(soft(0, die0, 8192, 30)))));
+
+    assertThat(chips(call.get(10, TimeUnit.SECONDS))).containsExactly(0);
+    assertThat(pods.podAnnotation("late", AnnotationKeys.BIND_PHASE)).isEqualTo("success");
   }
 
   @Test

@@ -33,6 +33,12 @@ public final class PluginHarness implements AutoCloseable {
   /** The share slots advertised per chip. */
   public static final int SLOTS = 4;
 
+  /**
+   * How long the harness's plugin waits for a reservation: long enough for a test to write one
+   * after the call, short enough for a refusal not to slow the tests down.
+   */
+  public static final Duration RESERVATION_WAIT = Duration.ofMillis(1500);
+
   public final String node;
   public final Path directory;
   public final KubeletEmulator kubelet;
@@ -79,7 +85,8 @@ public final class PluginHarness implements AutoCloseable {
             Duration.ofMillis(50),
             Duration.ofSeconds(1),
             Duration.ofMillis(100),
-            podResourcesSocket(directory)),
+            podResourcesSocket(directory),
+            RESERVATION_WAIT),
         new SimulatedNpuDriver(
             directory.resolve("inventory.yaml"), node, ChipCatalog.builtIn(), Clock.systemUTC()),
         new AllocationVerifier(ScheduledPods.VERIFYING, new PayloadCodec()),

@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -236,7 +237,8 @@ class InFlightProperties {
               LogLevel.WARN,
               node,
               locks,
-              resolver::expect);
+              resolver::expect,
+              Duration.ZERO); // every reservation here is written before its pod is admitted
       allocator.inventory(chips);
     }
 
@@ -278,7 +280,9 @@ class InFlightProperties {
                       name, SHAPES[shape], MEMORY_GIB, "elastic", Map.of(), Map.of()))
               .create();
       try {
-        scheduler.reserve(PodManifests.fromJson(JSON.readTree(Serialization.asJson(pod))), NODE);
+        scheduler
+            .reserve(PodManifests.fromJson(JSON.readTree(Serialization.asJson(pod))), NODE)
+            .join();
       } catch (org.vnpu.scheduler.SchedulingException e) {
         return; // full, or another shape of the same count is in flight: the pod waits
       }

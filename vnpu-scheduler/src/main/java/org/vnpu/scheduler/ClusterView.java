@@ -5,7 +5,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -16,6 +15,7 @@ import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.codec.MalformedPayloadException;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.payload.HandoutRecord;
+import org.vnpu.api.payload.NodeLock;
 import org.vnpu.api.payload.NodeRegistration;
 import org.vnpu.api.payload.PodRef;
 import org.vnpu.api.payload.SignedAllocation;
@@ -49,15 +49,8 @@ final class ClusterView {
   /** The pod and the nonce of each allocation of {@link #allocations}, by pod UID. */
   private final Map<String, Carrier> carriers = new HashMap<>();
 
-  /**
-   * The nonces of each pod's last undone reservations, by pod UID, kept until the pod is deleted:
-   * the informer may deliver copies of the pod from before an undo, and those carry the undone
-   * allocation.
-   */
-  private final Map<String, Set<String>> undone = new HashMap<>();
-
-  /** How many undone reservations of one pod {@link #undone} remembers. */
-  private static final int UNDONE_KEPT = 8;
+  private final UndoneReservations undone = new UndoneReservations();
+  private final UnseenLocks unseen = new UnseenLocks();
 
   private final Map<String, PodFacts> facts = new HashMap<>();
   private final PreemptionHolds holds =
@@ -110,6 +103,21 @@ final class ClusterView {
     carriers.put(pod.uid(), new Carrier(new PodRef(pod.uid(), pod.namespace(), pod.name()), nonce));
     reservations.reserved(pod.uid(), pod.namespace(), pod.name(), plan.node(), now);
     return chargeHost(pod, plan.node());
+  }
+
+  /**
+   * The reservation's entry {@code lock} was taken on {@code node}: charged to the ledger's locks
+   * now, and kept there until the node shows it ({@link UnseenLocks}).
+   */
+  void locked(String node, NodeLock lock) {
+    ledger.lock(node, lock);
+    unseen.taken(node, lock);
+  }
+
+  /** Whether the pod still holds the reservation signed with {@code nonce}. */
+  boolean reservedWith(String uid, String nonce) {
+    Carrier carrier = carriers.get(uid);
+    return carrier != null && carrier.nonce().equals(nonce);
   }
 
   /** Whether the pod holds a reservation that no binding has followed yet. */
@@ -170,7 +178,7 @@ final class ClusterView {
       if (handshake != null) {
         ledger.heartbeat(name, codec.decodeHandshake(handshake).at());
       }
-      ledger.locks(name, codec.locksOf(annotations));
+      ledger.locks(name, unseen.over(name, codec.locksOf(annotations), clock.instant()));
       allocations.values().stream()
           .filter(plan -> plan.node().equals(name))
           .filter(plan -> !ledger.placements().containsKey(plan.podUid()))
@@ -260,7 +268,7 @@ final class ClusterView {
     try {
       SignedAllocation signed = codec.decodeAllocation(value);
       // A pod bound with an undone allocation runs with it (the undo's patch failed): charged.
-      return !pod.bound() && undone.getOrDefault(uid, Set.of()).contains(signed.nonce())
+      return !pod.bound() && undone.wasUndone(uid, signed.nonce())
           ? Optional.empty()
           : Optional.of(signed);
     } catch (MalformedPayloadException e) {
@@ -285,6 +293,7 @@ final class ClusterView {
     if (bound) {
       chargeHost(pod.manifest(), pod.nodeName());
       reservations.ended(uid);
+      unseen.bound(uid, pod.manifest().annotations());
     }
     if (verified.isEmpty() || allocations.containsKey(uid)) {
       return;
@@ -355,17 +364,13 @@ final class ClusterView {
     Carrier carrier = carriers.get(uid);
     forget(uid);
     if (carrier != null) {
-      Set<String> nonces = undone.computeIfAbsent(uid, u -> new LinkedHashSet<>());
-      nonces.add(carrier.nonce());
-      if (nonces.size() > UNDONE_KEPT) {
-        nonces.remove(nonces.iterator().next());
-      }
+      undone.undone(uid, carrier.nonce());
     }
   }
 
   /** The pod is deleted: no later copy of it can carry an undone allocation. */
   void podDeleted(String uid) {
-    undone.remove(uid);
+    undone.deleted(uid);
   }
 
   /**
@@ -382,6 +387,7 @@ final class ClusterView {
   void forget(String uid) {
     AllocationPlan plan = allocations.remove(uid);
     carriers.remove(uid);
+    unseen.ended(uid);
     facts.remove(uid);
     reservations.ended(uid);
     ledger.release(uid);

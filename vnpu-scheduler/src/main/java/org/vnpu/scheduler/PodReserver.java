@@ -3,6 +3,7 @@ package org.vnpu.scheduler;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.api.payload.NodeLock;
@@ -20,11 +21,12 @@ import org.vnpu.core.request.PodRequest;
 import org.vnpu.kube.NodeLocks;
 
 /**
- * Reserves, binds, pipelines and unreserves pods. Reserving a pod on a node charges the ledger,
- * takes the node's lock and writes the signed allocation and the pending containers on the pod,
- * before the pod is bound; when the lock or the annotations cannot be written, the ledger and the
- * lock are undone. The decision and the charge are made under the state's lock, the writes outside
- * it.
+ * Reserves, binds, pipelines and unreserves pods. Reserving a pod on a node charges the ledger and
+ * the node's lock entry at once; the signed allocation and the pending containers are then written
+ * on the pod, and the entry on the node, after the answer (Volcano may bind the pod meanwhile: the
+ * device plugin waits for them). Binding writes the entry, then the binding with the annotations.
+ * When a write fails, the ledger and the lock are undone. The decision and the charge are made
+ * under the state's lock, the writes outside it.
  */
 final class PodReserver {
 
@@ -36,6 +38,7 @@ final class PodReserver {
   private final ClusterPort cluster;
   private final EventSink events;
   private final ReservationAnnotations annotations;
+  private final ReservationWrites writes = new ReservationWrites();
 
   PodReserver(
       SchedulerState state,
@@ -51,27 +54,89 @@ final class PodReserver {
     this.annotations = annotations;
   }
 
-  /** See {@link Scheduler#reserve}. */
-  AllocationPlan reserve(PodManifest pod, String node) throws SchedulingException {
+  /**
+   * See {@link Scheduler#reserve}: decided and charged now, written by {@link ReservationWrites}
+   * after the caller has its answer.
+   */
+  CompletableFuture<AllocationPlan> reserve(PodManifest pod, String node)
+      throws SchedulingException {
     Claim claim = claim(pod, node);
     if (claim.lock() == null) {
-      return claim.plan();
+      return CompletableFuture.completedFuture(claim.plan());
     }
-    lock(pod, node, claim);
+    return writes.submit(pod.uid(), () -> write(pod, node, claim));
+  }
+
+  /**
+   * Writes a reservation: the pod's annotations first, then the node's lock entry, so that a node
+   * whose locks name the pod finds its allocation on it. When either cannot be written, or the
+   * reservation ended meanwhile (deallocateFunc, the pod deleted), what was written is undone.
+   */
+  private AllocationPlan write(PodManifest pod, String node, Claim claim)
+      throws SchedulingException {
+    String nonce = claim.lock().nonce();
+    if (!current(pod, nonce)) {
+      throw new SchedulingException(ended(pod));
+    }
     try {
       cluster.annotate(pod.namespace(), pod.name(), annotations(claim));
     } catch (RuntimeException e) {
-      synchronized (state) {
-        // The patch may have been applied before its answer failed.
-        view.unreserved(pod.uid());
-        view.ledger().unlock(node, pod.uid());
+      // The patch may have been applied before its answer failed.
+      throw undo(pod, node, nonce, "cannot annotate the pod: " + e.getMessage());
+    }
+    try {
+      cluster.lock(node, claim.lock(), state.clock().instant());
+    } catch (NodeLocks.RefusedException e) {
+      if (e.heldByAnother()) {
+        counters.lockRefused();
       }
-      cluster.unlock(node, pod.uid());
-      throw new SchedulingException(
-          "cannot annotate pod " + pod.namespace() + "/" + pod.name() + ": " + e.getMessage());
+      throw undo(pod, node, nonce, e.getMessage());
+    }
+    if (!current(pod, nonce)) {
+      cluster.unlock(node, pod.uid()); // its undo may have run before the entry was written
+      throw new SchedulingException(ended(pod));
     }
     reserved(pod, node, claim);
     return claim.plan();
+  }
+
+  private boolean current(PodManifest pod, String nonce) {
+    synchronized (state) {
+      return view.reservedWith(pod.uid(), nonce);
+    }
+  }
+
+  private static String ended(PodManifest pod) {
+    return "the reservation of pod "
+        + pod.namespace()
+        + "/"
+        + pod.name()
+        + " ended before it was written";
+  }
+
+  /**
+   * Undoes a reservation that could not be written: the view and the ledger (unless a newer
+   * reservation of the pod replaced it), the pod's annotations and the node's entry. Tells the
+   * pod's owner, as nobody waits for the answer: Volcano binds the pod all the same, and the node's
+   * device plugin then refuses it.
+   */
+  private SchedulingException undo(PodManifest pod, String node, String nonce, String why) {
+    synchronized (state) {
+      if (view.reservedWith(pod.uid(), nonce)) {
+        view.unreserved(pod.uid());
+        view.ledger().unlock(node, pod.uid());
+      }
+    }
+    try {
+      cluster.annotate(pod.namespace(), pod.name(), ReservationAnnotations.REMOVED);
+    } catch (RuntimeException e) {
+      LOG.warn("cannot clear pod {}/{}: {}", pod.namespace(), pod.name(), e.getMessage());
+    }
+    cluster.unlock(node, pod.uid());
+    String message = "the reservation of its vNPUs on node " + node + " was undone: " + why;
+    LOG.warn("pod {}/{}: {}", pod.namespace(), pod.name(), message);
+    events.unschedulable(pod, message);
+    return new SchedulingException("pod " + pod.namespace() + "/" + pod.name() + ": " + message);
   }
 
   /**
@@ -177,12 +242,16 @@ final class PodReserver {
     }
   }
 
-  /** Undoes a reservation: the ledger, the pod's annotations, the node's lock if it is ours. */
+  /**
+   * Undoes a reservation: the ledger, then, once the writes of the reservation under way are done,
+   * the pod's annotations and the node's lock if it is ours.
+   */
   void unreserve(String namespace, String name, String uid) {
     AllocationPlan plan = drop(uid);
     if (plan == null) {
       return;
     }
+    writes.awaitWritten(uid);
     try {
       cluster.annotate(namespace, name, ReservationAnnotations.REMOVED);
     } catch (RuntimeException e) {
@@ -242,7 +311,7 @@ final class PodReserver {
       }
       Instant now = state.clock().instant();
       NodeLock lock = lock(pod, request, now);
-      view.ledger().lock(node, lock);
+      view.locked(node, lock);
       String left = state.mix().leftScarce(request, plan);
       state.observe(request, view.reserved(pod, plan, lock.nonce(), now));
       return new Claim(plan, lock, left);

@@ -9,6 +9,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.signing.AllocationSigner;
 import org.vnpu.api.signing.AllocationVerifier;
@@ -221,16 +222,21 @@ public final class Scheduler {
   // ---- actions ----
 
   /**
-   * Places the pod on {@code node}: charges the ledger, takes the node's lock, writes the signed
-   * allocation on the pod. A pod that already has its allocation on this node is left as it is; one
-   * that has it on another node and is not bound is refused, not moved: Volcano's binder sends the
-   * pod's annotations as its session read them ({@code pkg/scheduler/cache/cache.go
+   * Places the pod on {@code node}: charges the ledger and the node's lock entry now, and returns;
+   * the signed allocation is written on the pod, then the entry on the node, after that (the future
+   * completes once they are written). A pod that already has its allocation on this node is left as
+   * it is; one that has it on another node and is not bound is refused, not moved: Volcano's binder
+   * sends the pod's annotations as its session read them ({@code pkg/scheduler/cache/cache.go
    * DefaultBinder.Bind}), and the API server writes them back onto the pod, so a binding after a
    * move would carry the old node's allocation. Volcano undoes the refused allocation with
    * deallocateFunc, and its next session finds the pod without one. When the lock or the
-   * annotations cannot be written, the ledger and the lock are undone.
+   * annotations cannot be written, the ledger and the lock are undone, and the future fails with
+   * the reason.
+   *
+   * @throws SchedulingException when the pod cannot be placed there
    */
-  public AllocationPlan reserve(PodManifest pod, String node) throws SchedulingException {
+  public CompletableFuture<AllocationPlan> reserve(PodManifest pod, String node)
+      throws SchedulingException {
     return reserver.reserve(pod, node);
   }
 

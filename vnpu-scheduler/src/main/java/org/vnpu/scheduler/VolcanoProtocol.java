@@ -277,6 +277,8 @@ final class VolcanoProtocol {
       if (request.pipelined()) {
         scheduler.pipeline(stored, node);
       } else {
+        // Answered once decided: the writes follow, and a write that fails is undone and told
+        // to the pod's owner (PodReserver), as Volcano's session has moved on by then.
         scheduler.reserve(stored, node);
       }
       return error("");

@@ -2,15 +2,19 @@ package org.vnpu.scheduler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.core.chip.ChipCatalog;
+import org.vnpu.core.ledger.AllocationPlan;
 import org.vnpu.core.request.PodManifest;
 import org.vnpu.testkit.MutableClock;
 
@@ -54,7 +58,7 @@ class ActionsWithoutApiServerTest {
 
   @Test
   void aReservationChargesTheLedgerLocksTheNodeAndSignsThePod() throws Exception {
-    reserver.reserve(manifest, "one");
+    reserver.reserve(manifest, "one").join();
 
     assertThat(state.cluster().allocation(uid())).isNotNull();
     assertThat(cluster.lockOf("one", uid())).isPresent();
@@ -63,25 +67,75 @@ class ActionsWithoutApiServerTest {
   }
 
   @Test
+  void aReservationIsChargedAtOnceAndWrittenAfterTheAnswer() throws Exception {
+    cluster.holdWrites();
+
+    CompletableFuture<AllocationPlan> written = reserver.reserve(manifest, "one");
+
+    assertThat(written).isNotDone();
+    assertThat(state.cluster().allocation(uid())).isNotNull();
+    assertThat(state.cluster().lockedBy(uid())).contains("one");
+    cluster.releaseWrites();
+    assertThat(written.join().node()).isEqualTo("one");
+    assertThat(cluster.lockOf("one", uid())).isPresent();
+    assertThat(annotations()).containsKey(AnnotationKeys.ALLOCATION);
+  }
+
+  @Test
+  void aNodeSeenBeforeItsEntryIsWrittenKeepsTheEntryInTheLedger() throws Exception {
+    cluster.holdWrites();
+    CompletableFuture<AllocationPlan> written = reserver.reserve(manifest, "one");
+
+    // The informer delivers the node as it was before the entry's write.
+    state.cluster().nodeChanged(Fabric8Views.seen(ClusterFixture.node("one", 1, null)), List.of());
+
+    assertThat(state.cluster().lockedBy(uid())).contains("one");
+    cluster.releaseWrites();
+    written.join();
+  }
+
+  @Test
+  void anUndoWhileTheWritesAreUnderWayLeavesNothingWritten() throws Exception {
+    cluster.holdWrites();
+    CompletableFuture<AllocationPlan> written = reserver.reserve(manifest, "one");
+
+    CompletableFuture<Void> undone =
+        CompletableFuture.runAsync(() -> reserver.unreserve("default", "web", uid()));
+    await().until(() -> state.cluster().allocation(uid()) == null); // waiting for the writes
+    cluster.releaseWrites();
+    undone.get(10, TimeUnit.SECONDS);
+
+    assertThat(written).isCompletedExceptionally();
+    assertThat(state.cluster().allocation(uid())).isNull();
+    assertThat(cluster.lockOf("one", uid())).isEmpty();
+    assertThat(annotations()).doesNotContainKey(AnnotationKeys.ALLOCATION);
+  }
+
+  @Test
   void aReservationWhoseAnnotationsCannotBeWrittenLeavesNeitherChargeNorLock() {
     cluster.failAnnotations();
 
-    assertThatThrownBy(() -> reserver.reserve(manifest, "one"))
-        .isInstanceOf(SchedulingException.class)
-        .hasMessageContaining("cannot annotate pod default/web");
+    assertThatThrownBy(() -> reserver.reserve(manifest, "one").join())
+        .hasCauseInstanceOf(SchedulingException.class)
+        .hasMessageContaining(
+            "pod default/web: the reservation of its vNPUs on node one was undone")
+        .hasMessageContaining("cannot annotate the pod");
     assertThat(state.cluster().allocation(uid())).isNull();
     assertThat(cluster.lockOf("one", uid())).isEmpty();
-    assertThat(events.said).isEmpty();
+    assertThat(events.said)
+        .extracting(RecordedEvents.Said::reason)
+        .containsExactly("unschedulable");
   }
 
   @Test
   void aNodeLockedForAnotherPodRefusesTheReservationAndCountsTheRefusal() {
     cluster.lockEveryNodeFor("another-pod");
 
-    assertThatThrownBy(() -> reserver.reserve(manifest, "one"))
-        .isInstanceOf(SchedulingException.class)
+    assertThatThrownBy(() -> reserver.reserve(manifest, "one").join())
+        .hasCauseInstanceOf(SchedulingException.class)
         .hasMessageContaining("locked for pod UID another-pod");
     assertThat(state.cluster().allocation(uid())).isNull();
+    assertThat(annotations()).doesNotContainKey(AnnotationKeys.ALLOCATION);
     assertThat(counters.lockRefusals()).isEqualTo(1);
   }
 
@@ -110,7 +164,7 @@ class ActionsWithoutApiServerTest {
 
   @Test
   void anExpiredReservationOfAnUnboundPodIsReleased() throws Exception {
-    reserver.reserve(manifest, "one");
+    reserver.reserve(manifest, "one").join();
 
     clock.advance(SchedulerSettings.defaults().reservationTimeout().plusSeconds(1));
     expiry.expire();
@@ -122,7 +176,7 @@ class ActionsWithoutApiServerTest {
 
   @Test
   void anExpiredReservationOfABoundPodEndsInItsBinding() throws Exception {
-    reserver.reserve(manifest, "one");
+    reserver.reserve(manifest, "one").join();
     cluster.bind("default", "web", uid(), "one", Map.of());
 
     clock.advance(SchedulerSettings.defaults().reservationTimeout().plusSeconds(1));
@@ -134,7 +188,7 @@ class ActionsWithoutApiServerTest {
 
   @Test
   void anExpiredReservationOfADeletedPodIsReleasedAsADeletedPodIs() throws Exception {
-    reserver.reserve(manifest, "one");
+    reserver.reserve(manifest, "one").join();
     cluster.delete("default", "web");
 
     clock.advance(SchedulerSettings.defaults().reservationTimeout().plusSeconds(1));

@@ -117,8 +117,9 @@ class HandoutSettlementTest {
   void podsOfOneShapeHandedOutCrosswiseEndUpNamingTheChipsTheyRunOn() throws Exception {
     PodManifest a = pod("a");
     PodManifest b = pod("b");
-    scheduler.reserve(a, "c");
-    scheduler.reserve(b, "c");
+    scheduler.reserve(a, "c").join();
+    scheduler.reserve(b, "c").join();
+    nodeChanged(); // the informer delivers the node with both entries
     assertThat(scheduler.lockRefusals()).isZero();
     SignedAllocation reservedForA = allocation("a");
     SignedAllocation reservedForB = allocation("b");
@@ -178,8 +179,9 @@ class HandoutSettlementTest {
   void anAllocationItsHolderForgedIsNeverSignedForAnotherPod() throws Exception {
     PodManifest a = pod("a");
     PodManifest b = pod("b");
-    scheduler.reserve(a, "c");
-    scheduler.reserve(b, "c");
+    scheduler.reserve(a, "c").join();
+    scheduler.reserve(b, "c").join();
+    nodeChanged(); // the informer delivers the node with both entries
     SignedAllocation reservedForA = allocation("a");
     SignedAllocation reservedForB = allocation("b");
     handedOut("a", "d-1"); // the kubelet was admitting b
@@ -293,7 +295,7 @@ class HandoutSettlementTest {
   private Map<String, SignedAllocation> chainOfThree() throws SchedulingException {
     Map<String, SignedAllocation> reserved = new java.util.HashMap<>();
     for (String name : List.of("a", "b", "c")) {
-      scheduler.reserve(wholeCardPod(name), "c");
+      scheduler.reserve(wholeCardPod(name), "c").join();
       reserved.put(name, allocation(name));
     }
     handedOut("a", "d-1");
@@ -315,8 +317,9 @@ class HandoutSettlementTest {
    */
   private SignedAllocation handedOutToBThenDeleted(PodManifest a, PodManifest b)
       throws SchedulingException {
-    scheduler.reserve(a, "c");
-    scheduler.reserve(b, "c");
+    scheduler.reserve(a, "c").join();
+    scheduler.reserve(b, "c").join();
+    nodeChanged(); // the informer delivers the node with both entries
     SignedAllocation reservedForA = allocation("a");
     handedOut("a", "d-1");
     nodeChanged();

@@ -7,6 +7,8 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.vnpu.api.payload.NodeLock;
 import org.vnpu.kube.NodeLocks;
 
@@ -24,6 +26,7 @@ final class InMemoryCluster implements ClusterPort {
   private boolean annotationsFail;
   private boolean bindingsFail;
   private String lockedFor;
+  private volatile CountDownLatch held = new CountDownLatch(0);
 
   /** Stores {@code pod} as created. */
   void create(Pod pod) {
@@ -53,6 +56,27 @@ final class InMemoryCluster implements ClusterPort {
     lockedFor = uid;
   }
 
+  /** Writes of pod annotations and node locks wait from now on until {@link #releaseWrites}. */
+  void holdWrites() {
+    held = new CountDownLatch(1);
+  }
+
+  /** The writes held wait no longer. */
+  void releaseWrites() {
+    held.countDown();
+  }
+
+  private void awaitTurn() {
+    try {
+      if (!held.await(10, TimeUnit.SECONDS)) {
+        throw new IllegalStateException("writes held for 10 s");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
   /** Pod {@code uid}'s lock entry on {@code node}, if it has one. */
   Optional<NodeLock> lockOf(String node, String uid) {
     return Optional.ofNullable(locks.getOrDefault(node, Map.of()).get(uid));
@@ -60,6 +84,7 @@ final class InMemoryCluster implements ClusterPort {
 
   @Override
   public void lock(String node, NodeLock lock, Instant now) throws NodeLocks.RefusedException {
+    awaitTurn();
     if (lockedFor != null && !lockedFor.equals(lock.podUid())) {
       throw new NodeLocks.RefusedException(
           "node " + node + " is locked for pod UID " + lockedFor, true);
@@ -84,6 +109,7 @@ final class InMemoryCluster implements ClusterPort {
 
   @Override
   public void annotate(String namespace, String name, Map<String, String> changes) {
+    awaitTurn();
     if (annotationsFail) {
       throw new IllegalStateException("the API server did not answer");
     }

@@ -134,7 +134,7 @@ class PreemptionTest {
     assertThat(fits(other)).as("the room the victims made is held").isFalse();
     assertThat(fits(preemptor)).as("for the preemptor").isTrue();
 
-    scheduler.reserve(preemptor, "c");
+    scheduler.reserve(preemptor, "c").join();
     assertThat(scheduler.placements()).containsOnlyKeys(preemptor.uid());
   }
 
@@ -214,8 +214,8 @@ class PreemptionTest {
   void aVictimsHandOutStillRecordedOnItsNodeKeepsTheHoldWaitingUntilItIsSettled() throws Exception {
     PodManifest first = pendingOffline("batch-1", 40);
     PodManifest second = pendingOffline("batch-2", 40);
-    scheduler.reserve(first, "c");
-    scheduler.reserve(second, "c");
+    scheduler.reserve(first, "c").join();
+    scheduler.reserve(second, "c").join();
     // batch-2's entry, of the same shape, still waits: the hand-out is recorded (ADR 0013); then
     // batch-2's, alike to batch-1's record. Neither holder is known yet.
     String nonce = handedOutAndBound("batch-1");

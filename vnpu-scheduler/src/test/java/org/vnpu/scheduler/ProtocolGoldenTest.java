@@ -137,7 +137,7 @@ class ProtocolGoldenTest {
       // and nothing more. The reservation is judged on the ledger.
       PodManifest preemptor =
           Fabric8Views.manifest(client.pods().inNamespace("serving").withName("online-0").get());
-      assertThatThrownBy(() -> scheduler.reserve(preemptor, "golden-node"))
+      assertThatThrownBy(() -> scheduler.reserve(preemptor, "golden-node").join())
           .isInstanceOf(SchedulingException.class)
           .hasMessageContaining("largest free 10%");
       assertThat(scheduler.placements()).doesNotContainKey(uid);

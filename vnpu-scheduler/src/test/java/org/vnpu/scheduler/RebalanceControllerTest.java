@@ -104,9 +104,9 @@ class RebalanceControllerTest {
 
     Pod replacement = replacementOf(decision.plan().moves().get(0).pod().request().name());
     scheduler.podChanged(replacement);
-    scheduler.reserve(Fabric8Views.manifest(replacement), destination);
+    scheduler.reserve(Fabric8Views.manifest(replacement), destination).join();
     assertThat(scheduler.placements()).doesNotContainKey(ChargeKey.replacement(moved).ledgerKey());
-    scheduler.reserve(job, target);
+    scheduler.reserve(job, target).join();
     assertThat(scheduler.placements())
         .doesNotContainKey(ChargeKey.preemptorPlace(job.uid()).ledgerKey());
     assertThat(scheduler.rebalanceCounts()).containsEntry("moves\nexecute", 1L);
@@ -131,7 +131,7 @@ class RebalanceControllerTest {
 
     Pod replacement = replacementOf(movedName);
     scheduler.podChanged(replacement);
-    scheduler.reserve(Fabric8Views.manifest(replacement), elsewhere);
+    scheduler.reserve(Fabric8Views.manifest(replacement), elsewhere).join();
 
     assertThat(scheduler.placements())
         .as("its place on node %s is not left charged until it expires", destination)

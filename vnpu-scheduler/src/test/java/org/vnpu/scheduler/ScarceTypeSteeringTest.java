@@ -53,12 +53,14 @@ class ScarceTypeSteeringTest {
     PodManifest before = pod("flexible-before", fragmentationAware);
     Map<String, Double> blind = scheduler.scores(before, List.of("duo-idle", "a2"));
     for (String duo : List.of("duo-1", "duo-2", "duo-3")) {
-      scheduler.reserve(pod("only-310p-" + duo, Map.of(AnnotationKeys.USE_NPU_TYPE, "310P3")), duo);
+      scheduler
+          .reserve(pod("only-310p-" + duo, Map.of(AnnotationKeys.USE_NPU_TYPE, "310P3")), duo)
+          .join();
     }
 
     PodManifest flexible = pod("flexible", fragmentationAware);
     Map<String, Double> scores = scheduler.scores(flexible, List.of("duo-idle", "a2"));
-    scheduler.reserve(flexible, "a2");
+    scheduler.reserve(flexible, "a2").join();
 
     assertThat(blind.get("duo-idle"))
         .as("before any typed pod, the pod would fill the smaller chips: " + blind)

@@ -125,7 +125,7 @@ class SchedulerHostTest {
 
   /** Reserves, then releases the node's lock as the device plugin does once it handed out. */
   private void reserveAndUnlock(PodManifest pod, String node) throws SchedulingException {
-    scheduler.reserve(pod, node);
+    scheduler.reserve(pod, node).join();
     scheduler.nodeChanged(
         client
             .nodes()

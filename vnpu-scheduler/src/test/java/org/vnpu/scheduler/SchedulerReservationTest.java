@@ -77,7 +77,7 @@ class SchedulerReservationTest {
   @Test
   void anExpiredReservationClearsThePodAndReleasesTheLock() throws Exception {
     Scheduler scheduler = scheduler();
-    scheduler.reserve(pod("late"), "a");
+    scheduler.reserve(pod("late"), "a").join();
     assertThat(lockOf("a")).isNotNull();
 
     clock.advance(SchedulerSettings.defaults().reservationTimeout().plusSeconds(1));
@@ -121,7 +121,7 @@ class SchedulerReservationTest {
     assertThat(scheduler.filter(whole, List.of("a", "b")))
         .allSatisfy((node, verdict) -> assertThat(verdict.fits()).as(node).isTrue());
 
-    scheduler.reserve(whole, "b");
+    scheduler.reserve(whole, "b").join();
     assertThat(scheduler.placements())
         .doesNotContainKey(ChargeKey.preemptorPlace(whole.uid()).ledgerKey());
     assertThat(scheduler.filter(other, List.of("a")).get("a").fits())
@@ -139,7 +139,7 @@ class SchedulerReservationTest {
             ClusterFixture.create(client, ClusterFixture.wholeCardsPod("whole", "1", 2), null));
     scheduler.pipeline(whole, "a");
 
-    scheduler.reserve(whole, "a");
+    scheduler.reserve(whole, "a").join();
 
     assertThat(scheduler.placements())
         .containsKey(whole.uid())
@@ -158,9 +158,9 @@ class SchedulerReservationTest {
     PodManifest whole =
         Fabric8Views.manifest(
             ClusterFixture.create(client, ClusterFixture.wholeCardsPod("whole", "1", 2), null));
-    scheduler.reserve(whole, "a");
+    scheduler.reserve(whole, "a").join();
 
-    assertThatThrownBy(() -> scheduler.reserve(whole, "b"))
+    assertThatThrownBy(() -> scheduler.reserve(whole, "b").join())
         .isInstanceOf(SchedulingException.class)
         .hasMessageContaining("already placed on node a")
         .hasMessageContaining("Volcano binding would carry it back");
@@ -168,7 +168,7 @@ class SchedulerReservationTest {
         .containsEntry(AnnotationKeys.ASSIGNED_NODE, "a");
 
     scheduler.unreserve(whole.namespace(), whole.name(), whole.uid());
-    scheduler.reserve(whole, "b");
+    scheduler.reserve(whole, "b").join();
     assertThat(lockOf("a")).isNull();
     assertThat(stored("whole").getMetadata().getAnnotations())
         .containsEntry(AnnotationKeys.ASSIGNED_NODE, "b");
@@ -180,7 +180,7 @@ class SchedulerReservationTest {
    * that copy, which then arrives after the undo.
    */
   private Pod reservedAndUndone(Scheduler scheduler, PodManifest pod) throws Exception {
-    scheduler.reserve(pod, "a");
+    scheduler.reserve(pod, "a").join();
     Pod annotated = stored(pod.name());
     scheduler.unreserve(pod.namespace(), pod.name(), pod.uid());
     return annotated;
@@ -244,7 +244,7 @@ class SchedulerReservationTest {
       throws Exception {
     Scheduler scheduler = scheduler();
     PodManifest pod = pod("just-in-time");
-    scheduler.reserve(pod, "a");
+    scheduler.reserve(pod, "a").join();
     // Volcano binds asynchronously, so a binding can land as the reservation's time runs out; this
     // scheduler's informer has not delivered it. (The CRUD mock stores a Binding without binding.)
     client
@@ -275,12 +275,12 @@ class SchedulerReservationTest {
   void anExpiryLeavesAPodOfTheSameNameAndAnotherUidAlone() throws Exception {
     Scheduler scheduler = scheduler();
     PodManifest first = pod("reborn");
-    scheduler.reserve(first, "a");
+    scheduler.reserve(first, "a").join();
     // Deleted and created again (a StatefulSet's pod) while the informer missed the deletion.
     client.pods().inNamespace("default").withName("reborn").delete();
     clock.advance(Duration.ofSeconds(30));
     PodManifest second = pod("reborn");
-    scheduler.reserve(second, "b");
+    scheduler.reserve(second, "b").join();
 
     clock.advance(SchedulerSettings.defaults().reservationTimeout().minusSeconds(29));
     scheduler.expireReservations();
@@ -294,7 +294,7 @@ class SchedulerReservationTest {
 
   @Test
   void aReservationAnEarlierLeaderMadeExpiresUnderTheNextOne() throws Exception {
-    scheduler().reserve(pod("orphan"), "a");
+    scheduler().reserve(pod("orphan"), "a").join();
 
     Scheduler next = scheduler();
     assertThat(next.placements()).hasSize(1);
@@ -316,17 +316,19 @@ class SchedulerReservationTest {
       throws Exception {
     ClusterFixture.create(client, ClusterFixture.node("c", 4, "64"));
     Scheduler scheduler = scheduler();
-    scheduler.reserve(pod("share"), "c");
-    scheduler.reserve(
-        Fabric8Views.manifest(
-            ClusterFixture.create(client, ClusterFixture.wholeCardsPod("pair", "1", 2), null)),
-        "c");
+    scheduler.reserve(pod("share"), "c").join();
+    scheduler
+        .reserve(
+            Fabric8Views.manifest(
+                ClusterFixture.create(client, ClusterFixture.wholeCardsPod("pair", "1", 2), null)),
+            "c")
+        .join();
 
     assertThat(ClusterFixture.CODEC.decodeLock(lockOf("c")).holders())
         .extracting(NodeLock::podName, NodeLock::counts)
         .containsExactly(tuple("share", List.of(1)), tuple("pair", List.of(2)));
     assertThat(scheduler.lockRefusals()).isZero();
-    scheduler.reserve(pod("same-shape"), "c");
+    scheduler.reserve(pod("same-shape"), "c").join();
     PodManifest card =
         Fabric8Views.manifest(
             ClusterFixture.create(client, ClusterFixture.wholeCardPod("card", "1"), null));
@@ -339,7 +341,7 @@ class SchedulerReservationTest {
   void aDeletedPodsLockIsReleased() throws Exception {
     Scheduler scheduler = scheduler();
     PodManifest pod = pod("deleted");
-    scheduler.reserve(pod, "a");
+    scheduler.reserve(pod, "a").join();
 
     client.pods().inNamespace("default").withName("deleted").delete();
     scheduler.podRemoved(pod.uid());
@@ -372,12 +374,14 @@ class SchedulerReservationTest {
                                 0)),
                         List.of()))));
 
-    assertThatThrownBy(() -> scheduler.reserve(pod("second"), "a"))
-        .isInstanceOf(SchedulingException.class)
+    assertThatThrownBy(() -> scheduler.reserve(pod("second"), "a").join())
+        .hasCauseInstanceOf(SchedulingException.class)
         .hasMessageContaining("node a is locked by pod default/other");
     assertThat(scheduler.placements()).isEmpty();
+    assertThat(stored("second").getMetadata().getAnnotations())
+        .doesNotContainKey(AnnotationKeys.ALLOCATION);
     assertThat(scheduler.lockRefusals()).isEqualTo(1);
-    assertThat(scheduler.reserve(pod("elsewhere"), "b").node()).isEqualTo("b");
+    assertThat(scheduler.reserve(pod("elsewhere"), "b").join().node()).isEqualTo("b");
   }
 
   @Test
@@ -386,8 +390,10 @@ class SchedulerReservationTest {
     PodManifest ghost =
         Fabric8Views.manifest(sharePod("ghost", "1").build()); // never written to the API server
 
-    assertThatThrownBy(() -> scheduler.reserve(ghost, "a"))
-        .hasMessageContaining("cannot annotate pod default/ghost");
+    assertThatThrownBy(() -> scheduler.reserve(ghost, "a").join())
+        .hasCauseInstanceOf(SchedulingException.class)
+        .hasMessageContaining(
+            "pod default/ghost: the reservation of its vNPUs on node a was undone");
     assertThat(lockOf("a")).isNull();
     assertThat(scheduler.placements()).isEmpty();
   }
@@ -471,7 +477,7 @@ class SchedulerReservationTest {
         CompletableFuture.runAsync(
             () -> {
               try {
-                scheduler.reserve(waiting, "a"); // blocks on the API server
+                scheduler.reserve(waiting, "a").join(); // blocks on the API server
               } catch (SchedulingException e) {
                 // the silent server gives up eventually
               }

@@ -188,6 +188,8 @@ class SchedulerServiceTest {
     ((com.fasterxml.jackson.databind.node.ObjectNode) fitsTask).put("NodeName", node.node);
     JsonNode allocate = post("/volcano/allocateFunc", Map.of("task", fitsTask));
     assertThat(allocate.path("errorMessage").asText()).isEmpty();
+    // Answered once decided; the allocation and the node's entry are written after the answer.
+    await().until(() -> node.pods.nodeAnnotation(AnnotationKeys.NODE_LOCK) != null);
     assertThat(node.pods.podAnnotation("bert", AnnotationKeys.ALLOCATION)).isNotNull();
     assertThat(scheduler.placements()).containsKey(fits.getMetadata().getUid());
 
@@ -303,7 +305,7 @@ class SchedulerServiceTest {
               () -> {
                 try {
                   go.await();
-                  scheduler.reserve(PodManifests.fromJson(json(pod)), node.node);
+                  scheduler.reserve(PodManifests.fromJson(json(pod)), node.node).join();
                 } catch (SchedulingException e) {
                   synchronized (errors) {
                     errors.add(e.getMessage());
@@ -331,7 +333,7 @@ class SchedulerServiceTest {
   @Test
   void aRestartedSchedulerRebuildsTheSameLedgerFromTheApiServer() throws Exception {
     Pod pod = create("bert", "30", "8");
-    scheduler.reserve(PodManifests.fromJson(json(pod)), node.node);
+    scheduler.reserve(PodManifests.fromJson(json(pod)), node.node).join();
 
     Scheduler restarted = scheduler();
     restarted.rebuild();

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,11 +48,15 @@ import org.vnpu.kube.PodPhases;
  * and its entry is released. A refusal sets the bind phase to {@code failed} (when an entry
  * identified the pod) and releases the entry, unless the entry's pod is not bound yet (the call is
  * not for it). A repeated call with the same device IDs, while the pod that got them is alive,
- * returns the same answer.
+ * returns the same answer. A call that comes before the entry of the pod being admitted waits for
+ * it, for at most the reservation wait.
  */
 public final class Allocator {
 
   private static final Logger LOG = LoggerFactory.getLogger(Allocator.class);
+
+  /** How often a call waiting for its reservation reads the node again. */
+  private static final Duration RESERVATION_POLL = Duration.ofMillis(50);
 
   private final KubernetesClient client;
   private final String node;
@@ -64,6 +69,7 @@ public final class Allocator {
   private final AnnotationPatches patches;
   private final NodeLocks locks;
   private final Runnable lastHandedOut;
+  private final Duration reservationWait;
   private final ShimConfigFormat shimConfigs = new ShimConfigFormat();
   private final Map<Set<String>, Answer> answers = new ConcurrentHashMap<>();
   private volatile List<RegisteredChip> chips = List.of();
@@ -81,7 +87,8 @@ public final class Allocator {
       LogLevel shimLogLevel,
       Clock clock,
       NodeLocks locks,
-      Runnable lastHandedOut) {
+      Runnable lastHandedOut,
+      Duration reservationWait) {
     this.client = client;
     this.node = node;
     this.gate = gate;
@@ -93,6 +100,7 @@ public final class Allocator {
     this.patches = new AnnotationPatches(client);
     this.locks = locks;
     this.lastHandedOut = lastHandedOut;
+    this.reservationWait = reservationWait;
   }
 
   /**
@@ -102,31 +110,12 @@ public final class Allocator {
    */
   public synchronized Handout allocate(List<String> deviceIds) throws AllocationRefusedException {
     Set<String> key = new TreeSet<>(deviceIds);
-    Node self = client.nodes().withName(node).get();
-    if (self == null) {
-      throw new AllocationRefusedException("node " + node + " does not exist in the API server");
+    Served served = awaitServed(key, deviceIds.size());
+    if (served.repeated() != null) {
+      return served.repeated();
     }
-    Optional<Handout> repeated = repeated(key, locks.held(self));
-    if (repeated.isPresent()) {
-      return repeated.get();
-    }
-    // The kubelet admits only pods bound to its node: the call serves the first entry whose pod
-    // is bound here. An entry's pod whose binding has not landed yet (the scheduler reserves,
-    // then binds) is not the one being admitted and keeps its entry.
-    NodeLock lock = null;
-    Pod pod = null;
-    for (NodeLock candidate :
-        gate.holders(self.getMetadata().getAnnotations(), deviceIds.size(), clock.instant())) {
-      Pod read =
-          client.pods().inNamespace(candidate.podNamespace()).withName(candidate.podName()).get();
-      if (lock == null || boundHere(read)) {
-        lock = candidate;
-        pod = read;
-      }
-      if (boundHere(read)) {
-        break;
-      }
-    }
+    NodeLock lock = served.lock();
+    Pod pod = served.pod();
     try {
       AllocationGate.Admission admission = gate.admit(lock, pod, deviceIds.size(), chips);
       Handout handout = handOut(admission, lock.nonce());
@@ -142,6 +131,87 @@ public final class Allocator {
       locks.release(node, lock.podUid());
       throw e;
     }
+  }
+
+  /**
+   * What a call serves: the earlier answer to the same devices, or an entry of the node's locks and
+   * its pod, read now.
+   */
+  private record Served(Handout repeated, NodeLock lock, Pod pod) {}
+
+  /**
+   * What the call for {@code count} devices {@code key} serves. The scheduler writes a reservation
+   * after answering Volcano's allocateFunc, and Volcano may bind the pod first: while no entry
+   * names a pod bound here, the call waits for its entry, reading the node again, for at most the
+   * reservation wait; after it, the call is judged on what is there.
+   */
+  private Served awaitServed(Set<String> key, int count) throws AllocationRefusedException {
+    long started = System.nanoTime();
+    long deadline = started + reservationWait.toNanos();
+    boolean waited = false;
+    while (true) {
+      boolean last = System.nanoTime() - deadline >= 0;
+      try {
+        Served served = served(key, count);
+        if (served.repeated() != null || boundHere(served.pod()) || last) {
+          if (waited) {
+            LOG.info(
+                "Allocate for {} vNPU(s) found its entry after {} ms",
+                count,
+                (System.nanoTime() - started) / 1_000_000);
+          }
+          return served;
+        }
+      } catch (AllocationRefusedException e) {
+        if (last) {
+          throw e;
+        }
+      }
+      if (!waited) {
+        LOG.info("Allocate for {} vNPU(s) waits for the entry of the pod being admitted", count);
+        waited = true;
+      }
+      pause();
+    }
+  }
+
+  private static void pause() throws AllocationRefusedException {
+    try {
+      Thread.sleep(RESERVATION_POLL.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AllocationRefusedException("interrupted while waiting for a reservation");
+    }
+  }
+
+  /** What the call serves as the node is now; refused when no entry could serve it. */
+  private Served served(Set<String> key, int count) throws AllocationRefusedException {
+    Node self = client.nodes().withName(node).get();
+    if (self == null) {
+      throw new AllocationRefusedException("node " + node + " does not exist in the API server");
+    }
+    Optional<Handout> repeated = repeated(key, locks.held(self));
+    if (repeated.isPresent()) {
+      return new Served(repeated.get(), null, null);
+    }
+    // The kubelet admits only pods bound to its node: the call serves the first entry whose pod
+    // is bound here. An entry's pod whose binding has not landed yet (the scheduler reserves,
+    // then binds) is not the one being admitted and keeps its entry.
+    NodeLock lock = null;
+    Pod pod = null;
+    for (NodeLock candidate :
+        gate.holders(self.getMetadata().getAnnotations(), count, clock.instant())) {
+      Pod read =
+          client.pods().inNamespace(candidate.podNamespace()).withName(candidate.podName()).get();
+      if (lock == null || boundHere(read)) {
+        lock = candidate;
+        pod = read;
+      }
+      if (boundHere(read)) {
+        break;
+      }
+    }
+    return new Served(null, lock, pod);
   }
 
   private boolean boundHere(Pod pod) {
