@@ -49,7 +49,8 @@ final class DoctorCommand implements Callable<Integer> {
         "--max-shares-per-chip",
         "--heartbeat-interval",
         "--cleanup-interval",
-        "--pod-resources-socket"
+        "--pod-resources-socket",
+        "--reservation-wait"
       },
       hidden = true)
   List<String> devicePluginOnly;

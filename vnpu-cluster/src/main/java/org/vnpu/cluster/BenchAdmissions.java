@@ -4,13 +4,11 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,24 +25,19 @@ import org.vnpu.kube.NodeLocks;
  * tells the pods apart by their lock entries, docs/scheduler.md). On nodes without a kubelet
  * nothing would release it until it expired, and a burst of mixed shapes would measure the lock's
  * timeout. Here each bound pod's entry is released with the device plugin's account, one write per
- * pod, once the entry is there; a real node writes a hand-out record in its place, which the
- * scheduler's settlement removes with one more.
+ * pod; a real node writes a hand-out record in its place, which the scheduler's settlement removes
+ * with one more.
  */
 final class BenchAdmissions implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(BenchAdmissions.class);
   private static final int WRITERS = 4;
 
-  /** How long a bound pod's entry is waited for: the device plugin's default reservation wait. */
-  private static final Duration ENTRY_WAIT = Duration.ofSeconds(10);
-
-  private static final Duration RETRY = Duration.ofMillis(50);
-
   private final NodeLocks locks;
   private final Set<String> nodes;
   private final Set<String> admitted = ConcurrentHashMap.newKeySet();
-  private final ScheduledExecutorService writers =
-      Executors.newScheduledThreadPool(WRITERS, DaemonThreads.named("vnpu-bench-admissions"));
+  private final ExecutorService writers =
+      Executors.newFixedThreadPool(WRITERS, DaemonThreads.named("vnpu-bench-admissions"));
   private final AtomicLong failures = new AtomicLong();
   private final SharedIndexInformer<Pod> pods;
 
@@ -81,31 +74,10 @@ final class BenchAdmissions implements AutoCloseable {
         || !admitted.add(uid)) {
       return;
     }
-    release(node, uid, System.nanoTime() + ENTRY_WAIT.toNanos());
-  }
-
-  /**
-   * Releases the pod's entry, or, while it is not on the node yet (under Volcano the scheduler
-   * writes it just after answering allocateFunc, and the pod may be bound first), tries again, as
-   * the device plugin's Allocate waits for it.
-   */
-  private void release(String node, String uid, long deadline) {
     writers.execute(
         () -> {
           try {
-            if (locks.release(node, uid)) {
-              return;
-            }
-            if (System.nanoTime() - deadline < 0) {
-              writers.schedule(
-                  () -> release(node, uid, deadline), RETRY.toMillis(), TimeUnit.MILLISECONDS);
-            } else if (failures.incrementAndGet() % 10 == 1) {
-              LOG.warn(
-                  "pod UID {} is bound to {}; its lock entry was not released in {}",
-                  uid,
-                  node,
-                  ENTRY_WAIT);
-            }
+            locks.release(node, uid);
           } catch (KubernetesClientException e) {
             if (failures.incrementAndGet() % 10 == 1) {
               LOG.warn(

@@ -684,6 +684,24 @@ class DevicePluginTest {
   }
 
   @Test
+  void aCallThatFindsTheEntryBeforeThePodsAllocationWaitsForTheAllocation() throws Exception {
+    // The scheduler writes the node's entry, then the pod's allocation; the pod is bound already.
+    List<ContainerAllocation> containers =
+        List.of(new ContainerAllocation("model", false, List.of(soft(0, die0, 8192, 30))));
+    Pod pod = pods.create("late", node, containers);
+    pods.lock(pod.getMetadata().getUid(), "late", Instant.now().plus(Duration.ofMinutes(5)));
+    CompletableFuture<ContainerAllocateResponse> call =
+        CompletableFuture.supplyAsync(() -> allocate(1));
+    Thread.sleep(300);
+    assertThat(call).isNotDone();
+
+    pods.annotate(pod, containers, pods.signer);
+
+    assertThat(chips(call.get(10, TimeUnit.SECONDS))).containsExactly(0);
+    assertThat(pods.podAnnotation("late", AnnotationKeys.BIND_PHASE)).isEqualTo("success");
+  }
+
+  @Test
   void devicesAgainAfterTheirSwappedHolderIsGoneAreNoRepeatForThePodTheyWereSignedFor()
       throws Exception {
     servePodResources();

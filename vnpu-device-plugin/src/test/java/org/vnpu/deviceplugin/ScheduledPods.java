@@ -86,6 +86,14 @@ public final class ScheduledPods {
   /** As {@link #bind(String, List)}, bound to {@code boundTo} and signed by {@code by}. */
   public Pod bind(
       String name, String boundTo, List<ContainerAllocation> containers, AllocationSigner by) {
+    Pod pod = create(name, boundTo, containers);
+    annotate(pod, containers, by);
+    lock(pod.getMetadata().getUid(), name, Instant.now().plus(Duration.ofMinutes(5)));
+    return client.pods().inNamespace(NAMESPACE).withName(name).get();
+  }
+
+  /** Creates the pod bound to {@code boundTo} (null: unbound), without its reservation yet. */
+  public Pod create(String name, String boundTo, List<ContainerAllocation> containers) {
     PodBuilder builder =
         new PodBuilder().withNewMetadata().withName(name).withNamespace(NAMESPACE).endMetadata();
     PodBuilder.SpecNested<PodBuilder> spec = builder.withNewSpec().withNodeName(boundTo);
@@ -97,9 +105,14 @@ public final class ScheduledPods {
         spec.addToContainers(c.build());
       }
     }
-    Pod pod = client.pods().resource(spec.endSpec().build()).create();
-    String uid = pod.getMetadata().getUid();
-    PodAllocation allocation = new PodAllocation(uid, node, containers);
+    counts.put(name, containers.stream().map(c -> c.vnpus().size()).distinct().sorted().toList());
+    return client.pods().resource(spec.endSpec().build()).create();
+  }
+
+  /** Writes the scheduler's allocation of {@code containers}, signed by {@code by}, on the pod. */
+  public void annotate(Pod pod, List<ContainerAllocation> containers, AllocationSigner by) {
+    String name = pod.getMetadata().getName();
+    PodAllocation allocation = new PodAllocation(pod.getMetadata().getUid(), node, containers);
     new AnnotationPatches(client)
         .pod(
             NAMESPACE,
@@ -113,9 +126,6 @@ public final class ScheduledPods {
                         containers.stream().map(ContainerAllocation::name).toList())),
                 AnnotationKeys.BIND_PHASE,
                 BindPhase.ALLOCATING.wireName()));
-    counts.put(name, containers.stream().map(c -> c.vnpus().size()).distinct().sorted().toList());
-    lock(uid, name, Instant.now().plus(Duration.ofMinutes(5)));
-    return client.pods().inNamespace(NAMESPACE).withName(name).get();
   }
 
   /**

@@ -23,6 +23,7 @@ import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.PlacementPolicy;
 import org.vnpu.api.ResourceNames;
 import org.vnpu.api.SplitMode;
+import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.payload.VnpuAssignment;
 import org.vnpu.scheduler.VolcanoSchedulerConf;
 
@@ -229,6 +230,9 @@ class VolcanoFidelityTest {
     await()
         .atMost(WAIT)
         .until(() -> offline.stream().allMatch(n -> "Running".equals(pods.phase(n))));
+    // Alike pods' hand-outs settled: a victim whose record still waits for its holder stays
+    // charged until it is settled, and a session that came meanwhile would evict another.
+    await().atMost(WAIT).until(() -> settled("n1") && settled("n2"));
 
     pods.create(SandboxPods.prioritized("serving", "online", 1000));
 
@@ -366,6 +370,15 @@ class VolcanoFidelityTest {
                     List.of(Map.of("Name", "n1"), Map.of("Name", "n2"))))
             .path("nodeScore");
     return scores.path("n1").asDouble() > scores.path("n2").asDouble() ? "n1" : "n2";
+  }
+
+  /** Whether {@code node}'s locks hold no hand-out record waiting to be settled. */
+  private boolean settled(String node) {
+    Map<String, String> annotations =
+        sandbox.client().nodes().withName(node).get().getMetadata().getAnnotations();
+    return annotations == null
+        || !annotations.containsKey(AnnotationKeys.NODE_LOCK)
+        || new PayloadCodec().locksOf(annotations).handouts().isEmpty();
   }
 
   private Map<String, Quantity> allocatable(String node) {

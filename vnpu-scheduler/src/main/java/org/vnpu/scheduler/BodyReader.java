@@ -1,8 +1,13 @@
 package org.vnpu.scheduler;
 
-import java.io.ByteArrayOutputStream;
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.io.SequenceInputStream;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.eclipse.jetty.io.Content;
@@ -24,7 +29,7 @@ final class BodyReader implements Runnable {
 
   /** How reading ended: with the body, or with a refusal to send. */
   interface Outcome {
-    void body(byte[] body);
+    void body(InputStream body);
 
     void refused(int status, String reason);
   }
@@ -35,7 +40,7 @@ final class BodyReader implements Runnable {
   private final RequestBudget.Charge charge;
   private final Outcome outcome;
   private final AtomicBoolean finished = new AtomicBoolean();
-  private final ByteArrayOutputStream body = new ByteArrayOutputStream();
+  private final List<byte[]> chunks = new ArrayList<>();
   private Scheduler.Task timeout;
   private long received;
 
@@ -97,14 +102,22 @@ final class BodyReader implements Runnable {
       }
       received += size;
       if (keep) {
+        // Kept as it came, in chunks of the connection's buffer size: Volcano's bodies run to
+        // megabytes, and one array that size would be a humongous object for G1 (each starts a
+        // concurrent collection), copied again at every doubling.
         byte[] copy = new byte[size];
         bytes.get(copy);
-        body.writeBytes(copy);
+        chunks.add(copy);
       }
       boolean last = chunk.isLast();
       chunk.release();
       if (last) {
-        finish(() -> outcome.body(body.toByteArray()));
+        finish(
+            () ->
+                outcome.body(
+                    new SequenceInputStream(
+                        Collections.enumeration(
+                            chunks.stream().map(ByteArrayInputStream::new).toList()))));
         return;
       }
     }

@@ -54,6 +54,7 @@ final class ExpiryPass {
    * read or written, the reservation stands until the next pass.
    */
   private void expire(Reservations.Reservation reservation) {
+    reserver.awaitWritten(reservation.uid()); // what it ends is on the API server first
     try {
       for (int attempt = 1; ; attempt++) {
         Pod current = cluster.pod(reservation.namespace(), reservation.name()).orElse(null);

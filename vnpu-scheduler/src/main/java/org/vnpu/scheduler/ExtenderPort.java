@@ -1,6 +1,7 @@
 package org.vnpu.scheduler;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -52,7 +53,7 @@ final class ExtenderPort implements AutoCloseable {
     int expansion(String path);
 
     /** The verb's answer to {@code body}. */
-    Reply answer(String path, byte[] body);
+    Reply answer(String path, InputStream body);
 
     /** A request to {@code path} refused before its body was read whole (4xx or 503). */
     void refused(String path, int status);
@@ -156,7 +157,7 @@ final class ExtenderPort implements AutoCloseable {
         charge,
         new BodyReader.Outcome() {
           @Override
-          public void body(byte[] body) {
+          public void body(InputStream body) {
             if (maxBody > 0 && !keep) {
               refuse(413, "request body exceeds " + (maxBody >> 10) + " KiB");
               return;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.io.InputStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -193,14 +194,14 @@ public final class ExtenderServer implements AutoCloseable, ExtenderPort.Routes 
   }
 
   @Override
-  public ExtenderPort.Reply answer(String path, byte[] body) {
+  public ExtenderPort.Reply answer(String path, InputStream body) {
     long started = System.nanoTime();
     ExtenderPort.Reply reply = call(path, verbs.get(path), body);
     metrics.record(path, outcome(reply), System.nanoTime() - started);
     return reply;
   }
 
-  private ExtenderPort.Reply call(String path, ExtenderVerb verb, byte[] body) {
+  private ExtenderPort.Reply call(String path, ExtenderVerb verb, InputStream body) {
     try {
       JsonNode request;
       if (verb.maxBody() == 0) {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.filter.TokenFilter;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.io.InputStream;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -37,7 +38,7 @@ final class KeptFields extends TokenFilter {
   }
 
   /** The fields of {@code body} this keeps, as a tree; an empty object when it keeps none. */
-  JsonNode read(ObjectMapper json, byte[] body) throws IOException {
+  JsonNode read(ObjectMapper json, InputStream body) throws IOException {
     try (JsonParser parser =
         new FilteringParserDelegate(
             json.createParser(body), this, TokenFilter.Inclusion.INCLUDE_ALL_AND_PATH, true)) {

@@ -22,8 +22,8 @@ import org.vnpu.kube.NodeLocks;
 
 /**
  * Reserves, binds, pipelines and unreserves pods. Reserving a pod on a node charges the ledger and
- * the node's lock entry at once; the signed allocation and the pending containers are then written
- * on the pod, and the entry on the node, after the answer (Volcano may bind the pod meanwhile: the
+ * the node's lock entry at once; the entry is then written on the node, and the signed allocation
+ * and the pending containers on the pod, after the answer (Volcano may bind the pod meanwhile: the
  * device plugin waits for them). Binding writes the entry, then the binding with the annotations.
  * When a write fails, the ledger and the lock are undone. The decision and the charge are made
  * under the state's lock, the writes outside it.
@@ -68,8 +68,8 @@ final class PodReserver {
   }
 
   /**
-   * Writes a reservation: the pod's annotations first, then the node's lock entry, so that a node
-   * whose locks name the pod finds its allocation on it. When either cannot be written, or the
+   * Writes a reservation: the node's lock entry first, then the pod's annotations, as before a
+   * binding (a refused entry leaves nothing on the pod). When either cannot be written, or the
    * reservation ended meanwhile (deallocateFunc, the pod deleted), what was written is undone.
    */
   private AllocationPlan write(PodManifest pod, String node, Claim claim)
@@ -79,25 +79,42 @@ final class PodReserver {
       throw new SchedulingException(ended(pod));
     }
     try {
-      cluster.annotate(pod.namespace(), pod.name(), annotations(claim));
-    } catch (RuntimeException e) {
-      // The patch may have been applied before its answer failed.
-      throw undo(pod, node, nonce, "cannot annotate the pod: " + e.getMessage());
-    }
-    try {
       cluster.lock(node, claim.lock(), state.clock().instant());
     } catch (NodeLocks.RefusedException e) {
       if (e.heldByAnother()) {
         counters.lockRefused();
       }
-      throw undo(pod, node, nonce, e.getMessage());
+      throw undo(pod, node, nonce, false, e.getMessage());
+    }
+    try {
+      cluster.annotate(pod.namespace(), pod.name(), annotations(claim));
+    } catch (RuntimeException e) {
+      // The patch may have been applied before its answer failed.
+      throw undo(pod, node, nonce, true, "cannot annotate the pod: " + e.getMessage());
     }
     if (!current(pod, nonce)) {
-      cluster.unlock(node, pod.uid()); // its undo may have run before the entry was written
+      clear(pod, node, true); // its undo may have run before these writes landed
       throw new SchedulingException(ended(pod));
     }
     reserved(pod, node, claim);
     return claim.plan();
+  }
+
+  /** Removes what a reservation's writes left: the pod's annotations if written, the entry. */
+  private void clear(PodManifest pod, String node, boolean annotated) {
+    if (annotated) {
+      try {
+        cluster.annotate(pod.namespace(), pod.name(), ReservationAnnotations.REMOVED);
+      } catch (RuntimeException e) {
+        LOG.warn("cannot clear pod {}/{}: {}", pod.namespace(), pod.name(), e.getMessage());
+      }
+    }
+    cluster.unlock(node, pod.uid());
+  }
+
+  /** Waits until the writes of the pod's reservation under way are done, whatever their outcome. */
+  void awaitWritten(String uid) {
+    writes.awaitWritten(uid);
   }
 
   private boolean current(PodManifest pod, String nonce) {
@@ -120,19 +137,15 @@ final class PodReserver {
    * pod's owner, as nobody waits for the answer: Volcano binds the pod all the same, and the node's
    * device plugin then refuses it.
    */
-  private SchedulingException undo(PodManifest pod, String node, String nonce, String why) {
+  private SchedulingException undo(
+      PodManifest pod, String node, String nonce, boolean annotated, String why) {
     synchronized (state) {
       if (view.reservedWith(pod.uid(), nonce)) {
         view.unreserved(pod.uid());
         view.ledger().unlock(node, pod.uid());
       }
     }
-    try {
-      cluster.annotate(pod.namespace(), pod.name(), ReservationAnnotations.REMOVED);
-    } catch (RuntimeException e) {
-      LOG.warn("cannot clear pod {}/{}: {}", pod.namespace(), pod.name(), e.getMessage());
-    }
-    cluster.unlock(node, pod.uid());
+    clear(pod, node, annotated);
     String message = "the reservation of its vNPUs on node " + node + " was undone: " + why;
     LOG.warn("pod {}/{}: {}", pod.namespace(), pod.name(), message);
     events.unschedulable(pod, message);

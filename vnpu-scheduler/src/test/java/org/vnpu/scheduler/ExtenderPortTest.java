@@ -3,6 +3,7 @@ package org.vnpu.scheduler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -37,7 +38,7 @@ class ExtenderPortTest {
           }
 
           @Override
-          public ExtenderPort.Reply answer(String path, byte[] body) {
+          public ExtenderPort.Reply answer(String path, InputStream body) {
             deciding.countDown();
             try {
               release.await();

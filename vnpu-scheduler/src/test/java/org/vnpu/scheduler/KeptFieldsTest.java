@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
@@ -13,7 +14,7 @@ class KeptFieldsTest {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private static JsonNode read(KeptFields kept, String body) throws Exception {
-    return kept.read(JSON, body.getBytes(StandardCharsets.UTF_8));
+    return kept.read(JSON, new ByteArrayInputStream(body.getBytes(StandardCharsets.UTF_8)));
   }
 
   @Test

@@ -48,8 +48,8 @@ import org.vnpu.kube.PodPhases;
  * and its entry is released. A refusal sets the bind phase to {@code failed} (when an entry
  * identified the pod) and releases the entry, unless the entry's pod is not bound yet (the call is
  * not for it). A repeated call with the same device IDs, while the pod that got them is alive,
- * returns the same answer. A call that comes before the entry of the pod being admitted waits for
- * it, for at most the reservation wait.
+ * returns the same answer. A call that comes before the reservation of the pod being admitted is
+ * written waits for it, for at most the reservation wait.
  */
 public final class Allocator {
 
@@ -153,10 +153,10 @@ public final class Allocator {
       boolean last = System.nanoTime() - deadline >= 0;
       try {
         Served served = served(key, count);
-        if (served.repeated() != null || boundHere(served.pod()) || last) {
+        if (served.repeated() != null || allocatingHere(served.pod()) || last) {
           if (waited) {
             LOG.info(
-                "Allocate for {} vNPU(s) found its entry after {} ms",
+                "Allocate for {} vNPU(s) found its reservation after {} ms",
                 count,
                 (System.nanoTime() - started) / 1_000_000);
           }
@@ -168,7 +168,8 @@ public final class Allocator {
         }
       }
       if (!waited) {
-        LOG.info("Allocate for {} vNPU(s) waits for the entry of the pod being admitted", count);
+        LOG.info(
+            "Allocate for {} vNPU(s) waits for the reservation of the pod being admitted", count);
         waited = true;
       }
       pause();
@@ -212,6 +213,15 @@ public final class Allocator {
       }
     }
     return new Served(null, lock, pod);
+  }
+
+  /** Whether the pod is bound here and its allocation is on it: the call may be judged. */
+  private boolean allocatingHere(Pod pod) {
+    return boundHere(pod)
+        && pod.getMetadata().getAnnotations() != null
+        && BindPhase.ALLOCATING
+            .wireName()
+            .equals(pod.getMetadata().getAnnotations().get(AnnotationKeys.BIND_PHASE));
   }
 
   private boolean boundHere(Pod pod) {
