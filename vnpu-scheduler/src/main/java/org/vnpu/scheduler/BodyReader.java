@@ -1,13 +1,8 @@
 package org.vnpu.scheduler;
 
-import java.io.ByteArrayInputStream;
 import java.io.InputStream;
-import java.io.SequenceInputStream;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.eclipse.jetty.io.Content;
@@ -40,7 +35,7 @@ final class BodyReader implements Runnable {
   private final RequestBudget.Charge charge;
   private final Outcome outcome;
   private final AtomicBoolean finished = new AtomicBoolean();
-  private final List<byte[]> chunks = new ArrayList<>();
+  private final BodyBlocks body = new BodyBlocks();
   private Scheduler.Task timeout;
   private long received;
 
@@ -102,22 +97,12 @@ final class BodyReader implements Runnable {
       }
       received += size;
       if (keep) {
-        // Kept as it came, in chunks of the connection's buffer size: Volcano's bodies run to
-        // megabytes, and one array that size would be a humongous object for G1 (each starts a
-        // concurrent collection), copied again at every doubling.
-        byte[] copy = new byte[size];
-        bytes.get(copy);
-        chunks.add(copy);
+        body.add(bytes);
       }
       boolean last = chunk.isLast();
       chunk.release();
       if (last) {
-        finish(
-            () ->
-                outcome.body(
-                    new SequenceInputStream(
-                        Collections.enumeration(
-                            chunks.stream().map(ByteArrayInputStream::new).toList()))));
+        finish(() -> outcome.body(body.stream()));
         return;
       }
     }
