@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -47,7 +48,10 @@ import org.vnpu.kube.DaemonThreads;
  * NodePublisher}, and a heartbeat loop does what the kubelet and the plugin would keep doing: it
  * renews each node's Lease every {@link #LEASE_RENEW} s, as the kubelet does (so the node lifecycle
  * controller keeps it Ready and untainted), and republishes the inventory every {@link
- * #INVENTORY_RENEW} s, the chart's {@code heartbeatInterval}.
+ * #INVENTORY_RENEW} s, the chart's {@code heartbeatInterval}. The Leases have writers of their own,
+ * many, as each kubelet renews its own: behind the inventories' writes on an overloaded machine
+ * they fell more than the controller's grace period behind, and the controller tainted the nodes
+ * unreachable in the middle of a row. The longest a Lease went unrenewed is measured and reported.
  */
 final class BenchNodes implements AutoCloseable {
 
@@ -62,7 +66,16 @@ final class BenchNodes implements AutoCloseable {
   private static final int INVENTORY_RENEW = 30;
   private static final int MAX_SHARES_PER_CHIP = 20;
   private static final int CREATORS = 8;
-  private static final int WRITERS = 8;
+  private static final int INVENTORY_WRITERS = 8;
+  private static final int LEASE_WRITERS = 32;
+
+  /**
+   * The node lifecycle controller's {@code --node-monitor-grace-period} default (v1.34.1,
+   * nodelifecycle/config/v1alpha1/defaults.go): a node whose Lease was not renewed for this long is
+   * marked unreachable.
+   */
+  static final Duration GRACE_PERIOD = Duration.ofSeconds(50);
+
   private static final DateTimeFormatter MICRO_TIME =
       DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'").withZone(ZoneOffset.UTC);
 
@@ -74,9 +87,14 @@ final class BenchNodes implements AutoCloseable {
   private final PayloadCodec codec = new PayloadCodec();
   private final ScheduledExecutorService heartbeat =
       Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("vnpu-bench-heartbeat"));
-  private final ExecutorService writers =
-      Executors.newFixedThreadPool(WRITERS, DaemonThreads.named("vnpu-bench-heartbeat-writes"));
+  private final ExecutorService inventoryWriters =
+      Executors.newFixedThreadPool(
+          INVENTORY_WRITERS, DaemonThreads.named("vnpu-bench-inventory-writes"));
+  private final ExecutorService leaseWriters =
+      Executors.newFixedThreadPool(LEASE_WRITERS, DaemonThreads.named("vnpu-bench-lease-writes"));
   private final Set<String> pending = ConcurrentHashMap.newKeySet();
+  private final Map<String, Long> renewedAt = new ConcurrentHashMap<>();
+  private final AtomicLong longestLeaseGap = new AtomicLong();
   private final AtomicLong ticks = new AtomicLong();
   private final AtomicLong failures = new AtomicLong();
 
@@ -153,9 +171,19 @@ final class BenchNodes implements AutoCloseable {
     return failures.get();
   }
 
+  /**
+   * The longest a node's Lease went without a renewal so far, as seen each second; past {@link
+   * #GRACE_PERIOD} the node lifecycle controller marks nodes unreachable, and the run measured the
+   * benchmark's own heartbeat more than the schedulers.
+   */
+  Duration longestLeaseGap() {
+    return Duration.ofNanos(longestLeaseGap.get());
+  }
+
   private void create(String name) {
     client.nodes().resource(node(name)).create();
     client.leases().inNamespace(LEASE_NAMESPACE).resource(lease(name)).create();
+    renewedAt.put(name, System.nanoTime());
     publisher(name).publish(chips(name));
   }
 
@@ -167,7 +195,7 @@ final class BenchNodes implements AutoCloseable {
   /**
    * One second of the heartbeat: the Leases of a tenth of the nodes, the inventories of a
    * thirtieth, so that each node's are renewed every {@link #LEASE_RENEW} and {@link
-   * #INVENTORY_RENEW} s. The writes go on {@value #WRITERS} threads, as many nodes write at once; a
+   * #INVENTORY_RENEW} s. The writes go on threads of their own, as many nodes write at once; a
    * node's write still waiting is not queued twice.
    */
   private void beat() {
@@ -176,15 +204,39 @@ final class BenchNodes implements AutoCloseable {
     for (int i = 0; i < names.size(); i++) {
       String name = names.get(i);
       if (i % LEASE_RENEW == tick % LEASE_RENEW) {
-        write("lease " + name, () -> renew(name, now));
+        write(leaseWriters, "lease " + name, () -> renew(name, now));
       }
       if (i % INVENTORY_RENEW == tick % INVENTORY_RENEW) {
-        write("inventory " + name, () -> publisher(name).publish(chips(name)));
+        write(inventoryWriters, "inventory " + name, () -> publisher(name).publish(chips(name)));
       }
+    }
+    watchLeaseGaps();
+  }
+
+  /** Keeps the longest Lease gap; says so when one nears the controller's grace period. */
+  private void watchLeaseGaps() {
+    long now = System.nanoTime();
+    long oldest = 0;
+    String node = null;
+    for (Map.Entry<String, Long> renewed : renewedAt.entrySet()) {
+      if (now - renewed.getValue() > oldest) {
+        oldest = now - renewed.getValue();
+        node = renewed.getKey();
+      }
+    }
+    long before = longestLeaseGap.getAndAccumulate(oldest, Math::max);
+    long warnAt = GRACE_PERIOD.toNanos() * 4 / 5;
+    if (oldest > warnAt && before <= warnAt) {
+      LOG.warn(
+          "node {}'s Lease was last renewed {} s ago; the node lifecycle controller marks a node"
+              + " unreachable after {} s: the benchmark's heartbeat falls behind on this machine",
+          node,
+          oldest / 1_000_000_000,
+          GRACE_PERIOD.toSeconds());
     }
   }
 
-  private void write(String what, Runnable write) {
+  private void write(ExecutorService writers, String what, Runnable write) {
     if (!pending.add(what)) {
       return;
     }
@@ -216,6 +268,7 @@ final class BenchNodes implements AutoCloseable {
                 .endMetadata()
                 .build())
         .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"renewTime\":\"" + now + "\"}}");
+    renewedAt.put(name, System.nanoTime());
   }
 
   private Node node(String name) {
@@ -294,7 +347,8 @@ final class BenchNodes implements AutoCloseable {
   @Override
   public void close() {
     heartbeat.shutdownNow();
-    writers.shutdownNow();
+    inventoryWriters.shutdownNow();
+    leaseWriters.shutdownNow();
     try {
       inParallel(
           name -> {

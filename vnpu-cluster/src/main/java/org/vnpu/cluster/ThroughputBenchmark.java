@@ -130,7 +130,8 @@ public final class ThroughputBenchmark {
             options.chipsPerNode() + " x " + model.name(),
             cluster.binaries().versions(),
             rows,
-            nodes.heartbeatFailures() + admissions.failures());
+            nodes.heartbeatFailures() + admissions.failures(),
+            nodes.longestLeaseGap());
       }
     }
   }

@@ -1,5 +1,6 @@
 package org.vnpu.cluster;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -17,6 +18,8 @@ import java.util.stream.Collectors;
  * @param rows each row's figures, in the order they ran
  * @param nodeWriteFailures writes of the nodes' stand-ins (heartbeats, released lock entries) that
  *     failed during the run
+ * @param longestLeaseGap the longest a node's Lease went unrenewed: past the node lifecycle
+ *     controller's grace period, nodes were marked unreachable and the run measured the stand-ins
  */
 public record ThroughputReport(
     int nodes,
@@ -24,7 +27,8 @@ public record ThroughputReport(
     String node,
     String versions,
     List<RowFigures> rows,
-    long nodeWriteFailures) {
+    long nodeWriteFailures,
+    Duration longestLeaseGap) {
 
   /** The verbs the tables show, in the order a pod meets them. */
   private static final List<String> VERBS =
@@ -61,6 +65,14 @@ public record ThroughputReport(
     lines.add(
         String.format(
             Locale.ROOT, "%d nodes of %s, %d pods per row; %s.", nodes, node, pods, versions));
+    lines.add(
+        String.format(
+            Locale.ROOT,
+            "The nodes' stand-ins: %d writes failed; the longest a Lease went unrenewed, %d s"
+                + " (nodes are marked unreachable after %d s).",
+            nodeWriteFailures,
+            longestLeaseGap.toSeconds(),
+            BenchNodes.GRACE_PERIOD.toSeconds()));
     lines.add("");
     lines.addAll(throughput());
     lines.add("");

@@ -52,6 +52,10 @@ final class ThroughputRun {
   private static final Pattern REFUSED =
       Pattern.compile("(?m)^vnpu_scheduler_lock_refusals_total (\\S+)$");
 
+  /** The node lifecycle controller's taints of a node whose heartbeat it lost (v1.34.1). */
+  private static final List<String> UNREACHABLE_TAINTS =
+      List.of("node.kubernetes.io/unreachable", "node.kubernetes.io/not-ready");
+
   private final KubernetesClient client;
   private final ControlPlane plane;
   private final String extenderUrl;
@@ -180,7 +184,8 @@ final class ThroughputRun {
             + count
             + " pods were still unbound after "
             + stall.toSeconds()
-            + " s without a binding";
+            + " s without a binding"
+            + unreachable();
       }
       if (now - reported > 5_000_000_000L) {
         progress.accept(
@@ -190,6 +195,28 @@ final class ThroughputRun {
       }
     }
     return null;
+  }
+
+  /**
+   * How many nodes the node lifecycle controller tainted as unreachable or not ready, as a clause;
+   * empty when none: such nodes take no pod, and the benchmark's heartbeat kept them alive.
+   */
+  private String unreachable() {
+    long tainted =
+        client.nodes().list().getItems().stream()
+            .filter(
+                node ->
+                    node.getSpec().getTaints() != null
+                        && node.getSpec().getTaints().stream()
+                            .anyMatch(taint -> UNREACHABLE_TAINTS.contains(taint.getKey())))
+            .count();
+    return tainted == 0
+        ? ""
+        : "; "
+            + tainted
+            + " node(s) are tainted "
+            + String.join(" or ", UNREACHABLE_TAINTS)
+            + ": the nodes' heartbeat fell behind (see the longest Lease gap)";
   }
 
   /**

@@ -49,8 +49,13 @@ class ThroughputReportTest {
     assertThat(extended.eventsPerPod()).isEqualTo(0.5);
     assertThat(extended.extenderRequestsPerPod()).isEqualTo(2.57);
     String tables =
-        new ThroughputReport(10, 100, "16 x 910B3", "v", List.of(anchor, extended), 0).markdown();
+        new ThroughputReport(
+                10, 100, "16 x 910B3", "v", List.of(anchor, extended), 3, Duration.ofSeconds(12))
+            .markdown();
     assertThat(tables)
+        .contains(
+            "The nodes' stand-ins: 3 writes failed; the longest a Lease went unrenewed, 12 s"
+                + " (nodes are marked unreachable after 50 s).")
         .contains(
             "| a | kube-scheduler alone, one huawei.com/Ascend910 | 100 / 100 | 2.0 s | 50.0 | anchor |")
         .contains("| 25.0 | 0.50 | 2.00 (+ 0.50) |")
@@ -67,7 +72,8 @@ class ThroughputReportTest {
             "16 x 910B3",
             "v",
             List.of(figures("c", 60, 9.0, Map.of(), "40 of 100 pods were still unbound")),
-            0);
+            0,
+            Duration.ZERO);
 
     assertThat(report.problems()).containsExactly("c: 40 of 100 pods were still unbound");
   }

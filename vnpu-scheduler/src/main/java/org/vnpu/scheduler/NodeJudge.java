@@ -3,7 +3,6 @@ package org.vnpu.scheduler;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import org.vnpu.api.AnnotationKeys;
@@ -88,40 +87,37 @@ final class NodeJudge {
 
   private Judgement judge(PodManifest pod, Collection<String> nodes, Set<String> leaving)
       throws SchedulingException {
-    synchronized (state) {
-      PodRequest request = state.request(pod);
-      Function<NodeState, NodeFit> feasible =
-          PlacementEngine.feasibility(request, HostResources.NONE, state.context());
-      Map<String, Verdict> verdicts = new LinkedHashMap<>();
-      Map<String, Rejection> rejections = new LinkedHashMap<>();
-      int unknown = 0;
-      for (String name : nodes) {
-        Optional<NodeState> node =
-            state.nodeFor(pod, request, name).map(seen -> state.without(seen, leaving));
-        if (node.isEmpty()) {
-          unknown++;
-          verdicts.put(
-              name,
-              new Verdict(
-                  "node has no vNPU inventory (" + AnnotationKeys.NODE_REGISTER + ")", true));
-          continue;
-        }
-        NodeFit fit = feasible.apply(node.get());
-        if (fit instanceof NodeFit.Rejected rejected) {
-          Rejection rejection = rejected.rejection();
-          rejections.put(name, rejection);
-          verdicts.put(
-              name, new Verdict(rejection.phrase(), UNRESOLVABLE.contains(rejection.kind())));
-        } else {
-          verdicts.put(name, Verdict.FITS);
-        }
+    PodRequest request = state.request(pod);
+    SchedulerState.Snapshot seen = state.snapshot(pod, request, nodes, leaving);
+    Function<NodeState, NodeFit> feasible =
+        PlacementEngine.feasibility(request, HostResources.NONE, seen.context());
+    Map<String, Verdict> verdicts = new LinkedHashMap<>();
+    Map<String, Rejection> rejections = new LinkedHashMap<>();
+    int unknown = 0;
+    for (String name : nodes) {
+      NodeState node = seen.nodes().get(name);
+      if (node == null) {
+        unknown++;
+        verdicts.put(
+            name,
+            new Verdict("node has no vNPU inventory (" + AnnotationKeys.NODE_REGISTER + ")", true));
+        continue;
       }
-      String unschedulable =
-          !verdicts.isEmpty() && verdicts.values().stream().noneMatch(Verdict::fits)
-              ? RejectionSummary.of(nodes.size() - unknown, rejections)
-                  + (unknown > 0 ? "; " + unknown + " node(s) without a vNPU inventory" : "")
-              : null;
-      return new Judgement(verdicts, rejections, unschedulable);
+      NodeFit fit = feasible.apply(node);
+      if (fit instanceof NodeFit.Rejected rejected) {
+        Rejection rejection = rejected.rejection();
+        rejections.put(name, rejection);
+        verdicts.put(
+            name, new Verdict(rejection.phrase(), UNRESOLVABLE.contains(rejection.kind())));
+      } else {
+        verdicts.put(name, Verdict.FITS);
+      }
     }
+    String unschedulable =
+        !verdicts.isEmpty() && verdicts.values().stream().noneMatch(Verdict::fits)
+            ? RejectionSummary.of(nodes.size() - unknown, rejections)
+                + (unknown > 0 ? "; " + unknown + " node(s) without a vNPU inventory" : "")
+            : null;
+    return new Judgement(verdicts, rejections, unschedulable);
   }
 }

@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,19 +48,18 @@ final class NodeScorer {
     if (!request.requestsVnpus() && !claims.isEmpty()) {
       return claimScores(request, claims, nodes);
     }
-    synchronized (state) {
-      Function<NodeState, NodeFit> scoring =
-          PlacementEngine.scoring(request, SchedulerState.hostRequest(pod), state.context());
-      Map<String, Double> scores = new LinkedHashMap<>();
-      for (String name : nodes) {
-        state
-            .nodeFor(pod, request, name)
-            .map(scoring)
-            .filter(NodeFit.Fits.class::isInstance)
-            .ifPresent(fit -> scores.put(name, ((NodeFit.Fits) fit).score()));
-      }
-      return scores;
-    }
+    SchedulerState.Snapshot seen = state.snapshot(pod, request, nodes, Set.of());
+    Function<NodeState, NodeFit> scoring =
+        PlacementEngine.scoring(request, SchedulerState.hostRequest(pod), seen.context());
+    Map<String, Double> scores = new LinkedHashMap<>();
+    seen.nodes()
+        .forEach(
+            (name, node) -> {
+              if (scoring.apply(node) instanceof NodeFit.Fits fit) {
+                scores.put(name, fit.score());
+              }
+            });
+    return scores;
   }
 
   /**

@@ -1,6 +1,9 @@
 package org.vnpu.scheduler;
 
 import java.time.Clock;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.vnpu.api.codec.PayloadCodec;
@@ -101,6 +104,29 @@ final class SchedulerState {
         .map(node -> cluster.replacements().seenBy(owner, node))
         .map(node -> cluster.reserved(pod.uid()) ? without(node, Set.of(pod.uid())) : node);
   }
+
+  /**
+   * The nodes {@code names} as the pod sees them ({@link #nodeFor}, without the pods {@code
+   * leaving}), and what decisions weigh, taken at one instant under the lock. Both are immutable:
+   * the filter and the scores are worked out on them without the lock, so that Volcano's 16
+   * predicate workers ({@code predicate_helper.go} PredicateNodes) and its prioritize over every
+   * node do not keep allocateFunc, which charges under the lock, waiting.
+   */
+  Snapshot snapshot(
+      PodManifest pod, PodRequest request, Collection<String> names, Set<String> leaving) {
+    Map<String, NodeState> nodes = new LinkedHashMap<>();
+    synchronized (this) {
+      for (String name : names) {
+        nodeFor(pod, request, name)
+            .map(node -> without(node, leaving))
+            .ifPresent(node -> nodes.put(name, node));
+      }
+      return new Snapshot(context(), nodes);
+    }
+  }
+
+  /** See {@link #snapshot}: the nodes with a vNPU inventory, by name, in the order asked. */
+  record Snapshot(PlacementContext context, Map<String, NodeState> nodes) {}
 
   /** {@code node} without the vNPUs charged there to the pods {@code leaving}. */
   NodeState without(NodeState node, Set<String> leaving) {
