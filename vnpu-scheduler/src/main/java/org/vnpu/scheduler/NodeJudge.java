@@ -2,6 +2,7 @@ package org.vnpu.scheduler;
 
 import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
@@ -87,14 +88,16 @@ final class NodeJudge {
 
   private Judgement judge(PodManifest pod, Collection<String> nodes, Set<String> leaving)
       throws SchedulingException {
+    // The names are the caller's: one named twice is judged and counted once.
+    Set<String> names = new LinkedHashSet<>(nodes);
     PodRequest request = state.request(pod);
-    SchedulerState.Snapshot seen = state.snapshot(pod, request, nodes, leaving);
+    SchedulerState.Snapshot seen = state.snapshot(pod, request, names, leaving);
     Function<NodeState, NodeFit> feasible =
         PlacementEngine.feasibility(request, HostResources.NONE, seen.context());
     Map<String, Verdict> verdicts = new LinkedHashMap<>();
     Map<String, Rejection> rejections = new LinkedHashMap<>();
     int unknown = 0;
-    for (String name : nodes) {
+    for (String name : names) {
       NodeState node = seen.nodes().get(name);
       if (node == null) {
         unknown++;
@@ -115,7 +118,7 @@ final class NodeJudge {
     }
     String unschedulable =
         !verdicts.isEmpty() && verdicts.values().stream().noneMatch(Verdict::fits)
-            ? RejectionSummary.of(nodes.size() - unknown, rejections)
+            ? RejectionSummary.of(names.size() - unknown, rejections)
                 + (unknown > 0 ? "; " + unknown + " node(s) without a vNPU inventory" : "")
             : null;
     return new Judgement(verdicts, rejections, unschedulable);

@@ -79,6 +79,20 @@ class DecisionsWithoutApiServerTest {
   }
 
   @Test
+  void aRequestNamingANodeTwiceHasItJudgedAndCountedOnce() throws Exception {
+    PodManifest pod = manifest(ClusterFixture.wholeCardsPod("three", "1", 3).build());
+
+    Map<String, Verdict> verdicts =
+        judge.filter(pod, List.of("one", "one", "two", "cpu-only", "cpu-only"), noneLeaving());
+
+    assertThat(verdicts).containsOnlyKeys("one", "two", "cpu-only");
+    assertThat(events.said).hasSize(1);
+    assertThat(events.said.get(0).message())
+        .startsWith("0/2 nodes fit")
+        .endsWith("; 1 node(s) without a vNPU inventory");
+  }
+
+  @Test
   void anOnlinePodMayEvictTheOfflinePodOnItsChipAndItsPlaceIsHeld() throws Exception {
     String batch = running("batch", "one", 70, true);
     PodManifest urgent = manifest(share("urgent", 60));
