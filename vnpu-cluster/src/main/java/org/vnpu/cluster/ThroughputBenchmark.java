@@ -130,8 +130,10 @@ public final class ThroughputBenchmark {
             options.chipsPerNode() + " x " + model.name(),
             cluster.binaries().versions(),
             rows,
-            nodes.heartbeatFailures() + admissions.failures(),
-            nodes.longestLeaseGap());
+            new StandInFigures(
+                nodes.heartbeatFailures() + admissions.failures(),
+                nodes.longestLeaseGap(),
+                admissions.longestRelease()));
       }
     }
   }

@@ -1,6 +1,5 @@
 package org.vnpu.cluster;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -16,10 +15,7 @@ import java.util.stream.Collectors;
  * @param node what each node holds
  * @param versions the upstream components' versions
  * @param rows each row's figures, in the order they ran
- * @param nodeWriteFailures writes of the nodes' stand-ins (heartbeats, released lock entries) that
- *     failed during the run
- * @param longestLeaseGap the longest a node's Lease went unrenewed: past the node lifecycle
- *     controller's grace period, nodes were marked unreachable and the run measured the stand-ins
+ * @param standIns how the stand-ins of the nodes' kubelets and device plugins kept up
  */
 public record ThroughputReport(
     int nodes,
@@ -27,8 +23,7 @@ public record ThroughputReport(
     String node,
     String versions,
     List<RowFigures> rows,
-    long nodeWriteFailures,
-    Duration longestLeaseGap) {
+    StandInFigures standIns) {
 
   /** The verbs the tables show, in the order a pod meets them. */
   private static final List<String> VERBS =
@@ -69,10 +64,12 @@ public record ThroughputReport(
         String.format(
             Locale.ROOT,
             "The nodes' stand-ins: %d writes failed; the longest a Lease went unrenewed, %d s"
-                + " (nodes are marked unreachable after %d s).",
-            nodeWriteFailures,
-            longestLeaseGap.toSeconds(),
-            BenchNodes.GRACE_PERIOD.toSeconds()));
+                + " (nodes are marked unreachable after %d s); the longest a bound pod's lock"
+                + " entry waited for its release, %.1f s.",
+            standIns.writeFailures(),
+            standIns.longestLeaseGap().toSeconds(),
+            BenchNodes.GRACE_PERIOD.toSeconds(),
+            standIns.longestRelease().toMillis() / 1000.0));
     lines.add("");
     lines.addAll(throughput());
     lines.add("");

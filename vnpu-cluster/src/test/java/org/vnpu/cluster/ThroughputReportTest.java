@@ -50,12 +50,18 @@ class ThroughputReportTest {
     assertThat(extended.extenderRequestsPerPod()).isEqualTo(2.57);
     String tables =
         new ThroughputReport(
-                10, 100, "16 x 910B3", "v", List.of(anchor, extended), 3, Duration.ofSeconds(12))
+                10,
+                100,
+                "16 x 910B3",
+                "v",
+                List.of(anchor, extended),
+                new StandInFigures(3, Duration.ofSeconds(12), Duration.ofMillis(1_400)))
             .markdown();
     assertThat(tables)
         .contains(
             "The nodes' stand-ins: 3 writes failed; the longest a Lease went unrenewed, 12 s"
-                + " (nodes are marked unreachable after 50 s).")
+                + " (nodes are marked unreachable after 50 s); the longest a bound pod's lock entry"
+                + " waited for its release, 1.4 s.")
         .contains(
             "| a | kube-scheduler alone, one huawei.com/Ascend910 | 100 / 100 | 2.0 s | 50.0 | anchor |")
         .contains("| 25.0 | 0.50 | 2.00 (+ 0.50) |")
@@ -72,8 +78,7 @@ class ThroughputReportTest {
             "16 x 910B3",
             "v",
             List.of(figures("c", 60, 9.0, Map.of(), "40 of 100 pods were still unbound")),
-            0,
-            Duration.ZERO);
+            new StandInFigures(0, Duration.ZERO, Duration.ZERO));
 
     assertThat(report.problems()).containsExactly("c: 40 of 100 pods were still unbound");
   }
