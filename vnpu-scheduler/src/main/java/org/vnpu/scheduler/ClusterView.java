@@ -44,10 +44,7 @@ final class ClusterView {
   private final Clock clock;
   private final Ledger ledger = new Ledger();
   private final HostUsage hosts = new HostUsage();
-  private final Map<String, AllocationPlan> allocations = new HashMap<>();
-
-  /** The pod and the nonce of each allocation of {@link #allocations}, by pod UID. */
-  private final Map<String, Carrier> carriers = new HashMap<>();
+  private final PodAllocations allocations = new PodAllocations();
 
   private final UndoneReservations undone = new UndoneReservations();
   private final UnseenLocks unseen = new UnseenLocks();
@@ -57,13 +54,11 @@ final class ClusterView {
       new PreemptionHolds(ledger, this::forget, this::chargedOnItsRecord);
   private final ReplacementHolds replacements = new ReplacementHolds(ledger);
   private final Reservations reservations;
-  private final HandoutCharges handouts = new HandoutCharges(ledger, this::named, this::charge);
+  private final HandoutCharges handouts =
+      new HandoutCharges(ledger, allocations::noncesOn, this::charge);
 
   /** A pod whose charge {@link #recharged} replaces: now charged with {@code signed}. */
   record Recharge(PodRef pod, SignedAllocation signed) {}
-
-  /** The pod whose annotation carries an allocation signed with {@code nonce}. */
-  private record Carrier(PodRef pod, String nonce) {}
 
   ClusterView(ChipCatalog catalog, PayloadCodec codec, SchedulerSettings settings, Clock clock) {
     this.catalog = catalog;
@@ -91,7 +86,7 @@ final class ClusterView {
 
   /** The pod's allocation, or null. */
   AllocationPlan allocation(String uid) {
-    return allocations.get(uid);
+    return allocations.plan(uid);
   }
 
   /**
@@ -99,8 +94,7 @@ final class ClusterView {
    * what it requests of the host, now charged too.
    */
   HostResources reserved(PodManifest pod, AllocationPlan plan, String nonce, Instant now) {
-    allocations.put(pod.uid(), plan);
-    carriers.put(pod.uid(), new Carrier(new PodRef(pod.uid(), pod.namespace(), pod.name()), nonce));
+    allocations.put(new PodRef(pod.uid(), pod.namespace(), pod.name()), plan, nonce);
     reservations.reserved(pod.uid(), pod.namespace(), pod.name(), plan.node(), now);
     return chargeHost(pod, plan.node());
   }
@@ -116,8 +110,7 @@ final class ClusterView {
 
   /** Whether the pod still holds the reservation signed with {@code nonce}. */
   boolean reservedWith(String uid, String nonce) {
-    Carrier carrier = carriers.get(uid);
-    return carrier != null && carrier.nonce().equals(nonce);
+    return nonce.equals(allocations.nonce(uid));
   }
 
   /** Whether the pod holds a reservation that no binding has followed yet. */
@@ -132,7 +125,7 @@ final class ClusterView {
 
   /** The node on whose locks the ledger says the pod {@code uid} has an entry. */
   Optional<String> lockedBy(String uid) {
-    AllocationPlan plan = allocations.get(uid);
+    AllocationPlan plan = allocations.plan(uid);
     return plan == null
         ? Optional.empty()
         : ledger
@@ -179,8 +172,7 @@ final class ClusterView {
         ledger.heartbeat(name, codec.decodeHandshake(handshake).at());
       }
       ledger.locks(name, unseen.over(name, codec.locksOf(annotations), clock.instant()));
-      allocations.values().stream()
-          .filter(plan -> plan.node().equals(name))
+      allocations.on(name).stream()
           .filter(plan -> !ledger.placements().containsKey(plan.podUid()))
           .toList()
           .forEach(this::charge);
@@ -213,8 +205,7 @@ final class ClusterView {
     }
     for (Recharge recharge : recharges) {
       AllocationPlan plan = new AllocationPlan(recharge.signed().allocation(), HostResources.NONE);
-      allocations.put(recharge.pod().uid(), plan);
-      carriers.put(recharge.pod().uid(), new Carrier(recharge.pod(), recharge.signed().nonce()));
+      allocations.put(recharge.pod(), plan, recharge.signed().nonce());
       plans.add(plan);
       nodes.add(plan.node());
     }
@@ -228,23 +219,7 @@ final class ClusterView {
    * of trades, not always the pod a hand-out record was signed for.
    */
   Optional<PodRef> carrier(String node, String nonce) {
-    return carriers.values().stream()
-        .filter(carrier -> carrier.nonce().equals(nonce))
-        .filter(carrier -> allocations.get(carrier.pod().uid()).node().equals(node))
-        .map(Carrier::pod)
-        .findFirst();
-  }
-
-  /** The nonces of the allocations charged to pods on {@code node}. */
-  private Set<String> named(String node) {
-    Set<String> named = new HashSet<>();
-    allocations.forEach(
-        (uid, plan) -> {
-          if (plan.node().equals(node)) {
-            named.add(carriers.get(uid).nonce());
-          }
-        });
-    return named;
+    return allocations.carrier(node, nonce);
   }
 
   void nodeRemoved(String name) {
@@ -262,7 +237,7 @@ final class ClusterView {
   Optional<SignedAllocation> unchargedAllocation(PodSeen pod) {
     String uid = pod.uid();
     String value = pod.manifest().annotations().get(AnnotationKeys.ALLOCATION);
-    if (value == null || allocations.containsKey(uid)) {
+    if (value == null || allocations.has(uid)) {
       return Optional.empty();
     }
     try {
@@ -295,12 +270,11 @@ final class ClusterView {
       reservations.ended(uid);
       unseen.bound(uid, pod.manifest().annotations());
     }
-    if (verified.isEmpty() || allocations.containsKey(uid)) {
+    if (verified.isEmpty() || allocations.has(uid)) {
       return;
     }
     AllocationPlan plan = new AllocationPlan(verified.get().allocation(), HostResources.NONE);
-    allocations.put(uid, plan);
-    carriers.put(uid, new Carrier(pod.ref(), verified.get().nonce()));
+    allocations.put(pod.ref(), plan, verified.get().nonce());
     charge(plan);
     handouts.charge(plan.node());
     if (!bound) {
@@ -361,10 +335,10 @@ final class ClusterView {
    * not charged again from copies of the pod that still carry it, unless the pod is bound.
    */
   void unreserved(String uid) {
-    Carrier carrier = carriers.get(uid);
+    String nonce = allocations.nonce(uid);
     forget(uid);
-    if (carrier != null) {
-      undone.undone(uid, carrier.nonce());
+    if (nonce != null) {
+      undone.undone(uid, nonce);
     }
   }
 
@@ -378,15 +352,13 @@ final class ClusterView {
    * record its hand-out, which the device plugin settles a moment after the pod is gone.
    */
   private boolean chargedOnItsRecord(String uid) {
-    AllocationPlan plan = allocations.get(uid);
-    Carrier carrier = carriers.get(uid);
-    return plan != null && carrier != null && handouts.recorded(plan.node(), carrier.nonce());
+    AllocationPlan plan = allocations.plan(uid);
+    return plan != null && handouts.recorded(plan.node(), allocations.nonce(uid));
   }
 
   /** Drops the pod: its allocation, reservation, ledger charge and host requests. */
   void forget(String uid) {
     AllocationPlan plan = allocations.remove(uid);
-    carriers.remove(uid);
     unseen.ended(uid);
     facts.remove(uid);
     reservations.ended(uid);

@@ -104,13 +104,12 @@ final class HandoutCharges {
   void releaseNamed(String node) {
     Set<String> named = this.named.apply(node);
     Map<String, Verified> records = byNode.getOrDefault(node, Map.of());
-    for (String key : List.copyOf(ledger.placements().keySet())) {
-      ChargeKey charged = ChargeKey.of(key);
-      if (charged.kind() == ChargeKey.Kind.HANDOUT
-          && ledger.placements().get(key).node().equals(node)) {
+    for (AllocationPlan plan : List.copyOf(ledger.placementsOn(node))) {
+      ChargeKey charged = ChargeKey.of(plan.podUid());
+      if (charged.kind() == ChargeKey.Kind.HANDOUT) {
         String nonce = charged.id();
         if (!records.containsKey(nonce) || named.contains(nonce)) {
-          ledger.release(key);
+          ledger.release(plan.podUid());
         }
       }
     }

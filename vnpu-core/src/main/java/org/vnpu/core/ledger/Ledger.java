@@ -27,23 +27,32 @@ public final class Ledger {
 
   private final NavigableMap<String, NodeState> nodes = new TreeMap<>();
   private final Map<String, AllocationPlan> placements = new HashMap<>();
+
+  /** {@link #placements} by node, then by pod UID: what a node's change re-charges. */
+  private final Map<String, Map<String, AllocationPlan>> placementsByNode = new HashMap<>();
+
   private NodeTable
       table; // the nodes as decisions read them; null until asked after a node came or went
   private ChipSupply supply; // null until asked after a node came, went or changed its chips
 
   /**
    * Adds a node or replaces its inventory and host capacity, keeping its heartbeat, lock and the
-   * allocations on it (charged to the chips with the same die IDs).
+   * allocations on it (charged to the chips with the same die IDs). The same inventory and host
+   * capacity again change nothing, so what decisions derived from the node and the chip supply
+   * stay.
    */
   public void putNode(NodeInventory inventory, HostResources hostCapacity) {
     NodeState old = nodes.get(inventory.node());
+    if (old != null
+        && old.inventory().equals(inventory)
+        && old.hostCapacity().equals(hostCapacity)) {
+      return;
+    }
     NodeState fresh =
         NodeState.idle(inventory, hostCapacity, old == null ? null : old.heartbeat())
             .withLocks(old == null ? NodeLockSet.EMPTY : old.locks());
-    for (AllocationPlan plan : placements.values()) {
-      if (plan.node().equals(inventory.node())) {
-        fresh = charge(fresh, plan, false).orElseThrow();
-      }
+    for (AllocationPlan plan : placementsOn(inventory.node())) {
+      fresh = charge(fresh, plan, false).orElseThrow();
     }
     store(fresh);
     supply = null;
@@ -54,7 +63,10 @@ public final class Ledger {
     nodes.remove(node);
     table = null;
     supply = null;
-    placements.values().removeIf(plan -> plan.node().equals(node));
+    Map<String, AllocationPlan> gone = placementsByNode.remove(node);
+    if (gone != null) {
+      placements.keySet().removeAll(gone.keySet());
+    }
   }
 
   /**
@@ -106,6 +118,9 @@ public final class Ledger {
         state -> {
           store(state);
           placements.put(plan.podUid(), plan);
+          placementsByNode
+              .computeIfAbsent(plan.node(), n -> new HashMap<>())
+              .put(plan.podUid(), plan);
         });
     return charged.isPresent();
   }
@@ -115,6 +130,11 @@ public final class Ledger {
     AllocationPlan plan = placements.remove(podUid);
     if (plan == null) {
       return Optional.empty();
+    }
+    Map<String, AllocationPlan> onNode = placementsByNode.get(plan.node());
+    onNode.remove(podUid);
+    if (onNode.isEmpty()) {
+      placementsByNode.remove(plan.node());
     }
     NodeState node = nodes.get(plan.node());
     if (node != null) {
@@ -191,6 +211,12 @@ public final class Ledger {
   /** The allocations by pod UID; a live view. */
   public Map<String, AllocationPlan> placements() {
     return Collections.unmodifiableMap(placements);
+  }
+
+  /** The allocations charged to {@code node}; a live view. */
+  public Collection<AllocationPlan> placementsOn(String node) {
+    Map<String, AllocationPlan> onNode = placementsByNode.get(node);
+    return onNode == null ? List.of() : Collections.unmodifiableCollection(onNode.values());
   }
 
   private static Optional<NodeState> charge(NodeState node, AllocationPlan plan, boolean check) {

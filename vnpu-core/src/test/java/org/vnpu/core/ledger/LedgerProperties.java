@@ -115,6 +115,27 @@ class LedgerProperties {
         .isSameAs(unchanged);
   }
 
+  @Property(tries = 200)
+  void eachNodesPlacementsAreThoseChargedToIt(@ForAll("histories") List<Step> history) {
+    Cluster cluster = new Cluster();
+    history.forEach(cluster::run);
+
+    for (NodeInventory inventory : cluster.inventories) {
+      String node = inventory.node();
+      assertThat(List.copyOf(cluster.ledger.placementsOn(node)))
+          .as("placements on %s", node)
+          .containsExactlyInAnyOrderElementsOf(
+              cluster.ledger.placements().values().stream()
+                  .filter(plan -> plan.node().equals(node))
+                  .toList());
+      NodeState before = cluster.ledger.node(node).orElseThrow();
+      cluster.ledger.putNode(inventory, before.hostCapacity());
+      assertThat(cluster.ledger.node(node).orElseThrow())
+          .as("the same inventory again keeps the state, and what was derived from it")
+          .isSameAs(before);
+    }
+  }
+
   @Provide
   Arbitrary<List<HostResources>> capacities() {
     return Arbitraries.oneOf(
