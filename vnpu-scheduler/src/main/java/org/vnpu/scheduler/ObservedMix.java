@@ -18,14 +18,22 @@ import org.vnpu.core.request.PodRequest;
 
 /**
  * The shapes of the last pods placed, and the fragmentation measure that weighs placements by them
- * (ADR 0008, ADR 0024). Not thread-safe: the scheduler's state guards it.
+ * (ADR 0008, ADR 0024). The measure is built again only when the typical mix moves more than
+ * {@value #DRIFT} from the one it was built on, or the chip supply changes: what it derives of each
+ * node is kept with the node's state, so a new measure after every pod had every node worked out
+ * again for the next (ADR 0029). Not thread-safe: the scheduler's state guards it.
  */
 final class ObservedMix {
 
   private static final int OBSERVED_SHAPES = 1000;
 
+  /** How far a typical shape's probability may move before the measure is built again. */
+  static final double DRIFT = 0.01;
+
   private final Deque<WorkloadShape> shapes = new ArrayDeque<>();
   private FragmentationMeter meter = new FragmentationMeter(WorkloadMix.EMPTY);
+  private WorkloadMix meterMix = WorkloadMix.EMPTY;
+  private ChipSupply meterSupply = ChipSupply.UNKNOWN;
 
   FragmentationMeter meter() {
     return meter;
@@ -40,7 +48,12 @@ final class ObservedMix {
     if (shapes.size() > OBSERVED_SHAPES) {
       shapes.removeFirst();
     }
-    meter = new FragmentationMeter(WorkloadMix.typical(new ArrayList<>(shapes), 0.9, 1), supply);
+    WorkloadMix typical = WorkloadMix.typical(new ArrayList<>(shapes), 0.9, 1);
+    if (!supply.equals(meterSupply) || !typical.near(meterMix, DRIFT)) {
+      meter = new FragmentationMeter(typical, supply);
+      meterMix = typical;
+      meterSupply = supply;
+    }
   }
 
   /**

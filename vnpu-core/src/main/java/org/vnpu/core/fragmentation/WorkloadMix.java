@@ -2,6 +2,7 @@ package org.vnpu.core.fragmentation;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +22,25 @@ public record WorkloadMix(List<Weighted> shapes) {
 
   public WorkloadMix {
     shapes = List.copyOf(shapes);
+  }
+
+  /**
+   * Whether {@code other} expects the same shapes as this mix, each with a probability within
+   * {@code drift} of this mix's: measures built on either weigh placements alike.
+   */
+  public boolean near(WorkloadMix other, double drift) {
+    if (other.shapes.size() != shapes.size()) {
+      return false;
+    }
+    Map<WorkloadShape, Double> mine = new HashMap<>();
+    shapes.forEach(weighted -> mine.put(weighted.shape(), weighted.probability()));
+    for (Weighted weighted : other.shapes) {
+      Double probability = mine.get(weighted.shape());
+      if (probability == null || Math.abs(probability - weighted.probability()) > drift) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**
