@@ -5,12 +5,14 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.api.AnnotationKeys;
@@ -27,9 +29,11 @@ import org.vnpu.kube.NodeLocks;
  * nothing would release it until it expired, and a burst of mixed shapes would measure the lock's
  * timeout. Here each bound pod's entry is released with the device plugin's account, one write per
  * pod; a real node writes a hand-out record in its place, which the scheduler's settlement removes
- * with one more. Every node's plugin writes on its own, so the releases have {@value #WRITERS}
- * writers: with 4, a 1,000-node row's releases fell 40 s behind its bindings, and the entries kept
- * half the nodes from other shapes. The longest a release waited is measured.
+ * with one more. Every node's plugin writes on its own, one write after the other, so the releases
+ * have {@value #WRITERS} writers, each node's always on the same one: with 4 for the whole cluster,
+ * a 1,000-node row's releases fell 40 s behind its bindings and the entries kept half the nodes
+ * from other shapes; with 32 taking any node, a node that binpack fills took them all, one waiting
+ * on the other, for 15 s. The longest a release waited is measured.
  */
 final class BenchAdmissions implements AutoCloseable {
 
@@ -39,8 +43,11 @@ final class BenchAdmissions implements AutoCloseable {
   private final NodeLocks locks;
   private final Set<String> nodes;
   private final Set<String> admitted = ConcurrentHashMap.newKeySet();
-  private final ExecutorService writers =
-      Executors.newFixedThreadPool(WRITERS, DaemonThreads.named("vnpu-bench-admissions"));
+  private final List<ExecutorService> writers =
+      IntStream.range(0, WRITERS)
+          .mapToObj(
+              i -> Executors.newSingleThreadExecutor(DaemonThreads.named("vnpu-bench-admissions")))
+          .toList();
   private final AtomicLong failures = new AtomicLong();
   private final AtomicLong longestRelease = new AtomicLong();
   private final SharedIndexInformer<Pod> pods;
@@ -84,23 +91,28 @@ final class BenchAdmissions implements AutoCloseable {
       return;
     }
     long seen = System.nanoTime();
-    writers.execute(
-        () -> {
-          try {
-            locks.release(node, uid);
-            longestRelease.accumulateAndGet(System.nanoTime() - seen, Math::max);
-          } catch (KubernetesClientException e) {
-            if (failures.incrementAndGet() % 10 == 1) {
-              LOG.warn(
-                  "releasing the lock entry of pod UID {} on {}: {}", uid, node, e.getMessage());
-            }
-          }
-        });
+    writers
+        .get(Math.floorMod(node.hashCode(), WRITERS))
+        .execute(
+            () -> {
+              try {
+                locks.release(node, uid);
+                longestRelease.accumulateAndGet(System.nanoTime() - seen, Math::max);
+              } catch (KubernetesClientException e) {
+                if (failures.incrementAndGet() % 10 == 1) {
+                  LOG.warn(
+                      "releasing the lock entry of pod UID {} on {}: {}",
+                      uid,
+                      node,
+                      e.getMessage());
+                }
+              }
+            });
   }
 
   @Override
   public void close() {
     pods.close();
-    writers.shutdownNow();
+    writers.forEach(ExecutorService::shutdownNow);
   }
 }
