@@ -1,10 +1,11 @@
 package org.vnpu.scheduler;
 
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.vnpu.api.PlacementPolicy;
 import org.vnpu.core.fragmentation.FragmentationMeter;
@@ -31,6 +32,10 @@ final class ObservedMix {
   static final double DRIFT = 0.01;
 
   private final Deque<WorkloadShape> shapes = new ArrayDeque<>();
+
+  /** How many of {@link #shapes} are of each shape: kept as they come and go, not recounted. */
+  private final Map<WorkloadShape, Integer> counts = new LinkedHashMap<>();
+
   private FragmentationMeter meter = new FragmentationMeter(WorkloadMix.EMPTY);
   private WorkloadMix meterMix = WorkloadMix.EMPTY;
   private ChipSupply meterSupply = ChipSupply.UNKNOWN;
@@ -39,16 +44,23 @@ final class ObservedMix {
     return meter;
   }
 
+  /** The typical mix {@link #meter()} weighs placements by. */
+  WorkloadMix mix() {
+    return meterMix;
+  }
+
   /** Keeps the pod's shape, forgetting the oldest beyond the last {@value #OBSERVED_SHAPES}. */
   void observe(PodRequest request, HostResources host, ChipSupply supply) {
     ContainerRequest first = request.containers().get(0);
-    shapes.addLast(
+    WorkloadShape shape =
         new WorkloadShape(
-            first.count(), first.cores(), first.memoryMiB(), first.chipTypes(), host.cpuMilli()));
+            first.count(), first.cores(), first.memoryMiB(), first.chipTypes(), host.cpuMilli());
+    shapes.addLast(shape);
+    counts.merge(shape, 1, Integer::sum);
     if (shapes.size() > OBSERVED_SHAPES) {
-      shapes.removeFirst();
+      counts.computeIfPresent(shapes.removeFirst(), (forgotten, n) -> n == 1 ? null : n - 1);
     }
-    WorkloadMix typical = WorkloadMix.typical(new ArrayList<>(shapes), 0.9, 1);
+    WorkloadMix typical = WorkloadMix.typical(counts, 0.9, 1);
     if (!supply.equals(meterSupply) || !typical.near(meterMix, DRIFT)) {
       meter = new FragmentationMeter(typical, supply);
       meterMix = typical;

@@ -51,11 +51,20 @@ public record WorkloadMix(List<Weighted> shapes) {
   public static WorkloadMix typical(List<WorkloadShape> observed, double coverage, int step) {
     Map<WorkloadShape, Integer> counts = new LinkedHashMap<>();
     observed.forEach(shape -> counts.merge(shape, 1, Integer::sum));
+    return typical(counts, coverage, step);
+  }
+
+  /**
+   * The popular shapes of pods already counted, {@code counts} holding how many pods of each shape
+   * were seen ({@link #typical(List, double, int)}); shapes seen as often keep the map's order.
+   */
+  public static WorkloadMix typical(Map<WorkloadShape, Integer> counts, double coverage, int step) {
+    long observed = counts.values().stream().mapToLong(Integer::longValue).sum();
     List<Map.Entry<WorkloadShape, Integer>> popular = new ArrayList<>(counts.entrySet());
     popular.sort(Map.Entry.<WorkloadShape, Integer>comparingByValue(Comparator.reverseOrder()));
     int kept = 0;
     long covered = 0;
-    while (covered < coverage * observed.size() && kept < popular.size()) {
+    while (covered < coverage * observed && kept < popular.size()) {
       int end = Math.min(kept + step, popular.size());
       for (; kept < end; kept++) {
         covered += popular.get(kept).getValue();

@@ -2,7 +2,10 @@ package org.vnpu.core.fragmentation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.vnpu.core.chip.ChipTypes;
 
@@ -31,6 +34,23 @@ class WorkloadMixTest {
         .as("another shape in its place")
         .isFalse();
     assertThat(WorkloadMix.EMPTY.near(WorkloadMix.EMPTY, 0.01)).isTrue();
+  }
+
+  @Test
+  void theTypicalMixOfCountsIsThatOfTheShapesCounted() {
+    WorkloadShape rare = new WorkloadShape(1, 25, 8192L, ChipTypes.ANY, 0);
+    List<WorkloadShape> observed = new ArrayList<>();
+    observed.addAll(Collections.nCopies(60, small));
+    observed.addAll(Collections.nCopies(35, large));
+    observed.addAll(Collections.nCopies(5, rare));
+
+    WorkloadMix typical = WorkloadMix.typical(Map.of(small, 60, large, 35, rare, 5), 0.9, 1);
+
+    assertThat(typical).isEqualTo(WorkloadMix.typical(observed, 0.9, 1));
+    assertThat(typical.shapes())
+        .as("the rare shape is beyond 90 %% coverage")
+        .containsExactly(
+            new WorkloadMix.Weighted(small, 60 / 95.0), new WorkloadMix.Weighted(large, 35 / 95.0));
   }
 
   private WorkloadMix mix(double smallShare, double largeShare) {
