@@ -61,10 +61,10 @@ public final class NodeLocks {
   private final Map<String, Object> writers = new ConcurrentHashMap<>();
 
   /**
-   * Each node as this component last read or wrote it. A change starts from it rather than from a
-   * new read: the compare-and-set refuses it when anyone changed the node since, and only then is
-   * the node read again. A refusal decided on it (another pod's entry, an entry missing) is decided
-   * again on a fresh read.
+   * Each node as this component last read, wrote or {@linkplain #seen saw} it, whichever is the
+   * latest. A change starts from it rather than from a new read: the compare-and-set refuses it
+   * when anyone changed the node since, and only then is the node read again. A refusal decided on
+   * it (another pod's entry, an entry missing) is decided again on a fresh read.
    */
   private final Map<String, Node> known = new ConcurrentHashMap<>();
 
@@ -72,6 +72,16 @@ public final class NodeLocks {
     this.client = client;
     this.codec = codec;
     this.patches = new AnnotationPatches(client);
+  }
+
+  /**
+   * A node as a watch delivered it: the next change of its locks starts from it when it is later
+   * than the node as this component last read or wrote it (a watch usually delivers another
+   * component's release before this component next locks the node, which then needs no read).
+   * Whichever copy a change starts from, the compare-and-set decides.
+   */
+  public void seen(Node node) {
+    remember(node);
   }
 
   /**
@@ -296,9 +306,22 @@ public final class NodeLocks {
     if (node == null) {
       known.remove(name);
     } else {
-      known.put(name, node);
+      remember(node);
     }
     return node;
+  }
+
+  /** Keeps {@code node} as the start of its next change, unless the one kept is later. */
+  private void remember(Node node) {
+    known.merge(
+        node.getMetadata().getName(),
+        node,
+        (kept, fresh) ->
+            ResourceVersions.isOlder(
+                    fresh.getMetadata().getResourceVersion(),
+                    kept.getMetadata().getResourceVersion())
+                ? kept
+                : fresh);
   }
 
   /** Writes {@code locks} on {@code node} as it was read; an empty set removes the annotation. */
@@ -309,7 +332,7 @@ public final class NodeLocks {
     String name = node.getMetadata().getName();
     Optional<Node> written = patches.patchIfUnchanged(node, change);
     if (written.isPresent()) {
-      known.put(name, written.get());
+      remember(written.get());
     } else {
       known.remove(name);
     }

@@ -3,6 +3,7 @@ package org.vnpu.kube;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -128,6 +129,39 @@ class NodeLocksTest {
     assertThatThrownBy(() -> locks.take("n1", lock("uid-c", "c", NOW.plusSeconds(300)), NOW))
         .isInstanceOf(NodeLocks.RefusedException.class)
         .hasMessageContaining("locked by pod ns/b");
+  }
+
+  @Test
+  void aNodeSeenSinceTheLastWriteIsWhereTheNextLockStartsWithoutARead() throws Exception {
+    NodeLocks other = new NodeLocks(client, codec);
+    locks.take("n1", lock("uid-a", "a", NOW.plusSeconds(300)), NOW);
+    other.release("n1", "uid-a"); // the device plugin admits a
+    locks.seen(client.nodes().withName("n1").get()); // a watch delivers the release
+
+    int before = server.getRequestCount();
+    locks.take("n1", lock("uid-b", "b", NOW.plusSeconds(300)), NOW);
+
+    assertThat(server.getRequestCount() - before).as("the write alone").isEqualTo(1);
+    assertThat(held()).extracting(NodeLock::podUid).containsExactly("uid-b");
+  }
+
+  @Test
+  void aNodeSeenOlderThanTheLastWriteIsIgnored() throws Exception {
+    Node before = client.nodes().withName("n1").get();
+    locks.take("n1", sharing("uid-a"), NOW);
+    locks.seen(before); // a watch that lags behind this component's own write
+
+    int requests = server.getRequestCount();
+    locks.take("n1", sharing("uid-b"), NOW);
+
+    assertThat(server.getRequestCount() - requests)
+        .as("written on the node as last written, not refused and read again")
+        .isEqualTo(1);
+    assertThat(held()).extracting(NodeLock::podUid).containsExactly("uid-a", "uid-b");
+  }
+
+  private static NodeLock sharing(String uid) {
+    return new NodeLock(uid, "ns", uid, NOW, NOW.plusSeconds(300), "n-" + uid, "s", List.of(1), 0);
   }
 
   @Test

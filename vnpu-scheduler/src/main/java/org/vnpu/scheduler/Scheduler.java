@@ -99,7 +99,7 @@ public final class Scheduler {
 
   /** A node appeared or changed: its inventory, heartbeat, locks and hand-outs. */
   public void nodeChanged(Node node) {
-    intake.nodeChanged(node);
+    reader.nodeChanged(node);
   }
 
   public void nodeRemoved(String name) {

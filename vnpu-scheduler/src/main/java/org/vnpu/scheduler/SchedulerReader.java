@@ -1,5 +1,6 @@
 package org.vnpu.scheduler;
 
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
 import java.util.Collection;
@@ -23,6 +24,7 @@ public final class SchedulerReader {
 
   private final KubernetesClient client;
   private final SchedulerState state;
+  private final NodeLocks locks;
   private final ClusterPort cluster;
   private final ClusterIntake intake;
   private final NodeJudge judge;
@@ -58,7 +60,8 @@ public final class SchedulerReader {
       Parts parts) {
     this.client = client;
     this.state = new SchedulerState(catalog, parts.codec(), settings, clock);
-    this.cluster = new KubeClusterPort(client, new NodeLocks(client, parts.codec()));
+    this.locks = new NodeLocks(client, parts.codec());
+    this.cluster = new KubeClusterPort(client, locks);
     this.intake = new ClusterIntake(state, verifier, parts.codec(), cluster);
     this.judge = new NodeJudge(state, parts.counters(), parts.events());
   }
@@ -90,8 +93,17 @@ public final class SchedulerReader {
 
   /** Reads every node and pod again: the state after a restart is the state before it. */
   public void rebuild() {
-    client.nodes().list().getItems().forEach(intake::nodeChanged);
+    client.nodes().list().getItems().forEach(this::nodeChanged);
     client.pods().inAnyNamespace().list().getItems().forEach(intake::podChanged);
+  }
+
+  /**
+   * A node appeared or changed: its inventory, heartbeat, locks and hand-outs for the ledger, and
+   * the start of this scheduler's next write of its locks ({@link NodeLocks#seen}).
+   */
+  void nodeChanged(Node node) {
+    locks.seen(node);
+    intake.nodeChanged(node);
   }
 
   /** Whether the pod validly asks for vNPUs. */
