@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.core.ledger.AllocationPlan;
@@ -171,25 +172,28 @@ final class PreemptionHolds {
   }
 
   /**
-   * {@code node} as the pod {@code uid} sees it: with its own held place there free; and, where
-   * another preemptor's victims are still going, as it will be when they are gone, the victims'
-   * room and the rest of that preemptor's place taken. Charging the victims alone kept only their
-   * chips: kube-scheduler placed other pods on the node's free chips the place also needs.
+   * How the pod {@code uid} sees a node, its own held place read once for all the nodes it is
+   * weighed on: with its own held place there free; and, where another preemptor's victims are
+   * still going, as it will be when they are gone, the victims' room and the rest of that
+   * preemptor's place taken. Charging the victims alone kept only their chips: kube-scheduler
+   * placed other pods on the node's free chips the place also needs.
    */
-  NodeState seenBy(String uid, NodeState node) {
-    NodeState seen =
-        held(uid)
-            .filter(plan -> plan.node().equals(node.name()))
-            .map(plan -> Ledger.without(node, plan))
-            .orElse(node);
-    for (Map.Entry<String, Map<String, Hold>> holds : waiting.entrySet()) {
-      Hold hold = holds.getValue().get(node.name());
-      if (hold != null && !holds.getKey().equals(uid)) {
-        // Where the place does not fit yet, the victims' charges are what keeps the room.
-        seen = Ledger.with(withoutVictims(hold, seen), place(hold)).orElse(seen);
+  UnaryOperator<NodeState> sightOf(String uid) {
+    Optional<AllocationPlan> own = held(uid);
+    return node -> {
+      NodeState seen =
+          own.filter(plan -> plan.node().equals(node.name()))
+              .map(plan -> Ledger.without(node, plan))
+              .orElse(node);
+      for (Map.Entry<String, Map<String, Hold>> holds : waiting.entrySet()) {
+        Hold hold = holds.getValue().get(node.name());
+        if (hold != null && !holds.getKey().equals(uid)) {
+          // Where the place does not fit yet, the victims' charges are what keeps the room.
+          seen = Ledger.with(withoutVictims(hold, seen), place(hold)).orElse(seen);
+        }
       }
-    }
-    return seen;
+      return seen;
+    };
   }
 
   private static AllocationPlan place(Hold hold) {

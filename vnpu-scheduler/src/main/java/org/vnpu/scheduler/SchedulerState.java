@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.core.engine.PlacementContext;
@@ -96,13 +97,18 @@ final class SchedulerState {
    * session must not find its own chips taken).
    */
   Optional<NodeState> nodeFor(PodManifest pod, PodRequest request, String name) {
+    return cluster.ledger().node(name).map(sight(pod, request));
+  }
+
+  /** {@link #nodeFor} of any node: what the pod's holds and reservation are, read once. */
+  private UnaryOperator<NodeState> sight(PodManifest pod, PodRequest request) {
     String owner = replacementOwner(pod, request);
-    return cluster
-        .ledger()
-        .node(name)
-        .map(node -> cluster.holds().seenBy(pod.uid(), node))
-        .map(node -> cluster.replacements().seenBy(owner, node))
-        .map(node -> cluster.reserved(pod.uid()) ? without(node, Set.of(pod.uid())) : node);
+    UnaryOperator<NodeState> holds = cluster.holds().sightOf(pod.uid());
+    boolean reserved = cluster.reserved(pod.uid());
+    return node -> {
+      NodeState seen = cluster.replacements().seenBy(owner, holds.apply(node));
+      return reserved ? without(seen, Set.of(pod.uid())) : seen;
+    };
   }
 
   /**
@@ -116,8 +122,12 @@ final class SchedulerState {
       PodManifest pod, PodRequest request, Collection<String> names, Set<String> leaving) {
     Map<String, NodeState> nodes = new LinkedHashMap<>();
     synchronized (this) {
+      UnaryOperator<NodeState> sight = sight(pod, request);
       for (String name : names) {
-        nodeFor(pod, request, name)
+        cluster
+            .ledger()
+            .node(name)
+            .map(sight)
             .map(node -> without(node, leaving))
             .ifPresent(node -> nodes.put(name, node));
       }

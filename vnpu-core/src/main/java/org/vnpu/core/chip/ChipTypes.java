@@ -17,7 +17,8 @@ public record ChipTypes(Set<String> names) {
   public static final ChipTypes ANY = new ChipTypes(Set.of());
 
   public ChipTypes {
-    names = Collections.unmodifiableSortedSet(new TreeSet<>(names));
+    // any type is asked of every chip a pod is weighed against: Set.of() answers isEmpty at once
+    names = names.isEmpty() ? Set.of() : Collections.unmodifiableSortedSet(new TreeSet<>(names));
   }
 
   /** These types; {@link #ANY} when there are none. */
