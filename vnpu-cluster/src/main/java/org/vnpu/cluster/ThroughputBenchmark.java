@@ -29,6 +29,7 @@ public final class ThroughputBenchmark {
    * @param vnpu the command that runs {@code vnpu}
    * @param nodes how many nodes
    * @param pods pods per row
+   * @param warmUp pods each row places first, unmeasured (0: none)
    * @param chipsPerNode chips of each node
    * @param chipType the chips' catalog name
    * @param rows the rows to run by id ({@code a}, {@code b1}, ...); empty: all
@@ -40,6 +41,7 @@ public final class ThroughputBenchmark {
       List<String> vnpu,
       int nodes,
       int pods,
+      int warmUp,
       int chipsPerNode,
       String chipType,
       Set<String> rows,
@@ -50,6 +52,9 @@ public final class ThroughputBenchmark {
       rows = Set.copyOf(rows);
       positive("nodes", nodes);
       positive("pods", pods);
+      if (warmUp < 0) {
+        throw new IllegalArgumentException("warmUp is " + warmUp + "; it must be 0 or more");
+      }
       positive("chipsPerNode", chipsPerNode);
       if (ChipCatalog.builtIn().find(chipType).isEmpty()) {
         throw new IllegalArgumentException(
@@ -119,6 +124,13 @@ public final class ThroughputBenchmark {
                 options.stall());
         List<RowFigures> rows = new ArrayList<>();
         for (ThroughputRow row : options.selected()) {
+          if (options.warmUp() > 0) {
+            // A long-running extender is warm: its JVM has compiled its path, which the first
+            // row with vNPU pods would otherwise pay for (a fifth of the extender's samples in
+            // the first 40 s of b1 at 100 nodes were the JIT's). Every row gets the same.
+            progress.accept(row.id() + ": warming up with " + options.warmUp() + " pods");
+            runner.warmUp(row, options.warmUp(), options.seed());
+          }
           progress.accept(row.id() + ": " + row.description() + ", " + options.pods() + " pods");
           RowFigures figures = runner.run(row, options.pods(), options.seed());
           progress.accept(ThroughputReport.summary(figures));
@@ -127,6 +139,7 @@ public final class ThroughputBenchmark {
         return new ThroughputReport(
             options.nodes(),
             options.pods(),
+            options.warmUp(),
             options.chipsPerNode() + " x " + model.name(),
             cluster.binaries().versions(),
             rows,

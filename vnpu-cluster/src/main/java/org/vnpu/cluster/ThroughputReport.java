@@ -12,6 +12,7 @@ import java.util.stream.Collectors;
  *
  * @param nodes nodes in the cluster
  * @param pods pods per row
+ * @param warmUp pods each row placed first, unmeasured
  * @param node what each node holds
  * @param versions the upstream components' versions
  * @param rows each row's figures, in the order they ran
@@ -20,6 +21,7 @@ import java.util.stream.Collectors;
 public record ThroughputReport(
     int nodes,
     int pods,
+    int warmUp,
     String node,
     String versions,
     List<RowFigures> rows,
@@ -59,7 +61,13 @@ public record ThroughputReport(
     List<String> lines = new ArrayList<>();
     lines.add(
         String.format(
-            Locale.ROOT, "%d nodes of %s, %d pods per row; %s.", nodes, node, pods, versions));
+            Locale.ROOT,
+            "%d nodes of %s, %d pods per row%s; %s.",
+            nodes,
+            node,
+            pods,
+            warmUp > 0 ? ", each row after " + warmUp + " placed unmeasured" : "",
+            versions));
     lines.add(
         String.format(
             Locale.ROOT,

@@ -82,7 +82,22 @@ final class ThroughputRun {
   }
 
   RowFigures run(ThroughputRow row, int count, long seed) throws IOException, InterruptedException {
-    String namespace = "bench-" + row.id();
+    return run(row, "bench-" + row.id(), count, seed);
+  }
+
+  /**
+   * Places {@code count} pods of the row in a namespace of their own and removes them, measuring
+   * nothing; a pod left unbound fails the benchmark, as it would the row.
+   */
+  void warmUp(ThroughputRow row, int count, long seed) throws IOException, InterruptedException {
+    RowFigures figures = run(row, "warm-up-" + row.id(), count, seed);
+    if (figures.problem() != null) {
+      throw new IllegalStateException("row " + row.id() + " did not warm up: " + figures.problem());
+    }
+  }
+
+  private RowFigures run(ThroughputRow row, String namespace, int count, long seed)
+      throws IOException, InterruptedException {
     client
         .namespaces()
         .resource(

@@ -52,12 +52,15 @@ class ThroughputReportTest {
         new ThroughputReport(
                 10,
                 100,
+                20,
                 "16 x 910B3",
                 "v",
                 List.of(anchor, extended),
                 new StandInFigures(3, Duration.ofSeconds(12), Duration.ofMillis(1_400)))
             .markdown();
     assertThat(tables)
+        .startsWith(
+            "10 nodes of 16 x 910B3, 100 pods per row, each row after 20 placed unmeasured;")
         .contains(
             "The nodes' stand-ins: 3 writes failed; the longest a Lease went unrenewed, 12 s"
                 + " (nodes are marked unreachable after 50 s); the longest a bound pod's lock entry"
@@ -75,6 +78,7 @@ class ThroughputReportTest {
         new ThroughputReport(
             10,
             100,
+            0,
             "16 x 910B3",
             "v",
             List.of(figures("c", 60, 9.0, Map.of(), "40 of 100 pods were still unbound")),
@@ -91,10 +95,26 @@ class ThroughputReportTest {
         .hasMessageStartingWith("row e is not one of [a, b1, b2, b3, b4, c, d1, d2, d3, d4]");
     assertThatThrownBy(() -> options(10, Set.of(), "H100"))
         .hasMessageStartingWith("chip type H100 is not in the catalog");
+    assertThatThrownBy(() -> options(10, -1, Set.of(), "910B3"))
+        .hasMessage("warmUp is -1; it must be 0 or more");
   }
 
   private static ThroughputBenchmark.Options options(int nodes, Set<String> rows, String chip) {
+    return options(nodes, 0, rows, chip);
+  }
+
+  private static ThroughputBenchmark.Options options(
+      int nodes, int warmUp, Set<String> rows, String chip) {
     return new ThroughputBenchmark.Options(
-        Path.of("dir"), List.of("vnpu"), nodes, 100, 16, chip, rows, 42, Duration.ofMinutes(2));
+        Path.of("dir"),
+        List.of("vnpu"),
+        nodes,
+        100,
+        warmUp,
+        16,
+        chip,
+        rows,
+        42,
+        Duration.ofMinutes(2));
   }
 }
