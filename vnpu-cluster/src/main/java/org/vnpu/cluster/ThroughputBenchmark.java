@@ -126,8 +126,9 @@ public final class ThroughputBenchmark {
         for (ThroughputRow row : options.selected()) {
           if (options.warmUp() > 0) {
             // A long-running extender is warm: its JVM has compiled its path, which the first
-            // row with vNPU pods would otherwise pay for (a fifth of the extender's samples in
-            // the first 40 s of b1 at 100 nodes were the JIT's). Every row gets the same.
+            // row with vNPU pods would otherwise pay for (in b1's first 40 s at 100 nodes the
+            // JIT's compiler threads took 15 % of the machine, the whole JVM 37 %). Every row
+            // gets the same.
             progress.accept(row.id() + ": warming up with " + options.warmUp() + " pods");
             runner.warmUp(row, options.warmUp(), options.seed());
           }
