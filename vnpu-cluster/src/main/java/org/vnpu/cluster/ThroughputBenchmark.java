@@ -122,21 +122,7 @@ public final class ThroughputBenchmark {
                 cluster.schedulerUrl(),
                 progress,
                 options.stall());
-        List<RowFigures> rows = new ArrayList<>();
-        for (ThroughputRow row : options.selected()) {
-          if (options.warmUp() > 0) {
-            // A long-running extender is warm: its JVM has compiled its path, which the first
-            // row with vNPU pods would otherwise pay for (in b1's first 40 s at 100 nodes the
-            // JIT's compiler threads took 15 % of the machine, the whole JVM 37 %). Every row
-            // gets the same.
-            progress.accept(row.id() + ": warming up with " + options.warmUp() + " pods");
-            runner.warmUp(row, options.warmUp(), options.seed());
-          }
-          progress.accept(row.id() + ": " + row.description() + ", " + options.pods() + " pods");
-          RowFigures figures = runner.run(row, options.pods(), options.seed());
-          progress.accept(ThroughputReport.summary(figures));
-          rows.add(figures);
-        }
+        List<RowFigures> rows = runRows(runner, options, progress);
         return new ThroughputReport(
             options.nodes(),
             options.pods(),
@@ -150,5 +136,26 @@ public final class ThroughputBenchmark {
                 admissions.longestRelease()));
       }
     }
+  }
+
+  /** Runs each selected row, after its warm-up, in order. */
+  private static List<RowFigures> runRows(
+      ThroughputRun runner, Options options, Consumer<String> progress)
+      throws IOException, InterruptedException {
+    List<RowFigures> rows = new ArrayList<>();
+    for (ThroughputRow row : options.selected()) {
+      if (options.warmUp() > 0) {
+        // A long-running extender is warm: its JVM has compiled its path, which the first row
+        // with vNPU pods would otherwise pay for (in b1's first 40 s at 100 nodes the JIT's
+        // compiler threads took 15 % of the machine, the whole JVM 37 %). Every row gets the same.
+        progress.accept(row.id() + ": warming up with " + options.warmUp() + " pods");
+        runner.warmUp(row, options.warmUp(), options.seed());
+      }
+      progress.accept(row.id() + ": " + row.description() + ", " + options.pods() + " pods");
+      RowFigures figures = runner.run(row, options.pods(), options.seed());
+      progress.accept(ThroughputReport.summary(figures));
+      rows.add(figures);
+    }
+    return rows;
   }
 }

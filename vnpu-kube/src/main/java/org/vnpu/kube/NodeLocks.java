@@ -84,6 +84,11 @@ public final class NodeLocks {
     remember(node);
   }
 
+  /** The node {@code name} was deleted: no change starts from a copy of it. */
+  public void forget(String name) {
+    known.remove(name);
+  }
+
   /**
    * The locks {@code node} carries, decoded; none when it has none, or a value that cannot be
    * decoded (logged), which anyone may replace.

@@ -160,6 +160,17 @@ class NodeLocksTest {
     assertThat(held()).extracting(NodeLock::podUid).containsExactly("uid-a", "uid-b");
   }
 
+  @Test
+  void aDeletedNodeIsForgottenAndItsNextLockReadsItAgain() throws Exception {
+    locks.seen(client.nodes().withName("n1").get());
+    locks.forget("n1");
+
+    int requests = server.getRequestCount();
+    locks.take("n1", sharing("uid-a"), NOW);
+
+    assertThat(server.getRequestCount() - requests).as("a read, then the write").isEqualTo(2);
+  }
+
   private static NodeLock sharing(String uid) {
     return new NodeLock(uid, "ns", uid, NOW, NOW.plusSeconds(300), "n-" + uid, "s", List.of(1), 0);
   }

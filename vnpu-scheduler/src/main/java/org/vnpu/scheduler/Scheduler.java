@@ -103,7 +103,7 @@ public final class Scheduler {
   }
 
   public void nodeRemoved(String name) {
-    intake.nodeRemoved(name);
+    reader.nodeRemoved(name);
   }
 
   /** A pod appeared or changed: its signed allocation is charged until it finishes. */

@@ -106,6 +106,12 @@ public final class SchedulerReader {
     intake.nodeChanged(node);
   }
 
+  /** A node was deleted: gone from the ledger, and from where lock writes start. */
+  void nodeRemoved(String name) {
+    locks.forget(name);
+    intake.nodeRemoved(name);
+  }
+
   /** Whether the pod validly asks for vNPUs. */
   public boolean requestsVnpus(PodManifest pod) {
     return state.requestsVnpus(pod);
