@@ -50,6 +50,15 @@ final class FragmentationAwareScorer implements NodeScorer, ChipScorer {
 
   private static final int STEPS_TABULATED = 200;
 
+  /**
+   * How far below a bound's least growth a plan's growth may come out by rounding alone: the meter
+   * sums a plan's growth over the mix's weights (thirds, sevenths), so a plan exactly on a half
+   * step may sum to a hair below it and round to one step less, above a bound that rounds the half
+   * step itself the other way. Far above the rounding of sums of a few hundred percent, far below
+   * any growth that matters.
+   */
+  private static final double ROUNDING_ALLOWANCE = 1e-6;
+
   static {
     GROWTH_SCORES = new double[2 * STEPS_TABULATED + 1];
     for (int k = -STEPS_TABULATED; k <= STEPS_TABULATED; k++) {
@@ -106,10 +115,7 @@ final class FragmentationAwareScorer implements NodeScorer, ChipScorer {
                 limits.maxComputeTaken(),
                 limits.onlyVnpuFits(),
                 limits.hostAfter());
-    return nodeScore(
-        leastGrowth,
-        meter.leastScarceTaken(limits.nodes(), limits.row(), limits.maxComputeTaken()),
-        limits.utilizationBefore() + limits.maxUtilizationGain());
+    return boundScore(leastGrowth, limits, meter);
   }
 
   /**
@@ -124,9 +130,21 @@ final class FragmentationAwareScorer implements NodeScorer, ChipScorer {
       return Double.POSITIVE_INFINITY; // the bound reads no chip either
     }
     FragmentationMeter meter = context.fragmentation();
-    return nodeScore(
+    return boundScore(
         meter.leastGrowthOnAnyChip(
             limits.nodes(), limits.row(), limits.maxComputeTaken(), limits.hostAfter()),
+        limits,
+        meter);
+  }
+
+  /**
+   * The score of a node whose placements grow at least {@code leastGrowth} (less {@link
+   * #ROUNDING_ALLOWANCE}), take the least scarce compute and raise its utilization the most.
+   */
+  private static double boundScore(
+      double leastGrowth, PlanLimits limits, FragmentationMeter meter) {
+    return nodeScore(
+        leastGrowth - ROUNDING_ALLOWANCE,
         meter.leastScarceTaken(limits.nodes(), limits.row(), limits.maxComputeTaken()),
         limits.utilizationBefore() + limits.maxUtilizationGain());
   }

@@ -8,6 +8,7 @@ import java.util.Map;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
@@ -45,6 +46,40 @@ class BoundProperties {
       assertThat(scorer.coarseBound(limits, context))
           .isGreaterThanOrEqualTo(bound - PlacementEngine.SCORE_TOLERANCE);
     }
+  }
+
+  /**
+   * A plan whose growth is exactly on a half step, which the meter sums to a hair below it, scores
+   * no more than the bound that gives the half step itself: with the typed mix's thirds and
+   * sevenths, a 60 % vNPU beside a chip whose memory is all but full grows -60.00000000000003, one
+   * step more than the bound's -60 rounds to (jqwik seed -6330021924222017969 found it).
+   */
+  @Example
+  void aPlanThatSumsToJustBelowAHalfStepStaysWithinTheBound() {
+    NodeState idle =
+        NodeState.idle(
+            Fixtures.node("n", "910B3", 4, SplitMode.SOFT, 4),
+            HostResources.UNTRACKED,
+            Fixtures.NOW);
+    List<ChipState> chips = new ArrayList<>(idle.chips());
+    chips.set(1, chips.get(1).plus(new ChipDemand(62_000, 0, 0, 0, false)));
+    chips.set(2, chips.get(2).plus(new ChipDemand(62_000, 0, 0, 0, false)));
+    chips.set(3, chips.get(3).plus(new ChipDemand(0, 30, 0, 0, false)));
+    PodRequest pod =
+        Fixtures.pod(
+            "p",
+            Map.of(
+                "huawei.com/vnpu-pod-node-scheduler-policy", "fragmentation-aware",
+                "huawei.com/vnpu-pod-device-scheduler-policy", "binpack"),
+            "number=1",
+            "cores=60",
+            "memory.1Gi=1");
+    PlacementContext typed =
+        Fixtures.context(
+            Fixtures.WITH_SCARCE_TYPE, new ChipSupply(Map.of("910B3", 12L, "910B2", 4L)));
+
+    noPlanScoresAboveItsNodesBoundOrCoarseBound(
+        idle.withChips(chips, HostResources.UNTRACKED), pod, new HostResources(0, 0), typed);
   }
 
   /**
