@@ -91,6 +91,18 @@ final class ThroughputCommand implements Callable<Integer> {
   Duration stall;
 
   @Option(
+      names = "--volcano-percentage-nodes-to-find",
+      defaultValue = "0",
+      paramLabel = "PERCENT",
+      description =
+          "Volcano's --percentage-nodes-to-find, for rows c and d alike: for each pod its allocate"
+              + " action asks the predicates of nodes in turn until this share of them pass, then"
+              + " scores those; with the vNPU extender each node asked is one predicate call. 0"
+              + " leaves it to Volcano: 50 less one per 125 nodes, at least 5 %% and 100 nodes"
+              + " (default: ${DEFAULT-VALUE}).")
+  int volcanoShareOfNodes;
+
+  @Option(
       names = "--directory",
       defaultValue = "target/vnpu-throughput",
       description =
@@ -116,7 +128,8 @@ final class ThroughputCommand implements Callable<Integer> {
               chipType,
               rows,
               seed,
-              stall);
+              stall,
+              volcanoShareOfNodes);
     } catch (IllegalArgumentException e) {
       throw new InputException(e.getMessage());
     }

@@ -52,6 +52,8 @@ public final class RealCluster implements ScenarioCluster, AutoCloseable {
    * @param values chart values on top of the real cluster's own
    * @param schedulerReplicas how many {@code vnpu scheduler} processes run; with one, the
    *     schedulers call it directly instead of through the leader's proxy
+   * @param volcanoShareOfNodes Volcano's {@code --percentage-nodes-to-find} ({@link
+   *     VolcanoComponents#start(ControlPlane, UpstreamBinaries, KubernetesClient, Path, int)})
    */
   public record Options(
       Path directory,
@@ -60,9 +62,10 @@ public final class RealCluster implements ScenarioCluster, AutoCloseable {
       List<NodeSpec> nodes,
       List<NodeSpec> draNodes,
       Map<String, Object> values,
-      int schedulerReplicas) {
+      int schedulerReplicas,
+      int volcanoShareOfNodes) {
 
-    /** Two scheduler replicas, as the chart deploys. */
+    /** Two scheduler replicas, as the chart deploys, and Volcano's own share of nodes to find. */
     public Options(
         Path directory,
         Sandbox.Driver driver,
@@ -70,7 +73,15 @@ public final class RealCluster implements ScenarioCluster, AutoCloseable {
         List<NodeSpec> nodes,
         List<NodeSpec> draNodes,
         Map<String, Object> values) {
-      this(directory, driver, vnpu, nodes, draNodes, values, 2);
+      this(
+          directory,
+          driver,
+          vnpu,
+          nodes,
+          draNodes,
+          values,
+          2,
+          VolcanoComponents.VOLCANOS_SHARE_OF_NODES);
     }
 
     public Options {
@@ -78,6 +89,7 @@ public final class RealCluster implements ScenarioCluster, AutoCloseable {
         throw new IllegalArgumentException(
             "schedulerReplicas is " + schedulerReplicas + "; at least one scheduler must run");
       }
+      VolcanoComponents.checkedShareOfNodes("volcanoShareOfNodes", volcanoShareOfNodes);
       vnpu = List.copyOf(vnpu);
       nodes = List.copyOf(nodes);
       draNodes = List.copyOf(draNodes);
@@ -152,7 +164,7 @@ public final class RealCluster implements ScenarioCluster, AutoCloseable {
         VolcanoSchedulerConf.yaml(
             VolcanoSchedulerConf.merge(
                 VolcanoSchedulerConf.volcanoDefault(), schedulers.volcanoUrl(), VOLCANO_TIMEOUT)));
-    VolcanoComponents.start(plane, binaries, admin, conf);
+    VolcanoComponents.start(plane, binaries, admin, conf, options.volcanoShareOfNodes());
     VnpuKubeScheduler.start(plane, binaries, admin, tokens, schedulers);
     startNodes(options, tokens);
   }

@@ -35,6 +35,8 @@ public final class ThroughputBenchmark {
    * @param rows the rows to run by id ({@code a}, {@code b1}, ...); empty: all
    * @param seed the mix's sizes are drawn with it
    * @param stall a row ends, broken, when no pod bound for this long
+   * @param volcanoShareOfNodes Volcano's {@code --percentage-nodes-to-find}, for rows c and d alike
+   *     ({@link VolcanoComponents#VOLCANOS_SHARE_OF_NODES}: Volcano's own)
    */
   public record Options(
       Path directory,
@@ -46,7 +48,8 @@ public final class ThroughputBenchmark {
       String chipType,
       Set<String> rows,
       long seed,
-      Duration stall) {
+      Duration stall,
+      int volcanoShareOfNodes) {
     public Options {
       vnpu = List.copyOf(vnpu);
       rows = Set.copyOf(rows);
@@ -56,6 +59,7 @@ public final class ThroughputBenchmark {
         throw new IllegalArgumentException("warmUp is " + warmUp + "; it must be 0 or more");
       }
       positive("chipsPerNode", chipsPerNode);
+      VolcanoComponents.checkedShareOfNodes("volcanoShareOfNodes", volcanoShareOfNodes);
       if (ChipCatalog.builtIn().find(chipType).isEmpty()) {
         throw new IllegalArgumentException(
             "chip type " + chipType + " is not in the catalog: " + ChipCatalog.builtIn().names());
@@ -99,7 +103,8 @@ public final class ThroughputBenchmark {
                 List.of(),
                 List.of(),
                 Map.of(),
-                1))) {
+                1,
+                options.volcanoShareOfNodes()))) {
       // Ctrl-C stops every process the cluster started, as the end of the run does.
       Runtime.getRuntime().addShutdownHook(new Thread(cluster::close, "vnpu-throughput-stop"));
       progress.accept(
@@ -127,6 +132,7 @@ public final class ThroughputBenchmark {
             options.nodes(),
             options.pods(),
             options.warmUp(),
+            options.volcanoShareOfNodes(),
             options.chipsPerNode() + " x " + model.name(),
             cluster.binaries().versions(),
             rows,

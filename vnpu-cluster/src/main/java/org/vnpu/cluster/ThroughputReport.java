@@ -13,6 +13,7 @@ import java.util.stream.Collectors;
  * @param nodes nodes in the cluster
  * @param pods pods per row
  * @param warmUp pods each row placed first, unmeasured
+ * @param volcanoShareOfNodes Volcano's {@code --percentage-nodes-to-find}; 0: Volcano's own
  * @param node what each node holds
  * @param versions the upstream components' versions
  * @param rows each row's figures, in the order they ran
@@ -22,6 +23,7 @@ public record ThroughputReport(
     int nodes,
     int pods,
     int warmUp,
+    int volcanoShareOfNodes,
     String node,
     String versions,
     List<RowFigures> rows,
@@ -62,11 +64,14 @@ public record ThroughputReport(
     lines.add(
         String.format(
             Locale.ROOT,
-            "%d nodes of %s, %d pods per row%s; %s.",
+            "%d nodes of %s, %d pods per row%s%s; %s.",
             nodes,
             node,
             pods,
             warmUp > 0 ? ", each row after " + warmUp + " placed unmeasured" : "",
+            volcanoShareOfNodes > 0
+                ? ", Volcano finding " + volcanoShareOfNodes + " % of the nodes per task"
+                : "",
             versions));
     lines.add(
         String.format(

@@ -31,12 +31,59 @@ public final class VolcanoComponents {
   public static final String CONTROLLERS_ACCOUNT = "volcano-controllers";
   private static final Duration READY = Duration.ofSeconds(90);
 
+  /**
+   * {@link #start}'s share of nodes to find that leaves it to Volcano: half the nodes less one
+   * percent per 125 nodes (at least 5 % and 100 nodes), every node up to 100 ({@code
+   * CalculateNumOfFeasibleNodesToFind}, pkg/scheduler/util/scheduler_helper.go, v1.14.1).
+   */
+  public static final int VOLCANOS_SHARE_OF_NODES = 0;
+
   private VolcanoComponents() {}
 
-  /** Installs the CRDs and starts the controller manager and the scheduler. */
+  /**
+   * {@code percentage}, checked as Volcano's {@code --percentage-nodes-to-find}: {@link
+   * #VOLCANOS_SHARE_OF_NODES}, or a percentage of the nodes.
+   *
+   * @throws IllegalArgumentException naming {@code field} when it is neither
+   */
+  public static int checkedShareOfNodes(String field, int percentage) {
+    if (percentage < 0 || percentage > 100) {
+      throw new IllegalArgumentException(
+          field
+              + " is "
+              + percentage
+              + "; as Volcano's --percentage-nodes-to-find it must be a percentage of the"
+              + " nodes, 1 to 100, or 0 for Volcano's own"
+              + " (50 less one per 125 nodes, at least 5 % and 100 nodes)");
+    }
+    return percentage;
+  }
+
+  /**
+   * {@link #start(ControlPlane, UpstreamBinaries, KubernetesClient, Path, int)}, Volcano's share.
+   */
   public static void start(
       ControlPlane plane, UpstreamBinaries binaries, KubernetesClient admin, Path schedulerConf)
       throws IOException, InterruptedException {
+    start(plane, binaries, admin, schedulerConf, VOLCANOS_SHARE_OF_NODES);
+  }
+
+  /**
+   * Installs the CRDs and starts the controller manager and the scheduler.
+   *
+   * @param shareOfNodes Volcano's {@code --percentage-nodes-to-find}: for each task, its allocate
+   *     action asks the predicates of nodes in turn until this percentage of them pass, then scores
+   *     those; with vNPU's extender each node asked is one predicate call (DESIGN.md's Volcano
+   *     plugin). {@link #VOLCANOS_SHARE_OF_NODES} leaves it to Volcano.
+   */
+  public static void start(
+      ControlPlane plane,
+      UpstreamBinaries binaries,
+      KubernetesClient admin,
+      Path schedulerConf,
+      int shareOfNodes)
+      throws IOException, InterruptedException {
+    checkedShareOfNodes("shareOfNodes", shareOfNodes);
     installCrds(binaries, admin);
     LOG.info("Volcano's CRDs are established");
     admin
@@ -74,6 +121,7 @@ public final class VolcanoComponents {
                 "--healthz-address=127.0.0.1:" + schedulerHealth,
                 "--listen-address=127.0.0.1:" + Probes.freePort(),
                 "--cache-dumper=false",
+                "--percentage-nodes-to-find=" + shareOfNodes,
                 "--v=3"))
         .awaitReady(Probes.ok("http://127.0.0.1:" + schedulerHealth + "/healthz", null), READY);
   }

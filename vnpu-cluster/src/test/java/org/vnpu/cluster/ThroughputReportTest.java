@@ -53,6 +53,7 @@ class ThroughputReportTest {
                 10,
                 100,
                 20,
+                10,
                 "16 x 910B3",
                 "v",
                 List.of(anchor, extended),
@@ -60,7 +61,8 @@ class ThroughputReportTest {
             .markdown();
     assertThat(tables)
         .startsWith(
-            "10 nodes of 16 x 910B3, 100 pods per row, each row after 20 placed unmeasured;")
+            "10 nodes of 16 x 910B3, 100 pods per row, each row after 20 placed unmeasured,"
+                + " Volcano finding 10 % of the nodes per task;")
         .contains(
             "The nodes' stand-ins: 3 writes failed; the longest a Lease went unrenewed, 12 s"
                 + " (nodes are marked unreachable after 50 s); the longest a bound pod's lock entry"
@@ -78,6 +80,7 @@ class ThroughputReportTest {
         new ThroughputReport(
             10,
             100,
+            0,
             0,
             "16 x 910B3",
             "v",
@@ -97,14 +100,30 @@ class ThroughputReportTest {
         .hasMessageStartingWith("chip type H100 is not in the catalog");
     assertThatThrownBy(() -> options(10, -1, Set.of(), "910B3"))
         .hasMessage("warmUp is -1; it must be 0 or more");
+    assertThatThrownBy(() -> options(10, 0, 101))
+        .hasMessageStartingWith(
+            "volcanoShareOfNodes is 101; as Volcano's --percentage-nodes-to-find it must be a"
+                + " percentage of the nodes, 1 to 100, or 0");
+    assertThatThrownBy(() -> options(10, 0, -5))
+        .hasMessageStartingWith("volcanoShareOfNodes is -5;");
+    assertThat(options(10, 0, 10).volcanoShareOfNodes()).isEqualTo(10);
   }
 
   private static ThroughputBenchmark.Options options(int nodes, Set<String> rows, String chip) {
-    return options(nodes, 0, rows, chip);
+    return options(nodes, 0, rows, chip, 0);
+  }
+
+  private static ThroughputBenchmark.Options options(int nodes, int warmUp, int shareOfNodes) {
+    return options(nodes, warmUp, Set.of(), "910B3", shareOfNodes);
   }
 
   private static ThroughputBenchmark.Options options(
       int nodes, int warmUp, Set<String> rows, String chip) {
+    return options(nodes, warmUp, rows, chip, 0);
+  }
+
+  private static ThroughputBenchmark.Options options(
+      int nodes, int warmUp, Set<String> rows, String chip, int shareOfNodes) {
     return new ThroughputBenchmark.Options(
         Path.of("dir"),
         List.of("vnpu"),
@@ -115,6 +134,7 @@ class ThroughputReportTest {
         chip,
         rows,
         42,
-        Duration.ofMinutes(2));
+        Duration.ofMinutes(2),
+        shareOfNodes);
   }
 }
