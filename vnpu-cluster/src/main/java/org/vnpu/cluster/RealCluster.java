@@ -89,7 +89,7 @@ public final class RealCluster implements ScenarioCluster, AutoCloseable {
         throw new IllegalArgumentException(
             "schedulerReplicas is " + schedulerReplicas + "; at least one scheduler must run");
       }
-      VolcanoComponents.checkedShareOfNodes("volcanoShareOfNodes", volcanoShareOfNodes);
+      VolcanoComponents.checkShareOfNodes("volcanoShareOfNodes", volcanoShareOfNodes);
       vnpu = List.copyOf(vnpu);
       nodes = List.copyOf(nodes);
       draNodes = List.copyOf(draNodes);

@@ -59,7 +59,7 @@ public final class ThroughputBenchmark {
         throw new IllegalArgumentException("warmUp is " + warmUp + "; it must be 0 or more");
       }
       positive("chipsPerNode", chipsPerNode);
-      VolcanoComponents.checkedShareOfNodes("volcanoShareOfNodes", volcanoShareOfNodes);
+      VolcanoComponents.checkShareOfNodes("volcanoShareOfNodes", volcanoShareOfNodes);
       if (ChipCatalog.builtIn().find(chipType).isEmpty()) {
         throw new IllegalArgumentException(
             "chip type " + chipType + " is not in the catalog: " + ChipCatalog.builtIn().names());

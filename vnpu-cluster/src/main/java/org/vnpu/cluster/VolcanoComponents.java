@@ -41,12 +41,12 @@ public final class VolcanoComponents {
   private VolcanoComponents() {}
 
   /**
-   * {@code percentage}, checked as Volcano's {@code --percentage-nodes-to-find}: {@link
+   * Checks {@code percentage} as Volcano's {@code --percentage-nodes-to-find}: {@link
    * #VOLCANOS_SHARE_OF_NODES}, or a percentage of the nodes.
    *
    * @throws IllegalArgumentException naming {@code field} when it is neither
    */
-  public static int checkedShareOfNodes(String field, int percentage) {
+  public static void checkShareOfNodes(String field, int percentage) {
     if (percentage < 0 || percentage > 100) {
       throw new IllegalArgumentException(
           field
@@ -56,7 +56,6 @@ public final class VolcanoComponents {
               + " nodes, 1 to 100, or 0 for Volcano's own"
               + " (50 less one per 125 nodes, at least 5 % and 100 nodes)");
     }
-    return percentage;
   }
 
   /**
@@ -74,7 +73,8 @@ public final class VolcanoComponents {
    * @param shareOfNodes Volcano's {@code --percentage-nodes-to-find}: for each task, its allocate
    *     action asks the predicates of nodes in turn until this percentage of them pass, then scores
    *     those; with vNPU's extender each node asked is one predicate call (DESIGN.md's Volcano
-   *     plugin). {@link #VOLCANOS_SHARE_OF_NODES} leaves it to Volcano.
+   *     plugin). {@link #VOLCANOS_SHARE_OF_NODES} leaves it to Volcano; callers check it with
+   *     {@link #checkShareOfNodes}.
    */
   public static void start(
       ControlPlane plane,
@@ -83,7 +83,6 @@ public final class VolcanoComponents {
       Path schedulerConf,
       int shareOfNodes)
       throws IOException, InterruptedException {
-    checkedShareOfNodes("shareOfNodes", shareOfNodes);
     installCrds(binaries, admin);
     LOG.info("Volcano's CRDs are established");
     admin

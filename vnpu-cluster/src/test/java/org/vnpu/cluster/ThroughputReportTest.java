@@ -92,34 +92,21 @@ class ThroughputReportTest {
 
   @Test
   void optionsNameTheFieldAndTheRule() {
-    assertThatThrownBy(() -> options(0, Set.of(), "910B3"))
+    assertThatThrownBy(() -> options(0, 0, Set.of(), "910B3", 0))
         .hasMessage("nodes is 0; it must be at least 1");
-    assertThatThrownBy(() -> options(10, Set.of("e"), "910B3"))
+    assertThatThrownBy(() -> options(10, 0, Set.of("e"), "910B3", 0))
         .hasMessageStartingWith("row e is not one of [a, b1, b2, b3, b4, c, d1, d2, d3, d4]");
-    assertThatThrownBy(() -> options(10, Set.of(), "H100"))
+    assertThatThrownBy(() -> options(10, 0, Set.of(), "H100", 0))
         .hasMessageStartingWith("chip type H100 is not in the catalog");
-    assertThatThrownBy(() -> options(10, -1, Set.of(), "910B3"))
+    assertThatThrownBy(() -> options(10, -1, Set.of(), "910B3", 0))
         .hasMessage("warmUp is -1; it must be 0 or more");
-    assertThatThrownBy(() -> options(10, 0, 101))
+    assertThatThrownBy(() -> options(10, 0, Set.of(), "910B3", 101))
         .hasMessageStartingWith(
             "volcanoShareOfNodes is 101; as Volcano's --percentage-nodes-to-find it must be a"
                 + " percentage of the nodes, 1 to 100, or 0");
-    assertThatThrownBy(() -> options(10, 0, -5))
+    assertThatThrownBy(() -> options(10, 0, Set.of(), "910B3", -5))
         .hasMessageStartingWith("volcanoShareOfNodes is -5;");
-    assertThat(options(10, 0, 10).volcanoShareOfNodes()).isEqualTo(10);
-  }
-
-  private static ThroughputBenchmark.Options options(int nodes, Set<String> rows, String chip) {
-    return options(nodes, 0, rows, chip, 0);
-  }
-
-  private static ThroughputBenchmark.Options options(int nodes, int warmUp, int shareOfNodes) {
-    return options(nodes, warmUp, Set.of(), "910B3", shareOfNodes);
-  }
-
-  private static ThroughputBenchmark.Options options(
-      int nodes, int warmUp, Set<String> rows, String chip) {
-    return options(nodes, warmUp, rows, chip, 0);
+    assertThat(options(10, 0, Set.of(), "910B3", 10).volcanoShareOfNodes()).isEqualTo(10);
   }
 
   private static ThroughputBenchmark.Options options(
