@@ -46,6 +46,9 @@ final class RebalanceStep extends ScenarioStep {
   /** How long the rebalancing step waits for the rebalancer and the pods it moved. */
   private static final Duration REBALANCED = Duration.ofSeconds(60);
 
+  /** How long no pod of the deleted ReplicaSet must appear before the cluster counts as empty. */
+  private static final Duration QUIET = Duration.ofSeconds(2);
+
   private static final Pattern LEDGER_PODS =
       Pattern.compile("^vnpu_scheduler_ledger_pods (\\S+)$", Pattern.MULTILINE);
 
@@ -90,11 +93,19 @@ final class RebalanceStep extends ScenarioStep {
     progress.accept("      the ReplicaSet's pods now: " + byNode(after));
     check(refused, moved, after);
     cleanUp(shards);
+    int late = sweep(shards);
     checks.add(
         new Scenario.Check(
             "rebalancing: the cluster is empty again for the next steps",
-            ledgerEmptied(),
-            "vnpu_scheduler_ledger_pods"));
+            late >= 0,
+            switch (late) {
+              case -1 -> "vnpu_scheduler_ledger_pods not 0 after " + SETTLE.toSeconds() + " s";
+              case 0 -> "vnpu_scheduler_ledger_pods 0";
+              default ->
+                  "vnpu_scheduler_ledger_pods 0, after deleting "
+                      + late
+                      + " pod(s) a controller round made as the ReplicaSet went";
+            }));
   }
 
   /**
@@ -137,26 +148,49 @@ final class RebalanceStep extends ScenarioStep {
     return moved;
   }
 
-  /** Deletes the ReplicaSet with every pod it made, and the whole-card pod. */
-  private void cleanUp(ReplicaSet shards) throws InterruptedException {
-    // Scaled to none first: a round of the ReplicaSet controller that began before may still make
-    // a pod, which the next loop deletes.
+  /**
+   * Scales the ReplicaSet to none and deletes it, its pods and the whole-card pod. Scaled to none
+   * first, so that a controller that sees the ReplicaSet again makes no pod; a round that began
+   * before may still make some, which {@link #sweep} deletes.
+   */
+  private void cleanUp(ReplicaSet shards) {
     client
         .apps()
         .replicaSets()
         .inNamespace(Scenario.NAMESPACE)
         .withName(SHARDS)
         .edit(set -> new ReplicaSetBuilder(set).editSpec().withReplicas(0).endSpec().build());
-    List<Pod> left = shardPods(shards);
-    while (!left.isEmpty()) {
-      for (Pod pod : left) {
-        client.pods().inNamespace(Scenario.NAMESPACE).withName(name(pod)).delete();
-      }
-      Thread.sleep(500);
-      left = shardPods(shards);
-    }
     client.apps().replicaSets().inNamespace(Scenario.NAMESPACE).withName(SHARDS).delete();
     client.pods().inNamespace(Scenario.NAMESPACE).withName(WHOLE_CARDS).delete();
+  }
+
+  /**
+   * Deletes the pods of {@code shards} as they appear until none has appeared for {@link #QUIET}
+   * and the scheduler's ledger holds no pod (its metric says so). How many pods were deleted after
+   * the first sweep (made by a controller round that began before the ReplicaSet went), or -1 when
+   * the cluster did not empty within {@link #SETTLE}.
+   */
+  private int sweep(ReplicaSet shards) throws IOException, InterruptedException {
+    Instant deadline = Instant.now().plus(SETTLE);
+    Instant quietSince = Instant.now();
+    deleteAll(shardPods(shards));
+    int late = 0;
+    while (Instant.now().isBefore(deadline)) {
+      int deleted = deleteAll(shardPods(shards));
+      late += deleted;
+      if (deleted > 0) {
+        quietSince = Instant.now();
+      } else if (ledgerEmpty() && Instant.now().isAfter(quietSince.plus(QUIET))) {
+        return late;
+      }
+      Thread.sleep(200);
+    }
+    return -1;
+  }
+
+  private int deleteAll(List<Pod> pods) {
+    pods.forEach(pod -> client.pods().inNamespace(Scenario.NAMESPACE).withName(name(pod)).delete());
+    return pods.size();
   }
 
   /**
@@ -228,16 +262,9 @@ final class RebalanceStep extends ScenarioStep {
         .toList();
   }
 
-  /** Waits until the scheduler's ledger holds no pod (its metric says so); whether it did. */
-  private boolean ledgerEmptied() throws IOException, InterruptedException {
-    Instant deadline = Instant.now().plus(SETTLE);
-    while (Instant.now().isBefore(deadline)) {
-      Matcher pods = LEDGER_PODS.matcher(scrape(sandbox.schedulerUrl() + "/metrics"));
-      if (pods.find() && Double.parseDouble(pods.group(1)) == 0) {
-        return true;
-      }
-      Thread.sleep(200);
-    }
-    return false;
+  /** Whether the scheduler's ledger holds no pod, as its metric says. */
+  private boolean ledgerEmpty() throws IOException, InterruptedException {
+    Matcher pods = LEDGER_PODS.matcher(scrape(sandbox.schedulerUrl() + "/metrics"));
+    return pods.find() && Double.parseDouble(pods.group(1)) == 0;
   }
 }
