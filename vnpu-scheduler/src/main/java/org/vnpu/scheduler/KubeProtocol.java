@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.vnpu.core.engine.PlacementEngine;
 import org.vnpu.core.request.PodManifest;
 import org.vnpu.scheduler.ExtenderVerb.Answer;
 import org.vnpu.scheduler.ExtenderVerb.BadRequest;
@@ -231,12 +232,32 @@ final class KubeProtocol {
     } catch (SchedulingException e) {
       scores = Map.of();
     }
+    return new Answer(priorities(names, scores), false);
+  }
+
+  /**
+   * The engine's scores (0..100) on the extender's scale (0..{@value #MAX_SCORE}), where the node
+   * the engine would place the pod on stands alone at the top. The scale has eleven steps and
+   * kube-scheduler picks at random among the nodes whose totals tie ({@code selectHost}'s reservoir
+   * sampling, pkg/scheduler/schedule_one.go): rounded alone, the engine's best node would tie with
+   * nodes it ranks below, and the pods kube-scheduler places before the extender sees their
+   * bindings would scatter over them instead of going where the engine puts them one at a time. A
+   * node the engine did not score (it does not fit) gets 0.
+   */
+  static List<HostPriority> priorities(List<String> names, Map<String, Double> scores) {
+    String best = PlacementEngine.best(scores).orElse(null);
     List<HostPriority> priorities = new ArrayList<>();
     for (String name : names) {
-      double score = scores.getOrDefault(name, 0.0);
-      priorities.add(new HostPriority(name, Math.round(score * MAX_SCORE / 100)));
+      Double score = scores.get(name);
+      long step =
+          score == null
+              ? 0
+              : name.equals(best)
+                  ? MAX_SCORE
+                  : Math.min(MAX_SCORE - 1, Math.round(score * MAX_SCORE / 100));
+      priorities.add(new HostPriority(name, step));
     }
-    return new Answer(priorities, false);
+    return priorities;
   }
 
   private Answer bind(ExtenderBindingArgs request) {

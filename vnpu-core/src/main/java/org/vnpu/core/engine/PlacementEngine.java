@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Function;
 import org.vnpu.core.ledger.HostResources;
 import org.vnpu.core.ledger.NodeState;
@@ -95,8 +96,32 @@ public final class PlacementEngine {
    * object per node.
    */
   static boolean better(double score, NodeState node, NodeFit.Fits best) {
-    double by = score - best.score();
-    return by > SCORE_TOLERANCE
-        || (by >= -SCORE_TOLERANCE && node.name().compareTo(best.plan().node().name()) < 0);
+    int by = compare(score, best.score());
+    return by > 0 || (by == 0 && node.name().compareTo(best.plan().node().name()) < 0);
+  }
+
+  /**
+   * Of nodes' scores, the node {@link #place} would choose among them: the highest score, a tie to
+   * the node named first; empty when there is none.
+   */
+  public static Optional<String> best(Map<String, Double> scores) {
+    String best = null;
+    double bestScore = 0;
+    for (Map.Entry<String, Double> node : scores.entrySet()) {
+      int by = best == null ? 1 : compare(node.getValue(), bestScore);
+      if (by > 0 || (by == 0 && node.getKey().compareTo(best) < 0)) {
+        best = node.getKey();
+        bestScore = node.getValue();
+      }
+    }
+    return Optional.ofNullable(best);
+  }
+
+  /**
+   * 1, 0 or -1 as {@code score} is above, within {@link #SCORE_TOLERANCE} of, or below {@code of}.
+   */
+  private static int compare(double score, double of) {
+    double by = score - of;
+    return by > SCORE_TOLERANCE ? 1 : by < -SCORE_TOLERANCE ? -1 : 0;
   }
 }

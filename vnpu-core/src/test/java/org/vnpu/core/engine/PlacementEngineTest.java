@@ -9,6 +9,7 @@ import static org.vnpu.core.engine.Fixtures.pod;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -641,6 +642,28 @@ class PlacementEngineTest {
     Decision.Placed placed =
         (Decision.Placed) placeAndApply(ledger, pod("p", Map.of(), "number=1"), context());
     assertThat(placed.plan().node()).isEqualTo("a");
+  }
+
+  @Test
+  void theBestOfScoresIsTheNodeItWouldPlaceOn() {
+    assertThat(PlacementEngine.best(Map.of("b", 40.0, "a", 40.0 + 1e-12, "c", 39.0)))
+        .as("scores within the tolerance tie, and the node named first wins, as in place")
+        .contains("a");
+    assertThat(PlacementEngine.best(Map.of("b", 40.0, "a", 39.99))).contains("b");
+    assertThat(PlacementEngine.best(Map.of())).isEmpty();
+
+    Ledger ledger = ledger(node("b", "910B3", 2), node("a", "910B3", 2));
+    placeAndApply(ledger, pod("first", BINPACK, "number=1", "cores=25"), context());
+    PodRequest next = pod("next", BINPACK, "number=1", "cores=25");
+    Map<String, Double> scores = new HashMap<>();
+    for (NodeState node : ledger.nodes()) {
+      if (PlacementEngine.fit(next, HostResources.NONE, node, context())
+          instanceof NodeFit.Fits fits) {
+        scores.put(node.name(), fits.score());
+      }
+    }
+    Decision.Placed placed = (Decision.Placed) placeAndApply(ledger, next, context());
+    assertThat(PlacementEngine.best(scores)).contains(placed.plan().node());
   }
 
   @Test
