@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -52,11 +53,13 @@ public final class NodeLocks {
   private final KubernetesClient client;
   private final PayloadCodec codec;
   private final AnnotationPatches patches;
+  private final PendingTakes pending = new PendingTakes();
 
   /**
    * One monitor per node: this component's own writes of a node's locks go one after the other
    * (kube-scheduler binds pods at once, each binding reserves), so that they do not fail each
-   * other's compare-and-set; other components' writes may still conflict and are retried.
+   * other's compare-and-set; other components' writes may still conflict and are retried. Entries
+   * to take that wait meanwhile go together in the next write ({@link PendingTakes}).
    */
   private final Map<String, Object> writers = new ConcurrentHashMap<>();
 
@@ -104,46 +107,63 @@ public final class NodeLocks {
 
   /**
    * Adds {@code lock} to the locks of {@code name}, unless a live entry of another pod {@linkplain
-   * NodeLock#mayShareNodeWith may not share} the node with it at {@code now}.
+   * NodeLock#mayShareNodeWith may not share} the node with it at {@code now}. Entries taken on one
+   * node at once go in one write ({@link PendingTakes}), each decided as if taken in turn.
    */
   public void take(String name, NodeLock lock, Instant now) throws RefusedException {
+    PendingTakes.Take take = pending.add(name, lock, now);
     synchronized (writer(name)) {
-      takeInTurn(name, lock, now);
+      if (!take.decided()) {
+        List<PendingTakes.Take> batch = pending.drain(name);
+        try {
+          takeInTurn(name, batch);
+        } catch (RuntimeException e) {
+          batch.forEach(each -> each.failed(e));
+        }
+      }
     }
+    PendingTakes.outcome(take);
   }
 
-  private void takeInTurn(String name, NodeLock lock, Instant now) throws RefusedException {
+  /** Decides and writes {@code batch}; every take of it is decided when it returns. */
+  private void takeInTurn(String name, List<PendingTakes.Take> batch) {
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
       backOff(attempt);
       Node cached = attempt == 0 ? known.get(name) : null;
       Node node = cached != null ? cached : read(name);
       if (node == null) {
-        throw new RefusedException("node " + name + " does not exist", false);
+        refuseAll(batch, "node " + name + " does not exist");
+        return;
       }
-      NodeLockSet held = held(node);
-      Optional<NodeLock> blocker = held.blocker(lock.podUid(), lock.shape(), lock.counts(), now);
-      if (blocker.isPresent()) {
-        if (cached != null) {
-          continue; // seen on the node as it was: decide on a fresh read
-        }
-        throw new RefusedException(
-            "node "
-                + name
-                + " is locked by pod "
-                + blocker.get().podNamespace()
-                + "/"
-                + blocker.get().podName()
-                + " until "
-                + blocker.get().expiresAt(),
-            true);
-      }
-      if (write(node, held.with(lock, now))) {
+      Optional<PendingTakes.Turn> turn = PendingTakes.Turn.of(held(node), batch, cached != null);
+      if (turn.isPresent() && (turn.get().added().isEmpty() || write(node, turn.get().locks()))) {
+        turn.get().added().forEach(PendingTakes.Take::taken);
+        turn.get().blocked().forEach((take, blocker) -> take.refused(lockedBy(name, blocker)));
         return;
       }
     }
-    throw new RefusedException(
-        "node " + name + " kept changing (" + ATTEMPTS + " attempts); could not take its lock",
-        false);
+    refuseAll(
+        batch,
+        "node " + name + " kept changing (" + ATTEMPTS + " attempts); could not take its lock");
+  }
+
+  private static RefusedException lockedBy(String name, NodeLock blocker) {
+    return new RefusedException(
+        "node "
+            + name
+            + " is locked by pod "
+            + blocker.podNamespace()
+            + "/"
+            + blocker.podName()
+            + " until "
+            + blocker.expiresAt(),
+        true);
+  }
+
+  private static void refuseAll(List<PendingTakes.Take> batch, String why) {
+    batch.stream()
+        .filter(take -> !take.decided())
+        .forEach(take -> take.refused(new RefusedException(why, false)));
   }
 
   /**

@@ -10,6 +10,8 @@ import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -18,6 +20,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+import java.util.function.IntFunction;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.vnpu.api.AnnotationKeys;
@@ -88,34 +92,85 @@ class NodeLocksTest {
   }
 
   @Test
-  void oneComponentsWritesOfANodesLocksGoOneAfterTheOtherWithoutConflicts() throws Exception {
+  void entriesTakenOnANodeAtOnceGoTogetherWithoutConflicts() throws Exception {
     int pods = 16;
+    List<Future<?>> takes =
+        takeAtOnce(pods, i -> entry(i, "s"), (i, refused) -> new AssertionError(refused));
+    for (Future<?> take : takes) {
+      take.get(30, TimeUnit.SECONDS);
+    }
+
+    // one read, then writes on the node as the last one wrote it (no compare-and-set failed and
+    // was tried again), fewer than the entries: those that came while one was written went in the
+    // next
+    assertThat(server.getRequestCount() - requestsBefore).isLessThan(pods + 1);
+    assertThat(held()).hasSize(pods);
+  }
+
+  @Test
+  void eachEntryOfAGroupIsDecidedAsIfTakenInTurn() throws Exception {
+    int pods = 16;
+    List<Integer> refused = Collections.synchronizedList(new ArrayList<>());
+    List<Future<?>> takes =
+        takeAtOnce(
+            pods,
+            i -> entry(i, i % 2 == 0 ? "even" : "odd"),
+            (i, e) -> {
+              assertThat(e.heldByAnother()).isTrue();
+              refused.add(i);
+              return null;
+            });
+    for (Future<?> take : takes) {
+      take.get(30, TimeUnit.SECONDS);
+    }
+
+    // entries of one shape share the node; the other shape's are refused while they stand
+    Set<String> shapes = new HashSet<>();
+    held().forEach(entry -> shapes.add(entry.shape()));
+    assertThat(shapes).hasSize(1);
+    assertThat(held().size() + refused.size()).isEqualTo(pods);
+    assertThat(refused).allMatch(i -> !shapes.contains(i % 2 == 0 ? "even" : "odd"));
+  }
+
+  private int requestsBefore;
+
+  /**
+   * Takes {@code pods} entries on n1 from as many threads at once; a refusal goes to {@code
+   * refused}, whose answer, when not null, is thrown.
+   */
+  private List<Future<?>> takeAtOnce(
+      int pods,
+      IntFunction<NodeLock> entry,
+      BiFunction<Integer, NodeLocks.RefusedException, Error> refused) {
     CountDownLatch start = new CountDownLatch(1);
     ExecutorService threads = Executors.newFixedThreadPool(pods);
     List<Future<?>> takes = new ArrayList<>();
-    int before = server.getRequestCount();
+    requestsBefore = server.getRequestCount();
     for (int i = 0; i < pods; i++) {
-      NodeLock same =
-          new NodeLock(
-              "uid-" + i, "ns", "p" + i, NOW, NOW.plusSeconds(300), "n-" + i, "s", List.of(1), 0);
+      int pod = i;
       takes.add(
           threads.submit(
               () -> {
                 start.await();
-                locks.take("n1", same, NOW);
+                try {
+                  locks.take("n1", entry.apply(pod), NOW);
+                } catch (NodeLocks.RefusedException e) {
+                  Error failed = refused.apply(pod, e);
+                  if (failed != null) {
+                    throw failed;
+                  }
+                }
                 return null;
               }));
     }
     start.countDown();
-    for (Future<?> take : takes) {
-      take.get(30, TimeUnit.SECONDS);
-    }
     threads.shutdown();
+    return takes;
+  }
 
-    // one read, then one write each on the node as the last one wrote it: no compare-and-set
-    // failed and was tried again
-    assertThat(server.getRequestCount() - before).isEqualTo(pods + 1);
-    assertThat(held()).hasSize(pods);
+  private static NodeLock entry(int i, String shape) {
+    return new NodeLock(
+        "uid-" + i, "ns", "p" + i, NOW, NOW.plusSeconds(300), "n-" + i, shape, List.of(1), 0);
   }
 
   @Test
