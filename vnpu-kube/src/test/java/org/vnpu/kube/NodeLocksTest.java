@@ -10,17 +10,16 @@ import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BiFunction;
 import java.util.function.IntFunction;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -94,58 +93,42 @@ class NodeLocksTest {
   @Test
   void entriesTakenOnANodeAtOnceGoTogetherWithoutConflicts() throws Exception {
     int pods = 16;
-    List<Future<?>> takes =
-        takeAtOnce(pods, i -> entry(i, "s"), (i, refused) -> new AssertionError(refused));
-    for (Future<?> take : takes) {
-      take.get(30, TimeUnit.SECONDS);
-    }
+    int before = server.getRequestCount();
+    assertThat(takeAtOnce(pods, i -> entry(i, "s"))).isEmpty();
 
     // one read, then writes on the node as the last one wrote it (no compare-and-set failed and
     // was tried again), fewer than the entries: those that came while one was written went in the
     // next
-    assertThat(server.getRequestCount() - requestsBefore).isLessThan(pods + 1);
+    assertThat(server.getRequestCount() - before).isLessThan(pods + 1);
     assertThat(held()).hasSize(pods);
   }
 
   @Test
   void eachEntryOfAGroupIsDecidedAsIfTakenInTurn() throws Exception {
     int pods = 16;
-    List<Integer> refused = Collections.synchronizedList(new ArrayList<>());
-    List<Future<?>> takes =
-        takeAtOnce(
-            pods,
-            i -> entry(i, i % 2 == 0 ? "even" : "odd"),
-            (i, e) -> {
-              assertThat(e.heldByAnother()).isTrue();
-              refused.add(i);
-              return null;
-            });
-    for (Future<?> take : takes) {
-      take.get(30, TimeUnit.SECONDS);
-    }
+    Map<Integer, NodeLocks.RefusedException> refused =
+        takeAtOnce(pods, i -> entry(i, i % 2 == 0 ? "even" : "odd"));
 
     // entries of one shape share the node; the other shape's are refused while they stand
     Set<String> shapes = new HashSet<>();
     held().forEach(entry -> shapes.add(entry.shape()));
     assertThat(shapes).hasSize(1);
     assertThat(held().size() + refused.size()).isEqualTo(pods);
-    assertThat(refused).allMatch(i -> !shapes.contains(i % 2 == 0 ? "even" : "odd"));
+    assertThat(refused)
+        .allSatisfy(
+            (i, e) -> {
+              assertThat(shapes).doesNotContain(i % 2 == 0 ? "even" : "odd");
+              assertThat(e.heldByAnother()).isTrue();
+            });
   }
 
-  private int requestsBefore;
-
-  /**
-   * Takes {@code pods} entries on n1 from as many threads at once; a refusal goes to {@code
-   * refused}, whose answer, when not null, is thrown.
-   */
-  private List<Future<?>> takeAtOnce(
-      int pods,
-      IntFunction<NodeLock> entry,
-      BiFunction<Integer, NodeLocks.RefusedException, Error> refused) {
+  /** Takes {@code pods} entries on n1 from as many threads at once; the refused ones, by index. */
+  private Map<Integer, NodeLocks.RefusedException> takeAtOnce(int pods, IntFunction<NodeLock> entry)
+      throws Exception {
     CountDownLatch start = new CountDownLatch(1);
     ExecutorService threads = Executors.newFixedThreadPool(pods);
+    Map<Integer, NodeLocks.RefusedException> refused = new ConcurrentHashMap<>();
     List<Future<?>> takes = new ArrayList<>();
-    requestsBefore = server.getRequestCount();
     for (int i = 0; i < pods; i++) {
       int pod = i;
       takes.add(
@@ -155,17 +138,17 @@ class NodeLocksTest {
                 try {
                   locks.take("n1", entry.apply(pod), NOW);
                 } catch (NodeLocks.RefusedException e) {
-                  Error failed = refused.apply(pod, e);
-                  if (failed != null) {
-                    throw failed;
-                  }
+                  refused.put(pod, e);
                 }
                 return null;
               }));
     }
     start.countDown();
+    for (Future<?> take : takes) {
+      take.get(30, TimeUnit.SECONDS);
+    }
     threads.shutdown();
-    return takes;
+    return refused;
   }
 
   private static NodeLock entry(int i, String shape) {

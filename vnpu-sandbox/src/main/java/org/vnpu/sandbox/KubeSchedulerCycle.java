@@ -183,9 +183,11 @@ final class KubeSchedulerCycle implements SchedulingProtocol {
    * (1 for both host-resource scores in the default profile), plus each extender's score times its
    * weight times {@code MaxNodeScore / MaxExtenderPriority}; {@code selectHost()} takes a random
    * one of the highest; the sandbox takes the first in name order, one of the outcomes
-   * kube-scheduler may choose. Affinity, taint, topology-spread and image scores are the same on
-   * every sandbox node (the loop refuses pods and nodes that would make them differ), so they are
-   * left out.
+   * kube-scheduler may choose. That choice hid what the real kube-scheduler did while the
+   * extender's rounded scores tied many nodes: it scattered a burst's pods over them (ADR 0031);
+   * since the extender gives its choice the top step alone, the two agree. Affinity, taint,
+   * topology-spread and image scores are the same on every sandbox node (the loop refuses pods and
+   * nodes that would make them differ), so they are left out.
    */
   private String best(Pod pod, List<String> fitting, Map<String, NodeBook> nodes)
       throws IOException, InterruptedException {
