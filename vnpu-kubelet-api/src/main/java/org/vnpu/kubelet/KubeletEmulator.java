@@ -16,6 +16,7 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -63,6 +64,14 @@ public final class KubeletEmulator implements AutoCloseable {
   private final Path directory;
   private volatile Duration endpointStopGracePeriod = ENDPOINT_STOP_GRACE_PERIOD;
   private final Map<String, Plugin> plugins = new ConcurrentHashMap<>();
+
+  /**
+   * The resources registered before the last restart, as the kubelet's checkpoint keeps them:
+   * known, with no devices, until their plugin registers again ({@code devicemanager/manager.go
+   * readCheckpoint}).
+   */
+  private final Set<String> checkpointed = ConcurrentHashMap.newKeySet();
+
   private final List<Registration> registrations = new CopyOnWriteArrayList<>();
   private final List<AllocateCall> allocateCalls = new CopyOnWriteArrayList<>();
   private Server server;
@@ -109,6 +118,7 @@ public final class KubeletEmulator implements AutoCloseable {
 
   /** Like a kubelet restart: drops every plugin, deletes the sockets, serves a new one. */
   public void restart() {
+    checkpointed.addAll(plugins.keySet());
     stop();
     deleteSockets();
     start();
@@ -214,14 +224,23 @@ public final class KubeletEmulator implements AutoCloseable {
    * these. IllegalStateException when fewer are free.
    */
   public List<String> pickHealthy(String resource, int count, Collection<String> taken) {
-    List<String> free = new ArrayList<>();
-    for (Device device : devices(resource)) {
-      if (device.getHealth().equals("Healthy") && !taken.contains(device.getID())) {
-        free.add(device.getID());
-      }
+    // kubelet devicemanager/manager.go devicesToAllocate() (v1.34.1) checks the registration, then
+    // that some device is healthy, then the count.
+    if (current(resource) == null && !checkpointed.contains(resource)) {
+      throw new IllegalStateException("cannot allocate unregistered device " + resource);
     }
+    List<String> healthy =
+        devices(resource).stream()
+            .filter(device -> device.getHealth().equals("Healthy"))
+            .map(Device::getID)
+            .toList();
+    if (healthy.isEmpty()) {
+      throw new IllegalStateException(
+          "no healthy devices present; cannot allocate unhealthy devices " + resource);
+    }
+    List<String> free = new ArrayList<>(healthy);
+    free.removeAll(taken);
     if (free.size() < count) {
-      // kubelet devicemanager/manager.go devicesToAllocate()
       throw new IllegalStateException(
           "requested number of devices unavailable for "
               + resource

@@ -49,6 +49,44 @@ class KubeletEmulatorTest {
   void freeIdsArePickedInNoOrderAndTooFewAreRefusedAsTheKubeletRefuses() {
     kubelet = new KubeletEmulator(directory).start();
     plugin = UnixSockets.serve(directory.resolve("cores.sock"), new TwoChips());
+    register();
+
+    List<String> picked = kubelet.pickHealthy(RESOURCE, 30, List.of());
+
+    assertThat(picked).hasSize(30).doesNotHaveDuplicates();
+    // In list order all 30 would be chip a's; at random, all 30 on one chip is 1 in 10^9.
+    assertThat(picked.stream().map(id -> id.substring(0, 6)).distinct()).hasSize(2);
+    List<String> taken = new ArrayList<>(picked);
+    assertThatThrownBy(() -> kubelet.pickHealthy(RESOURCE, 171, taken))
+        .hasMessage(
+            "requested number of devices unavailable for "
+                + RESOURCE
+                + ". Requested: 171, Available: 170");
+  }
+
+  @Test
+  void aRestartedKubeletRefusesAResourceUntilItsPluginRegistersAgainAsTheKubeletRefuses() {
+    kubelet = new KubeletEmulator(directory).start();
+    plugin = UnixSockets.serve(directory.resolve("cores.sock"), new TwoChips());
+    register();
+
+    kubelet.restart();
+
+    // devicemanager/manager.go: readCheckpoint keeps the resource with no devices;
+    // devicesToAllocate
+    // checks the registration, then the health, then the count.
+    assertThatThrownBy(() -> kubelet.pickHealthy(RESOURCE, 1, List.of()))
+        .hasMessage("no healthy devices present; cannot allocate unhealthy devices " + RESOURCE);
+    assertThatThrownBy(() -> kubelet.pickHealthy("huawei.com/vnpu-number", 1, List.of()))
+        .hasMessage("cannot allocate unregistered device huawei.com/vnpu-number");
+    plugin.shutdownNow(); // the restart deleted its socket: it serves a new one, as a plugin does
+    plugin = UnixSockets.serve(directory.resolve("cores.sock"), new TwoChips());
+    register();
+    assertThat(kubelet.pickHealthy(RESOURCE, 1, List.of())).hasSize(1);
+  }
+
+  /** Registers {@link TwoChips} and waits for its devices. */
+  private void register() {
     ManagedChannel channel = UnixSockets.dial(directory.resolve(KubeletEmulator.KUBELET_SOCKET));
     try {
       RegistrationGrpc.newBlockingStub(channel)
@@ -63,18 +101,6 @@ class KubeletEmulatorTest {
       channel.shutdownNow();
     }
     kubelet.awaitDevices(List.of(RESOURCE), Duration.ofSeconds(10));
-
-    List<String> picked = kubelet.pickHealthy(RESOURCE, 30, List.of());
-
-    assertThat(picked).hasSize(30).doesNotHaveDuplicates();
-    // In list order all 30 would be chip a's; at random, all 30 on one chip is 1 in 10^9.
-    assertThat(picked.stream().map(id -> id.substring(0, 6)).distinct()).hasSize(2);
-    List<String> taken = new ArrayList<>(picked);
-    assertThatThrownBy(() -> kubelet.pickHealthy(RESOURCE, 171, taken))
-        .hasMessage(
-            "requested number of devices unavailable for "
-                + RESOURCE
-                + ". Requested: 171, Available: 170");
   }
 
   /** 200 AI Core devices: 100 of chip a, then 100 of chip b. */

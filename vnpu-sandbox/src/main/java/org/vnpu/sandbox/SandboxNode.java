@@ -271,11 +271,15 @@ public final class SandboxNode implements AutoCloseable {
     return "http://127.0.0.1:" + exporter.port() + "/metrics";
   }
 
-  /** Like a kubelet restart: the device plugin has to register again; pods keep running. */
+  /**
+   * Like a kubelet restart: pods keep running; returns once the device plugin has registered every
+   * resource again and the kubelet has its devices.
+   */
   public void restartKubelet() {
     int before = kubelet.registrationsOf(ResourceNames.VNPU_NUMBER).size();
     kubelet.restart();
     kubelet.awaitRegistration(ResourceNames.VNPU_NUMBER, before + 1, Duration.ofSeconds(10));
+    awaitDevices(Duration.ofSeconds(10));
   }
 
   /** Waits until the kubelet has the devices of every resource the node's chips make. */

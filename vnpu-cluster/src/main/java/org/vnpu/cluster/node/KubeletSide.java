@@ -25,7 +25,10 @@ interface KubeletSide {
   /** How many Allocate calls were made so far: a mark for {@link #allocateCallsSince}. */
   int allocateMark();
 
-  /** Restarts the kubelet and waits until the device plugin has registered with it again. */
+  /**
+   * Restarts the kubelet and waits until the device plugin has registered every resource with it
+   * again, so that the next case does not race the registrations.
+   */
   void restartKubelet() throws IOException, InterruptedException;
 
   /** The Allocate calls made after {@code mark}, in order, each container's IDs as logged. */

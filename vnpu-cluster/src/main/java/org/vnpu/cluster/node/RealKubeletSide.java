@@ -7,6 +7,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.vnpu.cluster.VnpuRelease;
 import org.vnpu.deviceplugin.kubelet.AllocateLog;
 
@@ -20,6 +22,10 @@ final class RealKubeletSide implements KubeletSide {
 
   /** What the device plugin logs when it registered with a restarted kubelet. */
   static final String REGISTERED_AGAIN = "serving it again";
+
+  /** What the device plugin logs for each resource it registered, the resource in group 1. */
+  private static final Pattern REGISTERED_RESOURCE =
+      Pattern.compile("registered (\\S+) with the kubelet");
 
   private static final Duration REGISTERED = Duration.ofMinutes(3);
 
@@ -54,23 +60,32 @@ final class RealKubeletSide implements KubeletSide {
 
   @Override
   public void restartKubelet() throws IOException, InterruptedException {
-    long before = registrations();
+    List<String> before = registrations();
+    long resources = before.stream().distinct().count();
     node.kubelet().restart(admin);
     long deadline = System.nanoTime() + REGISTERED.toNanos();
-    while (registrations() <= before) {
+    while (registrations().size() < before.size() + resources) {
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException(
-            "the device plugin did not register again within "
+            "the device plugin did not register its "
+                + resources
+                + " resources again within "
                 + REGISTERED.toSeconds()
-                + " s of the kubelet's restart");
+                + " s of the kubelet's restart: "
+                + registrations().subList(before.size(), registrations().size()));
       }
       Thread.sleep(500);
     }
   }
 
-  /** How often the device plugin has registered with a restarted kubelet, by its log. */
-  private long registrations() {
-    return devicePluginLog().lines().filter(line -> line.contains(REGISTERED_AGAIN)).count();
+  /** The resource of each registration with the kubelet, in order, by the device plugin's log. */
+  private List<String> registrations() {
+    return devicePluginLog()
+        .lines()
+        .map(REGISTERED_RESOURCE::matcher)
+        .filter(Matcher::find)
+        .map(matcher -> matcher.group(1))
+        .toList();
   }
 
   @Override
