@@ -1,5 +1,6 @@
 package org.vnpu.scheduler;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Set;
@@ -52,6 +53,11 @@ final class PodReserver {
     this.cluster = cluster;
     this.events = events;
     this.annotations = annotations;
+  }
+
+  /** See {@link Scheduler#finishWrites}. */
+  boolean finishWrites(Duration limit) {
+    return writes.awaitAll(limit);
   }
 
   /**

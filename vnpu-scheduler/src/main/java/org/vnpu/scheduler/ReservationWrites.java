@@ -79,6 +79,28 @@ final class ReservationWrites {
   }
 
   /**
+   * Waits until every write asked for so far is done, whatever its outcome, for at most {@code
+   * limit}: a scheduler that stops lets the reservations it has answered for land first.
+   *
+   * @return whether they all ended within the limit
+   */
+  boolean awaitAll(Duration limit) {
+    // A pod's latest write ends after its earlier ones: the latest of each pod is enough.
+    CompletableFuture<?>[] latest = underWay.values().toArray(CompletableFuture[]::new);
+    try {
+      CompletableFuture.allOf(latest).get(limit.toMillis(), TimeUnit.MILLISECONDS);
+      return true;
+    } catch (ExecutionException | CompletionException e) {
+      return true; // each failure was logged where it happened; only the end mattered here
+    } catch (TimeoutException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  /**
    * Waits until the writes asked for the pod {@code uid} so far are done, whatever their outcome.
    */
   void awaitWritten(String uid) {

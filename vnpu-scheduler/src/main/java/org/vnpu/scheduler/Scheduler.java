@@ -273,6 +273,17 @@ public final class Scheduler {
     reserver.bind(pod, node);
   }
 
+  /**
+   * Waits for at most {@code limit} until the writes of the reservations answered so far have
+   * landed or failed: a scheduler that stops lets them land before it lets go of its informers and
+   * its lease.
+   *
+   * @return whether they all ended within the limit
+   */
+  public boolean finishWrites(Duration limit) {
+    return reserver.finishWrites(limit);
+  }
+
   // ---- health and metrics ----
 
   /**

@@ -33,6 +33,14 @@ public final class SchedulerService implements AutoCloseable {
 
   static final Duration KEY_RETIREMENT_INTERVAL = Duration.ofMinutes(10);
 
+  /**
+   * How long a closing scheduler waits for the writes of reservations it has answered for: a few
+   * retried round trips each.
+   */
+  static final Duration WRITES_ON_CLOSE = Duration.ofSeconds(10);
+
+  private final Scheduler scheduler;
+
   private final SharedIndexInformer<Node> nodes;
   private final SharedIndexInformer<Pod> pods;
   private final List<SharedIndexInformer<?>> dra;
@@ -43,12 +51,14 @@ public final class SchedulerService implements AutoCloseable {
   private final Leadership leadership;
 
   private SchedulerService(
+      Scheduler scheduler,
       SharedIndexInformer<Node> nodes,
       SharedIndexInformer<Pod> pods,
       List<SharedIndexInformer<?>> dra,
       ScheduledExecutorService expiry,
       ExtenderServer server,
       Leadership leadership) {
+    this.scheduler = scheduler;
     this.nodes = nodes;
     this.pods = pods;
     this.dra = dra;
@@ -92,7 +102,7 @@ public final class SchedulerService implements AutoCloseable {
     } else {
       LOG.info("scheduler extender serves on port {}", server.port());
     }
-    return new SchedulerService(nodes, pods, dra, expiry, server, leadership);
+    return new SchedulerService(scheduler, nodes, pods, dra, expiry, server, leadership);
   }
 
   /** The node as the writing verbs see it (the node informer's copy), or null. */
@@ -207,14 +217,21 @@ public final class SchedulerService implements AutoCloseable {
     return server.tlsPort();
   }
 
+  /**
+   * Stops serving, then waits for the writes of the reservations already answered for (Volcano has
+   * its answer and binds the pod), then lets go of the lease and stops following the API server.
+   */
   @Override
   public void close() {
-    leadership.close();
     server.close();
+    expiry.shutdownNow();
+    rebalancing.shutdownNow();
+    if (!scheduler.finishWrites(WRITES_ON_CLOSE)) {
+      LOG.warn("closing with reservations still being written after {}", WRITES_ON_CLOSE);
+    }
+    leadership.close();
     nodes.close();
     pods.close();
     dra.forEach(SharedIndexInformer::close);
-    expiry.shutdownNow();
-    rebalancing.shutdownNow();
   }
 }
