@@ -16,7 +16,6 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -32,7 +31,6 @@ import org.vnpu.kubelet.deviceplugin.v1beta1.Device;
 import org.vnpu.kubelet.deviceplugin.v1beta1.DevicePluginGrpc;
 import org.vnpu.kubelet.deviceplugin.v1beta1.DevicePluginOptions;
 import org.vnpu.kubelet.deviceplugin.v1beta1.Empty;
-import org.vnpu.kubelet.deviceplugin.v1beta1.ListAndWatchResponse;
 import org.vnpu.kubelet.deviceplugin.v1beta1.RegisterRequest;
 import org.vnpu.kubelet.deviceplugin.v1beta1.RegistrationGrpc;
 
@@ -63,14 +61,15 @@ public final class KubeletEmulator implements AutoCloseable {
 
   private final Path directory;
   private volatile Duration endpointStopGracePeriod = ENDPOINT_STOP_GRACE_PERIOD;
-  private final Map<String, Plugin> plugins = new ConcurrentHashMap<>();
+  private final Map<String, PluginEndpoint> plugins = new ConcurrentHashMap<>();
 
   /**
-   * The resources registered before the last restart, as the kubelet's checkpoint keeps them:
-   * known, with no devices, until their plugin registers again ({@code devicemanager/manager.go
-   * readCheckpoint}).
+   * The resources registered before a restart, and when it was, as the kubelet's checkpoint keeps
+   * them: known, with no devices, until their plugin registers again ({@code
+   * devicemanager/manager.go readCheckpoint}, a stopped endpoint each) or the endpoint's grace
+   * ends.
    */
-  private final Set<String> checkpointed = ConcurrentHashMap.newKeySet();
+  private final Map<String, Instant> checkpointed = new ConcurrentHashMap<>();
 
   private final List<Registration> registrations = new CopyOnWriteArrayList<>();
   private final List<AllocateCall> allocateCalls = new CopyOnWriteArrayList<>();
@@ -81,19 +80,6 @@ public final class KubeletEmulator implements AutoCloseable {
 
   /** One {@code Allocate} call: the resource and the device IDs sent, in the order sent. */
   public record AllocateCall(String resource, List<String> deviceIds) {}
-
-  private static final class Plugin {
-    final ManagedChannel channel;
-    final DevicePluginOptions options;
-    volatile List<Device> devices = List.of();
-    volatile boolean streamOpen = true;
-    volatile Instant stopped;
-
-    Plugin(ManagedChannel channel, DevicePluginOptions options) {
-      this.channel = channel;
-      this.options = options;
-    }
-  }
 
   public KubeletEmulator(Path directory) {
     this.directory = directory;
@@ -118,7 +104,8 @@ public final class KubeletEmulator implements AutoCloseable {
 
   /** Like a kubelet restart: drops every plugin, deletes the sockets, serves a new one. */
   public void restart() {
-    checkpointed.addAll(plugins.keySet());
+    Instant now = Instant.now();
+    plugins.keySet().forEach(resource -> checkpointed.put(resource, now));
     stop();
     deleteSockets();
     start();
@@ -166,13 +153,13 @@ public final class KubeletEmulator implements AutoCloseable {
 
   /** The last device snapshot of {@code resource}; empty before one arrived or once dropped. */
   public List<Device> devices(String resource) {
-    Plugin plugin = current(resource);
+    PluginEndpoint plugin = current(resource);
     return plugin == null ? List.of() : plugin.devices;
   }
 
   /** The plugin of {@code resource}, dropped when it has been disconnected past the grace. */
-  private Plugin current(String resource) {
-    Plugin plugin = plugins.get(resource);
+  private PluginEndpoint current(String resource) {
+    PluginEndpoint plugin = plugins.get(resource);
     if (plugin != null
         && plugin.stopped != null
         && Instant.now().isAfter(plugin.stopped.plus(endpointStopGracePeriod))) {
@@ -184,7 +171,7 @@ public final class KubeletEmulator implements AutoCloseable {
 
   /** Whether {@code resource}'s plugin is registered and its ListAndWatch stream is open. */
   public boolean connected(String resource) {
-    Plugin plugin = plugins.get(resource);
+    PluginEndpoint plugin = plugins.get(resource);
     return plugin != null && plugin.streamOpen;
   }
 
@@ -226,7 +213,7 @@ public final class KubeletEmulator implements AutoCloseable {
   public List<String> pickHealthy(String resource, int count, Collection<String> taken) {
     // kubelet devicemanager/manager.go devicesToAllocate() (v1.34.1) checks the registration, then
     // that some device is healthy, then the count.
-    if (current(resource) == null && !checkpointed.contains(resource)) {
+    if (current(resource) == null && !restoredFromCheckpoint(resource)) {
       throw new IllegalStateException("cannot allocate unregistered device " + resource);
     }
     List<String> healthy =
@@ -253,8 +240,13 @@ public final class KubeletEmulator implements AutoCloseable {
     return List.copyOf(free.subList(0, count));
   }
 
-  private Plugin plugin(String resource) {
-    Plugin plugin = plugins.get(resource);
+  private boolean restoredFromCheckpoint(String resource) {
+    Instant restarted = checkpointed.get(resource);
+    return restarted != null && Instant.now().isBefore(restarted.plus(endpointStopGracePeriod));
+  }
+
+  private PluginEndpoint plugin(String resource) {
+    PluginEndpoint plugin = plugins.get(resource);
     if (plugin == null) {
       throw new IllegalStateException(resource + " is not registered");
     }
@@ -297,8 +289,8 @@ public final class KubeletEmulator implements AutoCloseable {
             DevicePluginGrpc.newBlockingStub(channel)
                 .withDeadlineAfter(10, TimeUnit.SECONDS)
                 .getDevicePluginOptions(Empty.getDefaultInstance());
-        Plugin plugin = new Plugin(channel, options);
-        Plugin previous = plugins.put(resource, plugin);
+        PluginEndpoint plugin = new PluginEndpoint(channel, options);
+        PluginEndpoint previous = plugins.put(resource, plugin);
         if (previous != null) {
           previous.channel.shutdownNow();
         }
@@ -308,7 +300,7 @@ public final class KubeletEmulator implements AutoCloseable {
             .run(
                 () ->
                     DevicePluginGrpc.newStub(channel)
-                        .listAndWatch(Empty.getDefaultInstance(), new Watch(plugin)));
+                        .listAndWatch(Empty.getDefaultInstance(), plugin.watch()));
         registrations.add(new Registration(resource, request.getEndpoint(), Instant.now()));
         response.onNext(Empty.getDefaultInstance());
         response.onCompleted();
@@ -319,39 +311,6 @@ public final class KubeletEmulator implements AutoCloseable {
                 .withDescription("cannot reach plugin " + request.getEndpoint() + ": " + e)
                 .asRuntimeException());
       }
-    }
-  }
-
-  private static final class Watch implements StreamObserver<ListAndWatchResponse> {
-    private final Plugin plugin;
-
-    Watch(Plugin plugin) {
-      this.plugin = plugin;
-    }
-
-    @Override
-    public void onNext(ListAndWatchResponse snapshot) {
-      plugin.devices = List.copyOf(snapshot.getDevicesList());
-    }
-
-    @Override
-    public void onError(Throwable error) {
-      disconnected();
-    }
-
-    @Override
-    public void onCompleted() {
-      disconnected();
-    }
-
-    /** {@code PluginDisconnected}: every device of the resource unhealthy, the clock started. */
-    private void disconnected() {
-      plugin.streamOpen = false;
-      plugin.devices =
-          plugin.devices.stream()
-              .map(device -> device.toBuilder().setHealth("Unhealthy").build())
-              .toList();
-      plugin.stopped = Instant.now();
     }
   }
 
