@@ -86,18 +86,8 @@ final class ReservationWrites {
    */
   boolean awaitAll(Duration limit) {
     // A pod's latest write ends after its earlier ones: the latest of each pod is enough.
-    CompletableFuture<?>[] latest = underWay.values().toArray(CompletableFuture[]::new);
-    try {
-      CompletableFuture.allOf(latest).get(limit.toMillis(), TimeUnit.MILLISECONDS);
-      return true;
-    } catch (ExecutionException | CompletionException e) {
-      return true; // each failure was logged where it happened; only the end mattered here
-    } catch (TimeoutException e) {
-      return false;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    }
+    return ended(
+        CompletableFuture.allOf(underWay.values().toArray(CompletableFuture[]::new)), limit);
   }
 
   /**
@@ -105,18 +95,27 @@ final class ReservationWrites {
    */
   void awaitWritten(String uid) {
     CompletableFuture<?> last = underWay.get(uid);
-    if (last == null) {
-      return;
-    }
-    try {
-      last.get(UNDO_WAIT.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (ExecutionException | CompletionException e) {
-      // Its failure was logged where it happened; only its end mattered here.
-    } catch (TimeoutException e) {
+    if (last != null && !ended(last, UNDO_WAIT)) {
       LOG.warn(
           "pod {}: its reservation's writes still run after {}; undoing anyway", uid, UNDO_WAIT);
+    }
+  }
+
+  /**
+   * Whether {@code writes} ended within {@code limit}, whatever their outcome: each failure was
+   * logged where it happened, and only the end matters to a wait.
+   */
+  private static boolean ended(CompletableFuture<?> writes, Duration limit) {
+    try {
+      writes.get(limit.toMillis(), TimeUnit.MILLISECONDS);
+      return true;
+    } catch (ExecutionException | CompletionException e) {
+      return true;
+    } catch (TimeoutException e) {
+      return false;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+      return false;
     }
   }
 }
