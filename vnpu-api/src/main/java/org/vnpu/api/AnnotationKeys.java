@@ -89,11 +89,14 @@ public final class AnnotationKeys {
    */
   public static final String NODE_HANDSHAKE = "huawei.com/node-vnpu-handshake";
 
+  // ---- Annotations of a node's lock Lease ----
+
   /**
-   * The pods reserved on a node whose vNPUs the device plugin has not yet handed out. Written by:
-   * scheduler (adds a pod), device plugin (counts hand-outs, removes a pod after its last
-   * container). Read by: both. Value: {@link org.vnpu.api.payload.NodeLockSet} as JSON v1; each
-   * entry expires at its {@code expiresAt}.
+   * The pods reserved on a node whose vNPUs the device plugin has not yet handed out. An annotation
+   * of the node's lock Lease (named after the node, in namespace {@code vnpu-node-locks}), not of
+   * the Node (ADR 0032). Written by: scheduler (adds a pod), device plugin (counts hand-outs,
+   * removes a pod after its last container). Read by: both. Value: {@link
+   * org.vnpu.api.payload.NodeLockSet} as JSON v1; each entry expires at its {@code expiresAt}.
    */
   public static final String NODE_LOCK = "huawei.com/vnpu-node-lock";
 

@@ -18,14 +18,18 @@ import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MatchResources;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.NamedRuleWithOperations;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBinding;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.Validation;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.Variable;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -79,6 +83,7 @@ class AdmissionPolicyTest {
             "release-name-vnpu-pod-allocations",
             "release-name-vnpu-pod-bindings",
             "release-name-vnpu-node-annotations",
+            "release-name-vnpu-node-locks",
             "release-name-vnpu-scheduler-name",
             "release-name-vnpu-signing-keys");
     List<ValidatingAdmissionPolicyBinding> bindings =
@@ -126,16 +131,68 @@ class AdmissionPolicyTest {
   @Test
   void onlyTheSchedulerAndANodesOwnDevicePluginWriteItsVnpuAnnotations() throws Exception {
     Node plain = node("n1", Map.of());
-    Node locked = node("n1", Map.of("huawei.com/vnpu-node-lock", "{lock}"));
-    Node otherLocked = node("n2", Map.of("huawei.com/vnpu-node-lock", "{lock}"));
+    Node locked = node("n1", Map.of("huawei.com/node-vnpu-register", "{inventory}"));
+    Node otherLocked = node("n2", Map.of("huawei.com/node-vnpu-register", "{inventory}"));
 
     assertThat(denial("UPDATE", "nodes", plain, locked, TENANT, null))
-        .hasValueSatisfying(message -> assertThat(message).contains("huawei.com/vnpu-node-lock"));
+        .hasValueSatisfying(
+            message -> assertThat(message).contains("huawei.com/node-vnpu-register"));
+    assertThat(
+            denial(
+                "UPDATE",
+                "nodes",
+                node("n1", Map.of("huawei.com/vnpu-node-lock", "{old}")),
+                plain,
+                TENANT,
+                null))
+        .as("the node lock of an earlier release, which nothing reads, may be removed")
+        .isEmpty();
     assertThat(denial("UPDATE", "nodes", plain, locked, SCHEDULER, null)).isEmpty();
     assertThat(denial("UPDATE", "nodes", plain, locked, PLUGIN, "n1")).isEmpty();
     assertThat(denial("UPDATE", "nodes", node("n2", Map.of()), otherLocked, PLUGIN, "n1"))
         .hasValue("the device plugin of node n1 may change only its own node, not n2");
     assertThat(denial("UPDATE", "nodes", plain, node("n1", Map.of("zone", "a")), TENANT, null))
+        .isEmpty();
+  }
+
+  @Test
+  void onlyTheSchedulerAndANodesOwnDevicePluginWriteTheEntriesOnItsLease() throws Exception {
+    Lease empty = lease("vnpu-node-locks", "n1", Map.of());
+    Lease locked = lease("vnpu-node-locks", "n1", Map.of("huawei.com/vnpu-node-lock", "{lock}"));
+    Lease otherLocked =
+        lease("vnpu-node-locks", "n2", Map.of("huawei.com/vnpu-node-lock", "{lock}"));
+
+    assertThat(denial("UPDATE", "leases", empty, locked, TENANT, null))
+        .hasValue(
+            "only the vNPU scheduler and device plugins may set huawei.com/vnpu-node-lock on the"
+                + " lock Lease of a node; "
+                + TENANT
+                + " may not");
+    assertThat(denial("CREATE", "leases", null, locked, TENANT, null))
+        .as("a Lease created with entries of its own")
+        .isPresent();
+    assertThat(denial("CREATE", "leases", null, locked, SCHEDULER, null)).isEmpty();
+    assertThat(denial("UPDATE", "leases", locked, empty, PLUGIN, "n1")).isEmpty();
+    assertThat(
+            denial(
+                "UPDATE",
+                "leases",
+                lease("vnpu-node-locks", "n2", Map.of()),
+                otherLocked,
+                PLUGIN,
+                "n1"))
+        .hasValue(
+            "the device plugin of node n1 may change only the lock Lease of its own node, not that"
+                + " of n2");
+    assertThat(
+            denial(
+                "UPDATE",
+                "leases",
+                lease("kube-node-lease", "n1", Map.of()),
+                lease("kube-node-lease", "n1", Map.of("huawei.com/vnpu-node-lock", "x")),
+                TENANT,
+                null))
+        .as("Leases of other namespaces are not the policy's")
         .isEmpty();
   }
 
@@ -349,7 +406,7 @@ class AdmissionPolicyTest {
     input.put("request", request);
     HasMetadata named = object == null ? old : object;
     for (ValidatingAdmissionPolicy policy : policies) {
-      if (!matches(policy, operation, resource, named.getMetadata().getName())) {
+      if (!matches(policy, operation, resource, named.getMetadata())) {
         continue;
       }
       Map<String, Object> variables = new LinkedHashMap<>();
@@ -369,14 +426,27 @@ class AdmissionPolicyTest {
     return Optional.empty();
   }
 
-  /** Whether a rule of the policy matches the request, its resource names included. */
+  /**
+   * Whether a rule of the policy matches the request, its resource names included, and its
+   * namespace selector the object's namespace. The selector is matched against the label every
+   * namespace carries, {@code kubernetes.io/metadata.name} (the only one the chart selects by).
+   */
   private static boolean matches(
-      ValidatingAdmissionPolicy policy, String operation, String resource, String name) {
-    for (NamedRuleWithOperations rule : policy.getSpec().getMatchConstraints().getResourceRules()) {
+      ValidatingAdmissionPolicy policy, String operation, String resource, ObjectMeta object) {
+    MatchResources constraints = policy.getSpec().getMatchConstraints();
+    if (constraints.getNamespaceSelector() != null
+        && constraints.getNamespaceSelector().getMatchLabels() != null
+        && !constraints
+            .getNamespaceSelector()
+            .getMatchLabels()
+            .equals(Map.of("kubernetes.io/metadata.name", String.valueOf(object.getNamespace())))) {
+      return false;
+    }
+    for (NamedRuleWithOperations rule : constraints.getResourceRules()) {
       List<String> names = rule.getResourceNames();
       if (rule.getResources().contains(resource)
           && rule.getOperations().contains(operation)
-          && (names == null || names.isEmpty() || names.contains(name))) {
+          && (names == null || names.isEmpty() || names.contains(object.getName()))) {
         return true;
       }
     }
@@ -502,6 +572,16 @@ class AdmissionPolicyTest {
           .endSpec();
     }
     return pod.build();
+  }
+
+  private static Lease lease(String namespace, String name, Map<String, String> annotations) {
+    return new LeaseBuilder()
+        .withNewMetadata()
+        .withNamespace(namespace)
+        .withName(name)
+        .withAnnotations(annotations)
+        .endMetadata()
+        .build();
   }
 
   private static Node node(String name, Map<String, String> annotations) {

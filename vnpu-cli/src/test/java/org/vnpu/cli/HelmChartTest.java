@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.KeyToPath;
+import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
@@ -370,7 +371,26 @@ class HelmChartTest {
 
   @Test
   void rbacGrantsEachComponentOnlyWhatItUses() {
-    assertThat(verbs(render(Map.of()))).isEqualTo(ChartRbac.GRANTED);
+    List<HasMetadata> objects = render(Map.of());
+    assertThat(verbs(objects)).isEqualTo(ChartRbac.GRANTED);
+    Map<String, String> namespaces = new TreeMap<>();
+    objects.stream()
+        .filter(Role.class::isInstance)
+        .forEach(
+            role ->
+                namespaces.put(
+                    role.getMetadata().getName().replace("release-name-vnpu-", "vnpu-"),
+                    role.getMetadata().getNamespace() == null
+                        ? ChartRbac.RELEASE
+                        : role.getMetadata().getNamespace()));
+    assertThat(namespaces).isEqualTo(ChartRbac.NAMESPACES);
+    assertThat(objects)
+        .as("the lock Leases' namespace")
+        .anySatisfy(
+            object -> {
+              assertThat(object).isInstanceOf(Namespace.class);
+              assertThat(object.getMetadata().getName()).isEqualTo("vnpu-node-locks");
+            });
   }
 
   @Test

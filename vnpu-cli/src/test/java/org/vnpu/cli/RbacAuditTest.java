@@ -30,6 +30,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.vnpu.api.AnnotationKeys;
@@ -69,6 +71,7 @@ class RbacAuditTest {
   private static final String NAMESPACE = "vnpu-system";
   private static final String NODE = "npu-0";
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Pattern NAMESPACED = Pattern.compile("/namespaces/([^/?]+)/");
 
   @TempDir Path directory;
 
@@ -216,9 +219,10 @@ class RbacAuditTest {
 
     Map<String, Set<String>> roles =
         Map.of(
-            "vnpu-device-plugin", Set.of("vnpu-device-plugin"),
+            "vnpu-device-plugin", Set.of("vnpu-device-plugin", "vnpu-device-plugin-locks"),
             "vnpu-exporter", Set.of("vnpu-exporter"),
-            "vnpu-scheduler", Set.of("vnpu-scheduler", "vnpu-scheduler-leader"));
+            "vnpu-scheduler",
+                Set.of("vnpu-scheduler", "vnpu-scheduler-leader", "vnpu-scheduler-locks"));
     List<Access> denied = new ArrayList<>();
     Set<String> used = new TreeSet<>();
     for (Access access : accesses) {
@@ -226,7 +230,12 @@ class RbacAuditTest {
         continue;
       }
       used.add(access.component() + " " + access.verb() + " " + access.resource());
-      if (!ChartRbac.allows(roles.get(access.component()), access.resource(), access.verb())) {
+      if (!ChartRbac.allows(
+          roles.get(access.component()),
+          namespaceOf(access.path()),
+          NAMESPACE,
+          access.resource(),
+          access.verb())) {
         denied.add(access);
       }
     }
@@ -235,6 +244,9 @@ class RbacAuditTest {
         .as("the flow reaches what the Roles are for")
         .contains(
             "vnpu-scheduler patch leases",
+            "vnpu-scheduler create leases",
+            "vnpu-scheduler watch leases",
+            "vnpu-device-plugin get leases",
             "vnpu-scheduler patch pods",
             "vnpu-scheduler create bindings",
             "vnpu-scheduler create events",
@@ -244,6 +256,12 @@ class RbacAuditTest {
             "vnpu-scheduler get configmaps",
             "vnpu-device-plugin patch nodes",
             "vnpu-exporter watch pods");
+  }
+
+  /** The namespace a request's path names; null for a cluster-wide one. */
+  private static String namespaceOf(String path) {
+    Matcher namespaced = NAMESPACED.matcher(path);
+    return namespaced.find() ? namespaced.group(1) : null;
   }
 
   private DevicePlugin startPlugin(

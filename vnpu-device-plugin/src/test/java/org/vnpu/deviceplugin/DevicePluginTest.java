@@ -384,7 +384,7 @@ class DevicePluginTest {
                 .decodePending(pods.podAnnotation("bert", AnnotationKeys.DEVICES_TO_ALLOCATE))
                 .containers())
         .isEmpty();
-    assertThat(pods.nodeAnnotation(AnnotationKeys.NODE_LOCK)).isNull();
+    assertThat(pods.lockAnnotation()).isNull();
   }
 
   @Test
@@ -398,14 +398,14 @@ class DevicePluginTest {
     ContainerAllocateResponse warmup = allocate(1);
     assertThat(chips(warmup)).containsExactly(1);
     assertThat(pods.podAnnotation("pipeline", AnnotationKeys.BIND_PHASE)).isEqualTo("allocating");
-    assertThat(pods.nodeAnnotation(AnnotationKeys.NODE_LOCK)).isNotNull();
+    assertThat(pods.lockAnnotation()).isNotNull();
 
     ContainerAllocateResponse model =
         allocate(1, List.of(kubelet.devices(RESOURCE).get(7).getID()));
     assertThat(chips(model)).containsExactly(0);
     assertThat(mounts(model)).containsKey(ShimContract.chipRegion(die0));
     assertThat(pods.podAnnotation("pipeline", AnnotationKeys.BIND_PHASE)).isEqualTo("success");
-    assertThat(pods.nodeAnnotation(AnnotationKeys.NODE_LOCK)).isNull();
+    assertThat(pods.lockAnnotation()).isNull();
   }
 
   @Test
@@ -461,7 +461,7 @@ class DevicePluginTest {
     assertThat(chips(warmup)).containsExactly(1);
     assertThat(chips(model)).containsExactly(0);
     assertThat(pods.podAnnotation("pipeline", AnnotationKeys.BIND_PHASE)).isEqualTo("success");
-    assertThat(pods.nodeAnnotation(AnnotationKeys.NODE_LOCK)).isNull();
+    assertThat(pods.lockAnnotation()).isNull();
   }
 
   @Test
@@ -491,7 +491,7 @@ class DevicePluginTest {
 
     assertRefused(1, "the signature of huawei.com/vnpu-ids-new does not verify");
     assertThat(pods.podAnnotation("bert", AnnotationKeys.BIND_PHASE)).isEqualTo("failed");
-    assertThat(pods.nodeAnnotation(AnnotationKeys.NODE_LOCK)).isNull();
+    assertThat(pods.lockAnnotation()).isNull();
     assertThat(directory.resolve("state/pods")).isEmptyDirectory();
   }
 
@@ -551,7 +551,13 @@ class DevicePluginTest {
 
   @Test
   void withoutALockNothingIsHandedOut() {
-    assertRefused(1, "node " + node + " has no huawei.com/vnpu-node-lock annotation");
+    assertRefused(
+        1,
+        "node "
+            + node
+            + " holds no lock entry (no huawei.com/vnpu-node-lock annotation on Lease"
+            + " vnpu-node-locks/"
+            + node);
   }
 
   @Test
@@ -615,7 +621,7 @@ class DevicePluginTest {
     assertThat(pods.podAnnotation("small", AnnotationKeys.BIND_PHASE)).isEqualTo("allocating");
     assertThat(chips(allocate(1))).containsExactly(0);
     assertThat(pods.podAnnotation("small", AnnotationKeys.BIND_PHASE)).isEqualTo("success");
-    assertThat(pods.nodeAnnotation(AnnotationKeys.NODE_LOCK)).isNull();
+    assertThat(pods.lockAnnotation()).isNull();
   }
 
   @Test

@@ -4,6 +4,8 @@ import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.time.Instant;
@@ -163,7 +165,7 @@ public final class ScheduledPods {
 
   /** The node's locks now. */
   public NodeLockSet locks() {
-    String value = nodeAnnotation(AnnotationKeys.NODE_LOCK);
+    String value = lockAnnotation();
     return value == null ? NodeLockSet.EMPTY : codec.decodeLock(value);
   }
 
@@ -196,10 +198,32 @@ public final class ScheduledPods {
             List.of()));
   }
 
+  /** Writes {@code locks} on the node's Lease as they are, whatever it held. */
   private void writeLocks(NodeLockSet locks) {
     Map<String, String> value = new HashMap<>();
     value.put(AnnotationKeys.NODE_LOCK, locks.holders().isEmpty() ? null : codec.encodeLock(locks));
-    new AnnotationPatches(client).node(node, value);
+    Lease lease = new NodeLocks(client, codec).lease(node);
+    if (lease == null) {
+      client
+          .resource(
+              new LeaseBuilder()
+                  .withNewMetadata()
+                  .withName(node)
+                  .withNamespace(NodeLocks.NAMESPACE)
+                  .endMetadata()
+                  .build())
+          .create();
+      lease = new NodeLocks(client, codec).lease(node);
+    }
+    new AnnotationPatches(client).ifUnchanged(lease, value);
+  }
+
+  /** The node's lock annotation, on its Lease; null when there is none. */
+  public String lockAnnotation() {
+    Lease lease = new NodeLocks(client, codec).lease(node);
+    return lease == null || lease.getMetadata().getAnnotations() == null
+        ? null
+        : lease.getMetadata().getAnnotations().get(AnnotationKeys.NODE_LOCK);
   }
 
   public String podAnnotation(String pod, String key) {

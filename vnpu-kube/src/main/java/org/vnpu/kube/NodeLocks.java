@@ -1,9 +1,8 @@
 package org.vnpu.kube;
 
-import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -23,12 +22,19 @@ import org.vnpu.api.payload.NodeLockSet;
 import org.vnpu.api.payload.PodRef;
 
 /**
- * A node's allocation locks ({@link AnnotationKeys#NODE_LOCK}), the one implementation the
- * scheduler takes an entry with and the scheduler and the device plugin read, advance and release
- * entries with. Every change is a compare-and-set on the node as it was read, retried a few times;
- * an entry is compared by its decoded pod UID, never by text.
+ * A node's allocation locks ({@link AnnotationKeys#NODE_LOCK} on the node's Lease, {@link
+ * LockLeases}), the one implementation the scheduler takes an entry with and the scheduler and the
+ * device plugin read, advance and release entries with. Every change is a compare-and-set on the
+ * Lease as it was read, retried a few times; an entry is compared by its decoded pod UID, never by
+ * text.
  */
 public final class NodeLocks {
+
+  /**
+   * The namespace of the nodes' lock Leases. One name for every installation, as the entries are
+   * one set per node for the whole cluster, as the Node annotation they replace was (ADR 0032).
+   */
+  public static final String NAMESPACE = "vnpu-node-locks";
 
   private static final Logger LOG = LoggerFactory.getLogger(NodeLocks.class);
   // A node's locks are written by the scheduler and by the node's device plugin at once during a
@@ -50,9 +56,8 @@ public final class NodeLocks {
     }
   }
 
-  private final KubernetesClient client;
   private final PayloadCodec codec;
-  private final AnnotationPatches patches;
+  private final LockLeases leases;
   private final PendingTakes pending = new PendingTakes();
 
   /**
@@ -63,44 +68,48 @@ public final class NodeLocks {
    */
   private final Map<String, Object> writers = new ConcurrentHashMap<>();
 
-  /**
-   * Each node as this component last read, wrote or {@linkplain #seen saw} it, whichever is the
-   * latest. A change starts from it rather than from a new read: the compare-and-set refuses it
-   * when anyone changed the node since, and only then is the node read again. A refusal decided on
-   * it (another pod's entry, an entry missing) is decided again on a fresh read.
-   */
-  private final Map<String, Node> known = new ConcurrentHashMap<>();
-
   public NodeLocks(KubernetesClient client, PayloadCodec codec) {
-    this.client = client;
     this.codec = codec;
-    this.patches = new AnnotationPatches(client);
+    this.leases = new LockLeases(client);
   }
 
   /**
-   * A node as a watch delivered it: the next change of its locks starts from it when it is later
-   * than the node as this component last read or wrote it (a watch usually delivers another
-   * component's release before this component next locks the node, which then needs no read).
-   * Whichever copy a change starts from, the compare-and-set decides.
+   * A node's Lease as a watch delivered it: the next change of its locks starts from it when it is
+   * later than the Lease as this component last read or wrote it (a watch usually delivers another
+   * component's release before this component next locks the node, which then needs no read). A
+   * change starts from the copy kept rather than from a new read: the compare-and-set refuses it
+   * when anyone changed the Lease since, and only then is it read again. A refusal decided on a
+   * kept copy (another pod's entry, an entry missing) is decided again on a fresh read.
    */
-  public void seen(Node node) {
-    remember(node);
+  public void seen(Lease lease) {
+    leases.remember(lease);
   }
 
-  /** The node {@code name} was deleted: no change starts from a copy of it. */
+  /** The node {@code name} or its Lease was deleted: no change starts from a copy of it. */
   public void forget(String name) {
-    known.remove(name);
+    leases.forget(name);
+  }
+
+  /** The Lease of the node {@code name} as the API server has it now; null when it has none. */
+  public Lease lease(String name) {
+    return leases.read(name);
+  }
+
+  /** The locks of the node {@code name} as the API server has them now. */
+  public NodeLockSet current(String name) {
+    Lease lease = leases.read(name);
+    return lease == null ? NodeLockSet.EMPTY : held(lease);
   }
 
   /**
-   * The locks {@code node} carries, decoded; none when it has none, or a value that cannot be
+   * The locks {@code lease} carries, decoded; none when it has none, or a value that cannot be
    * decoded (logged), which anyone may replace.
    */
-  public NodeLockSet held(Node node) {
+  public NodeLockSet held(Lease lease) {
     try {
-      return codec.locksOf(node.getMetadata().getAnnotations());
+      return codec.locksOf(lease.getMetadata().getAnnotations());
     } catch (MalformedPayloadException e) {
-      LOG.warn("node {} has a malformed lock: {}", node.getMetadata().getName(), e.getMessage());
+      LOG.warn("node {} has a malformed lock: {}", lease.getMetadata().getName(), e.getMessage());
       return NodeLockSet.EMPTY;
     }
   }
@@ -129,18 +138,28 @@ public final class NodeLocks {
   private void takeInTurn(String name, List<PendingTakes.Take> batch) {
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
       backOff(attempt);
-      Node cached = attempt == 0 ? known.get(name) : null;
-      Node node = cached != null ? cached : read(name);
-      if (node == null) {
-        refuseAll(batch, "node " + name + " does not exist");
-        return;
+      Lease cached = attempt == 0 ? leases.known(name) : null;
+      Lease lease = cached != null ? cached : leases.read(name);
+      NodeLockSet held = lease == null ? NodeLockSet.EMPTY : held(lease);
+      Optional<PendingTakes.Turn> turn = PendingTakes.Turn.of(held, batch, cached != null);
+      if (turn.isEmpty()) {
+        continue;
       }
-      Optional<PendingTakes.Turn> turn = PendingTakes.Turn.of(held(node), batch, cached != null);
-      if (turn.isPresent() && (turn.get().added().isEmpty() || write(node, turn.get().locks()))) {
-        turn.get().added().forEach(PendingTakes.Take::taken);
-        turn.get().blocked().forEach((take, blocker) -> take.refused(lockedBy(name, blocker)));
-        return;
+      if (lease == null && !turn.get().added().isEmpty()) {
+        LockLeases.Created created = leases.create(name, encode(turn.get().locks()));
+        if (created == LockLeases.Created.NO_NODE) {
+          refuseAll(batch, "node " + name + " does not exist");
+          return;
+        }
+        if (created == LockLeases.Created.EXISTS) {
+          continue;
+        }
+      } else if (!turn.get().added().isEmpty() && !write(lease, turn.get().locks())) {
+        continue;
       }
+      turn.get().added().forEach(PendingTakes.Take::taken);
+      turn.get().blocked().forEach((take, blocker) -> take.refused(lockedBy(name, blocker)));
+      return;
     }
     refuseAll(
         batch,
@@ -257,8 +276,7 @@ public final class NodeLocks {
         release(
             name, podUid, held -> held.of(podUid).isPresent() && !held.mayStandForAnother(podUid));
     if (!released) {
-      Node node = client.nodes().withName(name).get();
-      if (node != null && held(node).mayStandForAnother(podUid)) {
+      if (current(name).mayStandForAnother(podUid)) {
         LOG.info(
             "kept the entry of deleted pod UID {} on node {}: a pod of its shape may wait for"
                 + " its admission on it; the device plugin releases it once the kubelet tells",
@@ -293,19 +311,19 @@ public final class NodeLocks {
       String name, Predicate<NodeLockSet> applies, UnaryOperator<NodeLockSet> change) {
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
       backOff(attempt);
-      Node cached = attempt == 0 ? known.get(name) : null;
-      Node node = cached != null ? cached : read(name);
-      if (node == null) {
+      Lease cached = attempt == 0 ? leases.known(name) : null;
+      Lease lease = cached != null ? cached : leases.read(name);
+      if (lease == null) {
         return false;
       }
-      NodeLockSet held = held(node);
+      NodeLockSet held = held(lease);
       if (!applies.test(held)) {
         if (cached != null) {
           continue; // seen on the node as it was: decide on a fresh read
         }
         return false;
       }
-      if (write(node, change.apply(held))) {
+      if (write(lease, change.apply(held))) {
         return true;
       }
     }
@@ -325,42 +343,14 @@ public final class NodeLocks {
     }
   }
 
-  /** The node as the API server has it now, remembered; null when it does not exist. */
-  private Node read(String name) {
-    Node node = client.nodes().withName(name).get();
-    if (node == null) {
-      known.remove(name);
-    } else {
-      remember(node);
-    }
-    return node;
+  /** Writes {@code locks} on {@code lease} as it was read; an empty set removes the annotation. */
+  private boolean write(Lease lease, NodeLockSet locks) {
+    return leases.write(lease, encode(locks));
   }
 
-  /** Keeps {@code node} as the start of its next change, unless the one kept is later. */
-  private void remember(Node node) {
-    known.merge(
-        node.getMetadata().getName(),
-        node,
-        (kept, fresh) ->
-            ResourceVersions.isOlder(
-                    fresh.getMetadata().getResourceVersion(),
-                    kept.getMetadata().getResourceVersion())
-                ? kept
-                : fresh);
-  }
-
-  /** Writes {@code locks} on {@code node} as it was read; an empty set removes the annotation. */
-  private boolean write(Node node, NodeLockSet locks) {
-    Map<String, String> change = new HashMap<>();
+  /** The annotation's value for {@code locks}; null (no annotation) when they hold nothing. */
+  private String encode(NodeLockSet locks) {
     boolean none = locks.holders().isEmpty() && locks.handouts().isEmpty();
-    change.put(AnnotationKeys.NODE_LOCK, none ? null : codec.encodeLock(locks));
-    String name = node.getMetadata().getName();
-    Optional<Node> written = patches.patchIfUnchanged(node, change);
-    if (written.isPresent()) {
-      remember(written.get());
-    } else {
-      known.remove(name);
-    }
-    return written.isPresent();
+    return none ? null : codec.encodeLock(locks);
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -67,7 +68,12 @@ class NodeLocksTest {
   }
 
   private List<NodeLock> held() {
-    return locks.held(client.nodes().withName("n1").get()).holders();
+    Lease lease = lease();
+    return lease == null ? List.of() : locks.held(lease).holders();
+  }
+
+  private Lease lease() {
+    return client.resources(Lease.class).inNamespace(NodeLocks.NAMESPACE).withName("n1").get();
   }
 
   private NodeLock current() {
@@ -174,7 +180,7 @@ class NodeLocksTest {
     NodeLocks other = new NodeLocks(client, codec);
     locks.take("n1", lock("uid-a", "a", NOW.plusSeconds(300)), NOW);
     other.release("n1", "uid-a"); // the device plugin admits a
-    locks.seen(client.nodes().withName("n1").get()); // a watch delivers the release
+    locks.seen(lease()); // a watch delivers the release
 
     int before = server.getRequestCount();
     locks.take("n1", lock("uid-b", "b", NOW.plusSeconds(300)), NOW);
@@ -185,7 +191,9 @@ class NodeLocksTest {
 
   @Test
   void aNodeSeenOlderThanTheLastWriteIsIgnored() throws Exception {
-    Node before = client.nodes().withName("n1").get();
+    locks.take("n1", sharing("uid-z"), NOW);
+    locks.release("n1", "uid-z");
+    Lease before = lease();
     locks.take("n1", sharing("uid-a"), NOW);
     locks.seen(before); // a watch that lags behind this component's own write
 
@@ -199,8 +207,46 @@ class NodeLocksTest {
   }
 
   @Test
+  void theEntriesLiveOnALeaseOwnedByTheNodeAndTheNodeIsNeverWritten() throws Exception {
+    Node node = client.nodes().withName("n1").get();
+    locks.take("n1", sharing("uid-a"), NOW);
+    locks.handedOut("n1", "uid-a");
+    locks.release("n1", "uid-a");
+
+    Lease lease = lease();
+    assertThat(lease.getMetadata().getOwnerReferences())
+        .singleElement()
+        .satisfies(
+            owner -> {
+              assertThat(owner.getKind()).isEqualTo("Node");
+              assertThat(owner.getName()).isEqualTo("n1");
+              assertThat(owner.getUid()).isEqualTo(node.getMetadata().getUid());
+            });
+    assertThat(client.nodes().withName("n1").get().getMetadata().getResourceVersion())
+        .isEqualTo(node.getMetadata().getResourceVersion());
+  }
+
+  @Test
+  void twoComponentsTakingOnANodeWithoutALeaseBothGetTheirEntry() throws Exception {
+    NodeLocks other = new NodeLocks(client, codec);
+    ExecutorService threads = Executors.newFixedThreadPool(2);
+    Future<?> mine = threads.submit(() -> takeQuietly(locks, sharing("uid-a")));
+    Future<?> theirs = threads.submit(() -> takeQuietly(other, sharing("uid-b")));
+    mine.get(30, TimeUnit.SECONDS);
+    theirs.get(30, TimeUnit.SECONDS);
+    threads.shutdown();
+
+    assertThat(held()).extracting(NodeLock::podUid).containsExactlyInAnyOrder("uid-a", "uid-b");
+  }
+
+  private static Void takeQuietly(NodeLocks locks, NodeLock lock) throws Exception {
+    locks.take("n1", lock, NOW);
+    return null;
+  }
+
+  @Test
   void aDeletedNodeIsForgottenAndItsNextLockReadsItAgain() throws Exception {
-    locks.seen(client.nodes().withName("n1").get());
+    locks.take("n1", sharing("uid-z"), NOW);
     locks.forget("n1");
 
     int requests = server.getRequestCount();
@@ -258,18 +304,16 @@ class NodeLocksTest {
             null);
     assertThat(locks.lastHandedOut("n1", "uid-a", record, NOW)).isTrue();
     assertThat(locks.release("n1", "uid-b")).isTrue();
-    NodeLockSet held = locks.held(client.nodes().withName("n1").get());
+    NodeLockSet held = locks.held(lease());
     assertThat(held.holders()).isEmpty();
     assertThat(held.handouts()).containsExactly(record);
 
     PodRef holder = new PodRef("uid-b", "ns", "b");
     assertThat(locks.resolved("n1", held, Set.of(), Map.of("nonce-uid-a", holder), Set.of()))
         .isTrue();
-    assertThat(locks.held(client.nodes().withName("n1").get()).handouts())
-        .containsExactly(record.heldBy(holder));
+    assertThat(locks.held(lease()).handouts()).containsExactly(record.heldBy(holder));
     assertThat(locks.settled("n1", "nonce-uid-a")).isTrue();
-    assertThat(client.nodes().withName("n1").get().getMetadata().getAnnotations())
-        .doesNotContainKey(AnnotationKeys.NODE_LOCK);
+    assertThat(lease().getMetadata().getAnnotations()).doesNotContainKey(AnnotationKeys.NODE_LOCK);
   }
 
   @Test
@@ -279,13 +323,13 @@ class NodeLocksTest {
     // locks would take the entry the other pod's own reservation now needs.
     locks.take("n1", sameShape("uid-a", "a"), NOW);
     locks.take("n1", sameShape("uid-b", "b"), NOW);
-    NodeLockSet basis = locks.held(client.nodes().withName("n1").get());
+    NodeLockSet basis = locks.held(lease());
     locks.take("n1", sameShape("uid-c", "c"), NOW);
 
     assertThat(locks.resolved("n1", basis, Set.of(), Map.of(), Set.of("uid-a"))).isFalse();
     assertThat(held()).extracting(NodeLock::podUid).containsExactly("uid-a", "uid-b", "uid-c");
 
-    NodeLockSet now = locks.held(client.nodes().withName("n1").get());
+    NodeLockSet now = locks.held(lease());
     assertThat(locks.resolved("n1", now, Set.of(), Map.of(), Set.of("uid-a"))).isTrue();
     assertThat(held()).extracting(NodeLock::podUid).containsExactly("uid-b", "uid-c");
   }
@@ -297,8 +341,9 @@ class NodeLocksTest {
 
   @Test
   void aMalformedLockIsReplacedAndAMissingNodeRefuses() throws Exception {
+    locks.take("n1", sharing("uid-z"), NOW);
     new AnnotationPatches(client)
-        .node("n1", java.util.Map.of(AnnotationKeys.NODE_LOCK, "not a lock"));
+        .ifUnchanged(lease(), Map.of(AnnotationKeys.NODE_LOCK, "not a lock"));
     NodeLock mine = lock("uid-a", "a", NOW.plusSeconds(300));
     locks.take("n1", mine, NOW);
     assertThat(current()).isEqualTo(mine);

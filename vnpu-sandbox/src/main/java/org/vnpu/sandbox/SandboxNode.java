@@ -1,6 +1,5 @@
 package org.vnpu.sandbox;
 
-import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeStatus;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -310,10 +309,9 @@ public final class SandboxNode implements AutoCloseable {
     return pods.allocateSeconds();
   }
 
-  /** The node's locks as its Node carries them now. */
+  /** The node's locks as its Lease carries them now. */
   public NodeLockSet locks() {
-    Node node = client.nodes().withName(spec.name()).get();
-    return node == null ? NodeLockSet.EMPTY : new NodeLocks(client, new PayloadCodec()).held(node);
+    return new NodeLocks(client, new PayloadCodec()).current(spec.name());
   }
 
   /** What each admitted pod's containers were handed out, by pod UID and container name. */

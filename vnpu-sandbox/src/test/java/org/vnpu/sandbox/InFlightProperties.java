@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.BindingBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
@@ -369,6 +370,10 @@ class InFlightProperties {
 
     void nodeChanged() {
       scheduler.nodeChanged(client.nodes().withName(NODE).get());
+      Lease lease = new NodeLocks(client, codec).lease(NODE);
+      if (lease != null) {
+        scheduler.locksChanged(lease);
+      }
       for (Pod pod : client.pods().inAnyNamespace().list().getItems()) {
         scheduler.podChanged(pod);
       }
@@ -419,7 +424,7 @@ class InFlightProperties {
      * entry kept for a deleted pod that may have stood for another outlives the kubelet's answer.
      */
     void assertNoEntryLeft() {
-      NodeLockSet left = new NodeLocks(client, codec).held(client.nodes().withName(NODE).get());
+      NodeLockSet left = new NodeLocks(client, codec).current(NODE);
       assertThat(left.holders()).as("entries left on the node").isEmpty();
       assertThat(left.handouts()).as("hand-outs left on the node").isEmpty();
     }

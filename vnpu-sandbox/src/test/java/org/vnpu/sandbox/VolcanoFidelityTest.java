@@ -25,6 +25,7 @@ import org.vnpu.api.ResourceNames;
 import org.vnpu.api.SplitMode;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.payload.VnpuAssignment;
+import org.vnpu.kube.NodeLocks;
 import org.vnpu.scheduler.VolcanoSchedulerConf;
 
 /**
@@ -374,11 +375,7 @@ class VolcanoFidelityTest {
 
   /** Whether {@code node}'s locks hold no hand-out record waiting to be settled. */
   private boolean settled(String node) {
-    Map<String, String> annotations =
-        sandbox.client().nodes().withName(node).get().getMetadata().getAnnotations();
-    return annotations == null
-        || !annotations.containsKey(AnnotationKeys.NODE_LOCK)
-        || new PayloadCodec().locksOf(annotations).handouts().isEmpty();
+    return new NodeLocks(sandbox.client(), new PayloadCodec()).current(node).handouts().isEmpty();
   }
 
   private Map<String, Quantity> allocatable(String node) {

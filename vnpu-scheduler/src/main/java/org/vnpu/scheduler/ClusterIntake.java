@@ -2,6 +2,7 @@ package org.vnpu.scheduler;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -10,6 +11,7 @@ import org.slf4j.LoggerFactory;
 import org.vnpu.api.codec.MalformedPayloadException;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.payload.HandoutRecord;
+import org.vnpu.api.payload.NodeLockSet;
 import org.vnpu.api.payload.SignedAllocation;
 import org.vnpu.api.signing.AllocationVerifier;
 
@@ -37,20 +39,43 @@ final class ClusterIntake {
     this.writes = writes;
   }
 
-  /** A node appeared or changed: its inventory, heartbeat, locks and hand-outs. */
+  /** A node appeared or changed: its inventory and heartbeat. */
   void nodeChanged(Node changed) {
     NodeSeen node = Fabric8Views.seen(changed);
-    List<HandoutRecord> records;
     synchronized (state) {
-      records = cluster.handoutRecords(node);
+      cluster.nodeChanged(node);
+      cluster.holds().retry(); // its inventory changed: a held place may fit now
+    }
+  }
+
+  /**
+   * A node's lock Lease appeared or changed: its entries and hand-outs. A value that cannot be
+   * decoded is logged and holds nothing (anyone may replace it).
+   */
+  void locksChanged(Lease changed) {
+    String node = changed.getMetadata().getName();
+    NodeLockSet locks;
+    try {
+      locks = codec.locksOf(changed.getMetadata().getAnnotations());
+    } catch (MalformedPayloadException e) {
+      LOG.warn("node {} has a malformed lock: {}", node, e.getMessage());
+      locks = NodeLockSet.EMPTY;
     }
     List<HandoutCharges.Verified> verified = new ArrayList<>();
-    for (HandoutRecord record : records) {
-      verifiedHandout(node.name(), record).ifPresent(verified::add);
+    for (HandoutRecord record : locks.handouts()) {
+      verifiedHandout(node, record).ifPresent(verified::add);
     }
     synchronized (state) {
-      cluster.nodeChanged(node, verified);
+      cluster.locksChanged(node, locks, verified);
       cluster.holds().retry(); // its hand-outs settled: a held place may fit now
+    }
+  }
+
+  /** A node's lock Lease was deleted. */
+  void locksRemoved(String node) {
+    synchronized (state) {
+      cluster.locksRemoved(node);
+      cluster.holds().retry();
     }
   }
 

@@ -16,6 +16,7 @@ import org.vnpu.api.codec.MalformedPayloadException;
 import org.vnpu.api.codec.PayloadCodec;
 import org.vnpu.api.payload.HandoutRecord;
 import org.vnpu.api.payload.NodeLock;
+import org.vnpu.api.payload.NodeLockSet;
 import org.vnpu.api.payload.NodeRegistration;
 import org.vnpu.api.payload.PodRef;
 import org.vnpu.api.payload.SignedAllocation;
@@ -48,6 +49,9 @@ final class ClusterView {
 
   private final UndoneReservations undone = new UndoneReservations();
   private final UnseenLocks unseen = new UnseenLocks();
+
+  /** Each node's lock entries as its Lease shows them (ADR 0032), whether or not it is known. */
+  private final Map<String, NodeLockSet> leased = new HashMap<>();
 
   private final Map<String, PodFacts> facts = new HashMap<>();
   private final PreemptionHolds holds =
@@ -135,22 +139,25 @@ final class ClusterView {
   }
 
   /**
-   * The hand-out records of {@code node}'s locks, decoded; their signatures are for the caller to
-   * check, outside the scheduler's lock.
+   * A node's lock Lease appeared or changed: {@code locks}, its entries, and {@code verified}, the
+   * hand-out records among them whose signatures the caller checked. A node not known yet takes
+   * them when it appears.
    */
-  List<HandoutRecord> handoutRecords(NodeSeen node) {
-    try {
-      return codec.locksOf(node.annotations()).handouts();
-    } catch (MalformedPayloadException e) {
-      return List.of(); // nodeChanged logs it
-    }
+  void locksChanged(String node, NodeLockSet locks, List<HandoutCharges.Verified> verified) {
+    leased.put(node, locks);
+    ledger.locks(node, unseen.over(node, locks, clock.instant()));
+    handouts.recorded(node, verified);
   }
 
-  /**
-   * A node appeared or changed: its inventory, heartbeat, locks and {@code verified}, the hand-out
-   * records among its locks whose signatures the caller checked.
-   */
-  void nodeChanged(NodeSeen node, List<HandoutCharges.Verified> verified) {
+  /** A node's lock Lease is gone (with its node, or deleted by hand): it holds no entry. */
+  void locksRemoved(String node) {
+    locksChanged(node, NodeLockSet.EMPTY, List.of());
+    leased.remove(node);
+    handouts.nodeRemoved(node);
+  }
+
+  /** A node appeared or changed: its inventory, heartbeat, and the locks its Lease shows. */
+  void nodeChanged(NodeSeen node) {
     String name = node.name();
     Map<String, String> annotations = node.annotations();
     String register = annotations.get(AnnotationKeys.NODE_REGISTER);
@@ -171,12 +178,13 @@ final class ClusterView {
       if (handshake != null) {
         ledger.heartbeat(name, codec.decodeHandshake(handshake).at());
       }
-      ledger.locks(name, unseen.over(name, codec.locksOf(annotations), clock.instant()));
+      ledger.locks(
+          name, unseen.over(name, leased.getOrDefault(name, NodeLockSet.EMPTY), clock.instant()));
       allocations.on(name).stream()
           .filter(plan -> !ledger.placements().containsKey(plan.podUid()))
           .toList()
           .forEach(this::charge);
-      handouts.recorded(name, verified);
+      handouts.charge(name);
     } catch (MalformedPayloadException e) {
       LOG.warn("node {}: {}", name, e.getMessage());
     }

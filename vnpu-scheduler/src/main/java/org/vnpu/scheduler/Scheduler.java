@@ -2,6 +2,7 @@ package org.vnpu.scheduler;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
 import java.time.Duration;
@@ -92,18 +93,29 @@ public final class Scheduler {
 
   // ---- the cluster, as the API server tells it ----
 
-  /** Reads every node and pod again: the ledger after a restart is the ledger before it. */
+  /**
+   * Reads every node, lock Lease and pod again: the ledger after a restart is the ledger before it.
+   */
   public void rebuild() {
     reader.rebuild();
   }
 
-  /** A node appeared or changed: its inventory, heartbeat, locks and hand-outs. */
+  /** A node appeared or changed: its inventory and heartbeat. */
   public void nodeChanged(Node node) {
     reader.nodeChanged(node);
   }
 
   public void nodeRemoved(String name) {
     reader.nodeRemoved(name);
+  }
+
+  /** A node's lock Lease appeared or changed: its entries and hand-outs (ADR 0032). */
+  public void locksChanged(Lease lease) {
+    reader.locksChanged(lease);
+  }
+
+  public void locksRemoved(String node) {
+    reader.locksRemoved(node);
   }
 
   /** A pod appeared or changed: its signed allocation is charged until it finishes. */

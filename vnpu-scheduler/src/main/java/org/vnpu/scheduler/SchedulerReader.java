@@ -1,6 +1,7 @@
 package org.vnpu.scheduler;
 
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
 import java.util.Collection;
@@ -91,25 +92,43 @@ public final class SchedulerReader {
     return judge;
   }
 
-  /** Reads every node and pod again: the state after a restart is the state before it. */
+  /**
+   * Reads every node, lock Lease and pod again: the state after a restart is the state before it.
+   */
   public void rebuild() {
-    client.nodes().list().getItems().forEach(this::nodeChanged);
+    client.nodes().list().getItems().forEach(intake::nodeChanged);
+    client
+        .resources(Lease.class)
+        .inNamespace(NodeLocks.NAMESPACE)
+        .list()
+        .getItems()
+        .forEach(this::locksChanged);
     client.pods().inAnyNamespace().list().getItems().forEach(intake::podChanged);
   }
 
-  /**
-   * A node appeared or changed: its inventory, heartbeat, locks and hand-outs for the ledger, and
-   * the start of this scheduler's next write of its locks ({@link NodeLocks#seen}).
-   */
+  /** A node appeared or changed: its inventory and heartbeat for the ledger. */
   void nodeChanged(Node node) {
-    locks.seen(node);
     intake.nodeChanged(node);
   }
 
-  /** A node was deleted: gone from the ledger, and from where lock writes start. */
+  /** A node was deleted: gone from the ledger. */
   void nodeRemoved(String name) {
-    locks.forget(name);
     intake.nodeRemoved(name);
+  }
+
+  /**
+   * A node's lock Lease appeared or changed: its entries and hand-outs for the ledger, and the
+   * start of this scheduler's next write of its locks ({@link NodeLocks#seen}).
+   */
+  void locksChanged(Lease lease) {
+    locks.seen(lease);
+    intake.locksChanged(lease);
+  }
+
+  /** A node's lock Lease was deleted: gone from the ledger and from where lock writes start. */
+  void locksRemoved(String node) {
+    locks.forget(node);
+    intake.locksRemoved(node);
   }
 
   /** Whether the pod validly asks for vNPUs. */

@@ -2,6 +2,7 @@ package org.vnpu.scheduler;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -17,12 +18,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.vnpu.kube.DaemonThreads;
 import org.vnpu.kube.Informers;
+import org.vnpu.kube.NodeLocks;
 import org.vnpu.kube.VerifyingKeyRetirement;
 
 /**
- * One running scheduler: the ledger rebuilt from the API server, kept current by informers on nodes
- * and pods (and, following a DRA driver, on ResourceSlices and ResourceClaims), reservations that
- * never bind expired every ten seconds, and the extender server.
+ * One running scheduler: the ledger rebuilt from the API server, kept current by informers on
+ * nodes, their lock Leases and pods (and, following a DRA driver, on ResourceSlices and
+ * ResourceClaims), reservations that never bind expired every ten seconds, and the extender server.
  */
 public final class SchedulerService implements AutoCloseable {
 
@@ -43,7 +45,10 @@ public final class SchedulerService implements AutoCloseable {
 
   private final SharedIndexInformer<Node> nodes;
   private final SharedIndexInformer<Pod> pods;
-  private final List<SharedIndexInformer<?>> dra;
+
+  /** The informers whose stores no verb reads: lock Leases and, following DRA, slices, claims. */
+  private final List<SharedIndexInformer<?>> followed;
+
   private final ScheduledExecutorService expiry;
   private final ScheduledExecutorService rebalancing =
       Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("vnpu-rebalancer"));
@@ -54,14 +59,14 @@ public final class SchedulerService implements AutoCloseable {
       Scheduler scheduler,
       SharedIndexInformer<Node> nodes,
       SharedIndexInformer<Pod> pods,
-      List<SharedIndexInformer<?>> dra,
+      List<SharedIndexInformer<?>> followed,
       ScheduledExecutorService expiry,
       ExtenderServer server,
       Leadership leadership) {
     this.scheduler = scheduler;
     this.nodes = nodes;
     this.pods = pods;
-    this.dra = dra;
+    this.followed = followed;
     this.expiry = expiry;
     this.server = server;
     this.leadership = leadership;
@@ -79,6 +84,14 @@ public final class SchedulerService implements AutoCloseable {
                 Informers.handler(
                     scheduler::nodeChanged,
                     node -> scheduler.nodeRemoved(node.getMetadata().getName())));
+    SharedIndexInformer<Lease> locks =
+        client
+            .resources(Lease.class)
+            .inNamespace(NodeLocks.NAMESPACE)
+            .inform(
+                Informers.handler(
+                    scheduler::locksChanged,
+                    lease -> scheduler.locksRemoved(lease.getMetadata().getName())));
     SharedIndexInformer<Pod> pods =
         client
             .pods()
@@ -87,7 +100,8 @@ public final class SchedulerService implements AutoCloseable {
                 Informers.handler(
                     scheduler::podChanged,
                     pod -> scheduler.podRemoved(pod.getMetadata().getUid())));
-    List<SharedIndexInformer<?>> dra = followDra(scheduler, client);
+    List<SharedIndexInformer<?>> followed = new ArrayList<>(List.of(locks));
+    followed.addAll(followDra(scheduler, client));
     ScheduledExecutorService expiry = expireAndSettle(scheduler, leadership);
     ExtenderRequests requests =
         new ExtenderRequests(
@@ -102,7 +116,7 @@ public final class SchedulerService implements AutoCloseable {
     } else {
       LOG.info("scheduler extender serves on port {}", server.port());
     }
-    return new SchedulerService(scheduler, nodes, pods, dra, expiry, server, leadership);
+    return new SchedulerService(scheduler, nodes, pods, followed, expiry, server, leadership);
   }
 
   /** The node as the writing verbs see it (the node informer's copy), or null. */
@@ -232,6 +246,6 @@ public final class SchedulerService implements AutoCloseable {
     leadership.close();
     nodes.close();
     pods.close();
-    dra.forEach(SharedIndexInformer::close);
+    followed.forEach(SharedIndexInformer::close);
   }
 }

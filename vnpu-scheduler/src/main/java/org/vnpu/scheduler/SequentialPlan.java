@@ -45,7 +45,7 @@ public final class SequentialPlan {
         new SchedulerState(
             catalog, new PayloadCodec(), SchedulerSettings.defaults(), Clock.systemUTC());
     for (Node node : nodes) {
-      state.cluster().nodeChanged(Fabric8Views.seen(node), List.of());
+      state.cluster().nodeChanged(Fabric8Views.seen(node));
     }
     Set<String> chips = new HashSet<>();
     int placed = 0;

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Instant;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -40,7 +39,7 @@ class ActionsWithoutApiServerTest {
     state =
         new SchedulerState(
             ChipCatalog.builtIn(), ClusterFixture.CODEC, SchedulerSettings.defaults(), clock);
-    state.cluster().nodeChanged(Fabric8Views.seen(ClusterFixture.node("one", 1, null)), List.of());
+    state.cluster().nodeChanged(Fabric8Views.seen(ClusterFixture.node("one", 1, null)));
     reserver =
         new PodReserver(
             state,
@@ -87,7 +86,7 @@ class ActionsWithoutApiServerTest {
     CompletableFuture<AllocationPlan> written = reserver.reserve(manifest, "one");
 
     // The informer delivers the node as it was before the entry's write.
-    state.cluster().nodeChanged(Fabric8Views.seen(ClusterFixture.node("one", 1, null)), List.of());
+    state.cluster().nodeChanged(Fabric8Views.seen(ClusterFixture.node("one", 1, null)));
 
     assertThat(state.cluster().lockedBy(uid())).contains("one");
     cluster.releaseWrites();

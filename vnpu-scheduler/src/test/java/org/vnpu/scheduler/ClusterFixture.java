@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
 import java.time.Instant;
@@ -31,6 +32,7 @@ import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.api.signing.SigningKey;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.core.chip.ChipModel;
+import org.vnpu.kube.NodeLocks;
 
 /** Nodes and pods for scheduler tests, written to an API server (fabric8's CRUD mock). */
 final class ClusterFixture {
@@ -91,6 +93,11 @@ final class ClusterFixture {
           .endStatus();
     }
     return node.build();
+  }
+
+  /** The lock Lease of {@code node} as the API server has it (ADR 0032). */
+  static Lease locks(KubernetesClient client, String node) {
+    return client.resources(Lease.class).inNamespace(NodeLocks.NAMESPACE).withName(node).get();
   }
 
   /**

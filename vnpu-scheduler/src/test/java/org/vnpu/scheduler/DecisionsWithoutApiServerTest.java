@@ -13,6 +13,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.codec.PayloadCodec;
+import org.vnpu.api.payload.NodeLock;
+import org.vnpu.api.payload.NodeLockSet;
 import org.vnpu.api.payload.OfflineWork;
 import org.vnpu.api.payload.PodAllocation;
 import org.vnpu.api.payload.SignedAllocation;
@@ -41,8 +43,32 @@ class DecisionsWithoutApiServerTest {
             ChipCatalog.builtIn(), new PayloadCodec(), SchedulerSettings.defaults(), clock);
     judge = new NodeJudge(state, counters, events);
     preemptions = new PreemptionAdvisor(state, counters, events);
-    state.cluster().nodeChanged(Fabric8Views.seen(ClusterFixture.node("one", 1, null)), List.of());
-    state.cluster().nodeChanged(Fabric8Views.seen(ClusterFixture.node("two", 2, null)), List.of());
+    state.cluster().nodeChanged(Fabric8Views.seen(ClusterFixture.node("one", 1, null)));
+    state.cluster().nodeChanged(Fabric8Views.seen(ClusterFixture.node("two", 2, null)));
+  }
+
+  @Test
+  void aLockLeaseSeenBeforeItsNodeHoldsTheNodeOnceTheNodeComesAndGoesWithTheLease() {
+    NodeLock entry =
+        new NodeLock(
+            "uid-x",
+            "default",
+            "x",
+            clock.instant(),
+            clock.instant().plusSeconds(60),
+            "nonce-x",
+            "shape-x",
+            List.of(1),
+            0);
+    state.cluster().locksChanged("three", new NodeLockSet(List.of(entry), List.of()), List.of());
+    state.cluster().nodeChanged(Fabric8Views.seen(ClusterFixture.node("three", 1, null)));
+
+    assertThat(state.cluster().ledger().node("three").orElseThrow().locks().holders())
+        .containsExactly(entry);
+
+    state.cluster().locksRemoved("three");
+    state.cluster().nodeChanged(Fabric8Views.seen(ClusterFixture.node("three", 2, null)));
+    assertThat(state.cluster().ledger().node("three").orElseThrow().locks().holders()).isEmpty();
   }
 
   @Test

@@ -72,17 +72,12 @@ class HandoutSettlementTest {
   /** The device plugin found that pod {@code holder} holds the hand-out of {@code reserved}. */
   private void heldBy(SignedAllocation reserved, String holder) {
     locks.resolved(
-        "c",
-        locks.held(client.nodes().withName("c").get()),
-        Set.of(),
-        Map.of(reserved.nonce(), ref(holder)),
-        Set.of());
+        "c", locks.current("c"), Set.of(), Map.of(reserved.nonce(), ref(holder)), Set.of());
   }
 
   private void handedOut(String signedFor, String device) {
     Pod pod = stored(signedFor);
-    NodeLock entry =
-        locks.held(client.nodes().withName("c").get()).of(pod.getMetadata().getUid()).orElseThrow();
+    NodeLock entry = locks.current("c").of(pod.getMetadata().getUid()).orElseThrow();
     HandoutRecord record =
         new HandoutRecord(
             entry.nonce(),
@@ -109,8 +104,8 @@ class HandoutSettlementTest {
     return new PodRef(stored(name).getMetadata().getUid(), "default", name);
   }
 
-  private void nodeChanged() {
-    scheduler.nodeChanged(client.nodes().withName("c").get());
+  private void locksChanged() {
+    scheduler.locksChanged(ClusterFixture.locks(client, "c"));
   }
 
   @Test
@@ -119,7 +114,7 @@ class HandoutSettlementTest {
     PodManifest b = pod("b");
     scheduler.reserve(a, "c").join();
     scheduler.reserve(b, "c").join();
-    nodeChanged(); // the informer delivers the node with both entries
+    locksChanged(); // the informer delivers the Lease with both entries
     assertThat(scheduler.lockRefusals()).isZero();
     SignedAllocation reservedForA = allocation("a");
     SignedAllocation reservedForB = allocation("b");
@@ -130,7 +125,7 @@ class HandoutSettlementTest {
     handedOut("b", "d-2");
     heldBy(reservedForA, "b");
     heldBy(reservedForB, "a");
-    nodeChanged();
+    locksChanged();
     scheduler.settleHandouts();
 
     SignedAllocation nowA = allocation("a");
@@ -144,7 +139,7 @@ class HandoutSettlementTest {
     assertThat(ClusterFixture.VERIFIER.verifies(nowB)).isTrue();
     assertThat(stored("b").getMetadata().getAnnotations())
         .containsEntry(AnnotationKeys.BIND_PHASE, "success");
-    assertThat(client.nodes().withName("c").get().getMetadata().getAnnotations())
+    assertThat(ClusterFixture.locks(client, "c").getMetadata().getAnnotations())
         .doesNotContainKey(AnnotationKeys.NODE_LOCK);
     assertThat(placements().get(a.uid()).containers()).isEqualTo(before.get(b.uid()).containers());
     assertThat(placements().get(b.uid()).containers()).isEqualTo(before.get(a.uid()).containers());
@@ -167,7 +162,7 @@ class HandoutSettlementTest {
 
     heldByBOnceItsOwnReservationWent(reservedForA, b);
     scheduler.settleHandouts();
-    nodeChanged();
+    locksChanged();
 
     assertThat(allocation("b").nonce()).isEqualTo(reservedForA.nonce());
     assertThat(scheduler.placements()).containsOnlyKeys(b.uid());
@@ -181,7 +176,7 @@ class HandoutSettlementTest {
     PodManifest b = pod("b");
     scheduler.reserve(a, "c").join();
     scheduler.reserve(b, "c").join();
-    nodeChanged(); // the informer delivers the node with both entries
+    locksChanged(); // the informer delivers the Lease with both entries
     SignedAllocation reservedForA = allocation("a");
     SignedAllocation reservedForB = allocation("b");
     handedOut("a", "d-1"); // the kubelet was admitting b
@@ -211,7 +206,7 @@ class HandoutSettlementTest {
         .pod("default", "b", Map.of(AnnotationKeys.ALLOCATION, CODEC.encodeAllocation(forged)));
     locks.release("c", b.uid());
     heldBy(reservedForA, "b");
-    nodeChanged();
+    locksChanged();
     scheduler.settleHandouts();
 
     assertThat(allocation("a").allocation().containers())
@@ -307,7 +302,7 @@ class HandoutSettlementTest {
   /** The device plugin learns that {@code holder} holds {@code reserved}'s hand-out; it settles. */
   private void settledAs(SignedAllocation reserved, String holder) {
     heldBy(reserved, holder);
-    nodeChanged();
+    locksChanged();
     scheduler.settleHandouts();
   }
 
@@ -319,10 +314,10 @@ class HandoutSettlementTest {
       throws SchedulingException {
     scheduler.reserve(a, "c").join();
     scheduler.reserve(b, "c").join();
-    nodeChanged(); // the informer delivers the node with both entries
+    locksChanged(); // the informer delivers the Lease with both entries
     SignedAllocation reservedForA = allocation("a");
     handedOut("a", "d-1");
-    nodeChanged();
+    locksChanged();
     client.pods().inNamespace("default").withName("a").delete();
     scheduler.podRemoved(a.uid());
     return reservedForA;
@@ -332,7 +327,7 @@ class HandoutSettlementTest {
   private void heldByBOnceItsOwnReservationWent(SignedAllocation reservedForA, PodManifest b) {
     locks.release("c", b.uid());
     heldBy(reservedForA, "b");
-    nodeChanged();
+    locksChanged();
   }
 
   private PodManifest wholeCardPod(String name) {

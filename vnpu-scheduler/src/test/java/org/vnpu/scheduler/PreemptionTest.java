@@ -231,7 +231,7 @@ class PreemptionTest {
         .doesNotContainKey(ChargeKey.preemptorPlace(preemptor.uid()).ledgerKey());
 
     assertThat(new NodeLocks(client, ClusterFixture.CODEC).settled("c", nonce)).isTrue();
-    scheduler.nodeChanged(client.nodes().withName("c").get());
+    scheduler.locksChanged(ClusterFixture.locks(client, "c"));
     assertThat(scheduler.placements())
         .as("the record settled, the place is held for the preemptor")
         .containsOnlyKeys(ChargeKey.preemptorPlace(preemptor.uid()).ledgerKey(), second.uid());
@@ -249,7 +249,7 @@ class PreemptionTest {
     NodeLocks locks = new NodeLocks(client, ClusterFixture.CODEC);
     Pod pod = client.pods().inNamespace("default").withName(name).get();
     String uid = pod.getMetadata().getUid();
-    NodeLock entry = locks.held(client.nodes().withName("c").get()).of(uid).orElseThrow();
+    NodeLock entry = locks.current("c").of(uid).orElseThrow();
     PodRef ref = new PodRef(uid, "default", name);
     HandoutRecord record =
         new HandoutRecord(
@@ -265,7 +265,7 @@ class PreemptionTest {
     pod.getSpec().setNodeName("c");
     pod.getSpec().setPriority(-100);
     scheduler.podChanged(client.pods().inNamespace("default").resource(pod).update());
-    scheduler.nodeChanged(client.nodes().withName("c").get());
+    scheduler.locksChanged(ClusterFixture.locks(client, "c"));
     return entry.nonce();
   }
 

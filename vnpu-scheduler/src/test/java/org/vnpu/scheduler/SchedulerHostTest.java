@@ -16,8 +16,8 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.vnpu.api.AnnotationKeys;
 import org.vnpu.core.request.PodManifest;
+import org.vnpu.kube.NodeLocks;
 
 /**
  * The scheduler follows host CPU and memory as kube-scheduler counts them — nodes' allocatable, the
@@ -126,15 +126,8 @@ class SchedulerHostTest {
   /** Reserves, then releases the node's lock as the device plugin does once it handed out. */
   private void reserveAndUnlock(PodManifest pod, String node) throws SchedulingException {
     scheduler.reserve(pod, node).join();
-    scheduler.nodeChanged(
-        client
-            .nodes()
-            .withName(node)
-            .edit(
-                edited -> {
-                  edited.getMetadata().getAnnotations().remove(AnnotationKeys.NODE_LOCK);
-                  return edited;
-                }));
+    new NodeLocks(client, ClusterFixture.CODEC).release(node, pod.uid());
+    scheduler.locksChanged(ClusterFixture.locks(client, node));
   }
 
   private void node(String name, int chips, String cpu) {

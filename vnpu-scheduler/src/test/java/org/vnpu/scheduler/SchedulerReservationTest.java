@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.vnpu.scheduler.ClusterFixture.sharePod;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -26,14 +27,13 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.payload.NodeLock;
-import org.vnpu.api.payload.NodeLockSet;
 import org.vnpu.api.payload.PodAllocation;
 import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.api.signing.KeySet;
 import org.vnpu.core.chip.ChipCatalog;
 import org.vnpu.core.ledger.ChargeKey;
 import org.vnpu.core.request.PodManifest;
-import org.vnpu.kube.AnnotationPatches;
+import org.vnpu.kube.NodeLocks;
 import org.vnpu.testkit.MutableClock;
 
 /**
@@ -69,8 +69,8 @@ class SchedulerReservationTest {
   }
 
   private String lockOf(String node) {
-    Map<String, String> annotations =
-        client.nodes().withName(node).get().getMetadata().getAnnotations();
+    Lease lease = ClusterFixture.locks(client, node);
+    Map<String, String> annotations = lease == null ? null : lease.getMetadata().getAnnotations();
     return annotations == null ? null : annotations.get(AnnotationKeys.NODE_LOCK);
   }
 
@@ -354,25 +354,20 @@ class SchedulerReservationTest {
   void aLockTheLedgerHadNotSeenRefusesTheReservationAndChargesNothing() throws Exception {
     Scheduler scheduler = scheduler();
     Instant now = clock.instant();
-    new AnnotationPatches(client)
-        .node(
+    new NodeLocks(client, ClusterFixture.CODEC)
+        .take(
             "a",
-            Map.of(
-                AnnotationKeys.NODE_LOCK,
-                ClusterFixture.CODEC.encodeLock(
-                    new NodeLockSet(
-                        List.of(
-                            new NodeLock(
-                                "other-uid",
-                                "default",
-                                "other",
-                                now,
-                                now.plusSeconds(60),
-                                "other-nonce",
-                                "other-shape",
-                                List.of(1),
-                                0)),
-                        List.of()))));
+            new NodeLock(
+                "other-uid",
+                "default",
+                "other",
+                now,
+                now.plusSeconds(60),
+                "other-nonce",
+                "other-shape",
+                List.of(1),
+                0),
+            now);
 
     assertThatThrownBy(() -> scheduler.reserve(pod("second"), "a").join())
         .hasCauseInstanceOf(SchedulingException.class)

@@ -115,8 +115,7 @@ class SchedulerServiceTest {
 
     JsonNode bind = bind(pod);
     assertThat(bind.path("Error").asText()).isEmpty();
-    assertThat(node.pods.nodeAnnotation(AnnotationKeys.NODE_LOCK))
-        .contains(pod.getMetadata().getUid());
+    assertThat(node.pods.lockAnnotation()).contains(pod.getMetadata().getUid());
     Binding binding = client.bindings().inNamespace(ScheduledPods.NAMESPACE).withName("bert").get();
     assertThat(binding.getTarget().getName()).isEqualTo(node.node);
     assertThat(binding.getMetadata().getAnnotations())
@@ -146,7 +145,7 @@ class SchedulerServiceTest {
     assertThat(handout.getMountsList())
         .anyMatch(mount -> mount.getContainerPath().equals(ShimContract.CONTAINER_CONFIG));
     assertThat(node.pods.podAnnotation("bert", AnnotationKeys.BIND_PHASE)).isEqualTo("success");
-    await().until(() -> node.pods.nodeAnnotation(AnnotationKeys.NODE_LOCK) == null);
+    await().until(() -> node.pods.lockAnnotation() == null);
   }
 
   @Test
@@ -189,14 +188,14 @@ class SchedulerServiceTest {
     JsonNode allocate = post("/volcano/allocateFunc", Map.of("task", fitsTask));
     assertThat(allocate.path("errorMessage").asText()).isEmpty();
     // Answered once decided; the allocation and the node's entry are written after the answer.
-    await().until(() -> node.pods.nodeAnnotation(AnnotationKeys.NODE_LOCK) != null);
+    await().until(() -> node.pods.lockAnnotation() != null);
     assertThat(node.pods.podAnnotation("bert", AnnotationKeys.ALLOCATION)).isNotNull();
     assertThat(scheduler.placements()).containsKey(fits.getMetadata().getUid());
 
     JsonNode deallocate = post("/volcano/deallocateFunc", Map.of("task", fitsTask));
     assertThat(deallocate.path("errorMessage").asText()).isEmpty();
     assertThat(node.pods.podAnnotation("bert", AnnotationKeys.ALLOCATION)).isNull();
-    assertThat(node.pods.nodeAnnotation(AnnotationKeys.NODE_LOCK)).isNull();
+    assertThat(node.pods.lockAnnotation()).isNull();
     assertThat(scheduler.placements()).isEmpty();
   }
 
@@ -217,7 +216,7 @@ class SchedulerServiceTest {
 
     assertThat(allocate.path("errorMessage").asText()).isEmpty();
     assertThat(node.pods.podAnnotation("waiting", AnnotationKeys.ALLOCATION)).isNull();
-    assertThat(node.pods.nodeAnnotation(AnnotationKeys.NODE_LOCK)).isNull();
+    assertThat(node.pods.lockAnnotation()).isNull();
     assertThat(scheduler.placements())
         .containsKey(ChargeKey.preemptorPlace(pod.getMetadata().getUid()).ledgerKey());
 

@@ -78,13 +78,13 @@ public final class PayloadCodec {
   }
 
   /**
-   * The locks a node carries in its annotations ({@link AnnotationKeys#NODE_LOCK}), decoded; none
-   * when there is no such annotation (or no annotations).
+   * The locks a node's lock Lease carries in its annotations ({@link AnnotationKeys#NODE_LOCK}),
+   * decoded; none when there is no such annotation (or no annotations).
    *
    * @throws MalformedPayloadException when the annotation cannot be decoded
    */
-  public NodeLockSet locksOf(Map<String, String> nodeAnnotations) {
-    String value = nodeAnnotations == null ? null : nodeAnnotations.get(AnnotationKeys.NODE_LOCK);
+  public NodeLockSet locksOf(Map<String, String> leaseAnnotations) {
+    String value = leaseAnnotations == null ? null : leaseAnnotations.get(AnnotationKeys.NODE_LOCK);
     return value == null ? NodeLockSet.EMPTY : decodeLock(value);
   }
 

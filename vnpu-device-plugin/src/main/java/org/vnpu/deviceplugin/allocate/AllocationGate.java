@@ -21,6 +21,7 @@ import org.vnpu.api.payload.SignedAllocation;
 import org.vnpu.api.payload.VnpuAssignment;
 import org.vnpu.api.signing.AllocationVerifier;
 import org.vnpu.handouts.NodeFiles;
+import org.vnpu.kube.NodeLocks;
 
 /**
  * Decides whether an Allocate call may hand anything out, from what the API server says. No I/O:
@@ -54,20 +55,23 @@ public final class AllocationGate {
    * The node's lock entries that an Allocate call for {@code count} vNPUs may serve at {@code now},
    * in the order to try them ({@link NodeLockSet#serving}); never empty.
    */
-  public List<NodeLock> holders(Map<String, String> nodeAnnotations, int count, Instant now)
+  public List<NodeLock> holders(Map<String, String> leaseAnnotations, int count, Instant now)
       throws AllocationRefusedException {
-    if (nodeAnnotations == null || !nodeAnnotations.containsKey(AnnotationKeys.NODE_LOCK)) {
+    if (leaseAnnotations == null || !leaseAnnotations.containsKey(AnnotationKeys.NODE_LOCK)) {
       throw new AllocationRefusedException(
           "node "
               + node
-              + " has no "
+              + " holds no lock entry (no "
               + AnnotationKeys.NODE_LOCK
-              + " annotation: no pod is being allocated here (was it scheduled by the vNPU"
-              + " scheduler?)");
+              + " annotation on Lease "
+              + NodeLocks.NAMESPACE
+              + "/"
+              + node
+              + "): no pod is being allocated here (was it scheduled by the vNPU scheduler?)");
     }
     NodeLockSet locks;
     try {
-      locks = codec.locksOf(nodeAnnotations);
+      locks = codec.locksOf(leaseAnnotations);
     } catch (MalformedPayloadException e) {
       throw new AllocationRefusedException(
           "node " + node + " has a malformed lock: " + e.getMessage());

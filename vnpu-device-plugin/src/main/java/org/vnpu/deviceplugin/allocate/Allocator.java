@@ -1,7 +1,7 @@
 package org.vnpu.deviceplugin.allocate;
 
-import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -187,11 +187,9 @@ public final class Allocator {
 
   /** What the call serves as the node is now; refused when no entry could serve it. */
   private Served served(Set<String> key, int count) throws AllocationRefusedException {
-    Node self = client.nodes().withName(node).get();
-    if (self == null) {
-      throw new AllocationRefusedException("node " + node + " does not exist in the API server");
-    }
-    Optional<Handout> repeated = repeated(key, locks.held(self));
+    Lease lease = locks.lease(node);
+    Optional<Handout> repeated =
+        repeated(key, lease == null ? NodeLockSet.EMPTY : locks.held(lease));
     if (repeated.isPresent()) {
       return new Served(repeated.get(), null, null);
     }
@@ -201,7 +199,8 @@ public final class Allocator {
     NodeLock lock = null;
     Pod pod = null;
     for (NodeLock candidate :
-        gate.holders(self.getMetadata().getAnnotations(), count, clock.instant())) {
+        gate.holders(
+            lease == null ? null : lease.getMetadata().getAnnotations(), count, clock.instant())) {
       Pod read =
           client.pods().inNamespace(candidate.podNamespace()).withName(candidate.podName()).get();
       if (lock == null || boundHere(read)) {

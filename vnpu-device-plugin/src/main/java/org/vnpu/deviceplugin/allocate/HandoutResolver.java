@@ -1,7 +1,6 @@
 package org.vnpu.deviceplugin.allocate;
 
 import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -122,11 +121,7 @@ public final class HandoutResolver {
         return;
       }
       quiet = null;
-      Node self = client.nodes().withName(node).get();
-      if (self == null) {
-        return;
-      }
-      NodeLockSet held = locks.held(self);
+      NodeLockSet held = locks.current(node);
       List<HandoutRecord> open =
           held.handouts().stream().filter(handout -> handout.heldBy() == null).toList();
       if (open.isEmpty()) {

@@ -1,6 +1,5 @@
 package org.vnpu.deviceplugin.node;
 
-import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
@@ -57,13 +56,10 @@ public final class PodFileJanitor {
       if (handouts.isEmpty()) {
         return;
       }
-      Node self = client.nodes().withName(node).get();
       Set<String> recorded =
-          self == null
-              ? Set.of()
-              : locks.held(self).handouts().stream()
-                  .map(HandoutRecord::nonce)
-                  .collect(Collectors.toSet());
+          locks.current(node).handouts().stream()
+              .map(HandoutRecord::nonce)
+              .collect(Collectors.toSet());
       NodePods pods = NodePods.of(client, node);
       for (NodeFiles.KeyedFiles handout : handouts) {
         if (recorded.contains(handout.key())) {

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
-import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -164,8 +163,7 @@ class HandoutResolverTest {
 
     resolver.resolve();
 
-    Node node = client.nodes().withName(NODE).get();
-    assertThat(locks.held(node).of(uid))
+    assertThat(locks.current(NODE).of(uid))
         .as("the entry the second container's Allocate claims")
         .isPresent();
   }
@@ -189,8 +187,7 @@ class HandoutResolverTest {
 
     resolver.resolve();
 
-    Node node = client.nodes().withName(NODE).get();
-    assertThat(new NodeLocks(client, new PayloadCodec()).held(node).handout("nonce-a"))
+    assertThat(new NodeLocks(client, new PayloadCodec()).current(NODE).handout("nonce-a"))
         .as("a's record settled beside a pod the API server should have refused")
         .isEmpty();
   }
@@ -237,13 +234,12 @@ class HandoutResolverTest {
             "m",
             List.of("main"),
             Map.of("main", Map.of(ResourceNames.VNPU_NUMBER, List.of("d-4", "d-3")))));
-    assertThat(locks.held(client.nodes().withName(NODE).get()).handout("nonce-m")).isPresent();
+    assertThat(locks.current(NODE).handout("nonce-m")).isPresent();
 
     resolver.expect();
     resolver.resolve();
 
-    Node node = client.nodes().withName(NODE).get();
-    assertThat(locks.held(node).handout("nonce-m"))
+    assertThat(locks.current(NODE).handout("nonce-m"))
         .as("m's record settled: the kubelet holds both its devices for m's container")
         .isEmpty();
   }
