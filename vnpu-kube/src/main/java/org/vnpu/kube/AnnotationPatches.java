@@ -15,6 +15,7 @@ import java.net.HttpURLConnection;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * Changes annotations of nodes and pods without disturbing other writers. A {@code null} value
@@ -52,11 +53,15 @@ public final class AnnotationPatches {
   }
 
   /**
-   * Changes the annotations of {@code object} (a node, a pod) only if nobody changed it since it
-   * was read. The JSON patch also sets the resource version read; the API server compares the
-   * patched object's version with the stored one and refuses a stale one with a conflict (the
+   * Changes the annotations of {@code object} (a node, a pod, a Lease) only if nobody changed it
+   * since it was read. The JSON patch sets the resource version read and the whole annotations as
+   * read with the changes made; the API server applies it to the object it stores, then compares
+   * the patched object's version with the stored one and refuses a stale one with a conflict (the
    * optimistic lock of {@code staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go
-   * Update}, which patches go through too). A patch, not an update: the Roles need no update verb.
+   * Update}, which patches go through too). Replacing the annotations whole, rather than adding or
+   * removing one key, keeps the patch applicable to whatever is stored: a key's path under
+   * annotations that are gone since makes the patch invalid (422), not a conflict. A patch, not an
+   * update: the Roles need no update verb.
    *
    * @return false when the object changed meanwhile; read it again and decide again
    */
@@ -75,37 +80,48 @@ public final class AnnotationPatches {
       throw new IllegalArgumentException(
           object.getKind() + " " + object.getMetadata().getName() + " was not read: no version");
     }
-    Map<String, String> present = object.getMetadata().getAnnotations();
-    ArrayNode operations = JSON.createArrayNode();
-    operations
-        .addObject()
-        .put("op", "replace")
-        .put("path", "/metadata/resourceVersion")
-        .put("value", version);
-    if (present == null) {
-      operations
-          .addObject()
-          .put("op", "add")
-          .put("path", "/metadata/annotations")
-          .putObject("value");
-    }
-    changes.forEach(
-        (key, value) -> {
-          if (value != null) {
-            operations.addObject().put("op", "add").put("path", path(key)).put("value", value);
-          } else if (present != null && present.containsKey(key)) {
-            operations.addObject().put("op", "remove").put("path", path(key));
-          }
-        });
     try {
       return Optional.of(
-          client.resource(object).patch(PatchContext.of(PatchType.JSON), operations.toString()));
+          client
+              .resource(object)
+              .patch(PatchContext.of(PatchType.JSON), compareAndSet(object, changes)));
     } catch (KubernetesClientException e) {
       if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) {
         return Optional.empty();
       }
       throw e;
     }
+  }
+
+  /**
+   * The JSON patch of {@link #patchIfUnchanged}: the version {@code read} was read at, and its
+   * annotations with {@code changes} made.
+   */
+  static String compareAndSet(HasMetadata read, Map<String, String> changes) {
+    Map<String, String> annotations = new TreeMap<>();
+    if (read.getMetadata().getAnnotations() != null) {
+      annotations.putAll(read.getMetadata().getAnnotations());
+    }
+    changes.forEach(
+        (key, value) -> {
+          if (value == null) {
+            annotations.remove(key);
+          } else {
+            annotations.put(key, value);
+          }
+        });
+    ArrayNode operations = JSON.createArrayNode();
+    operations
+        .addObject()
+        .put("op", "replace")
+        .put("path", "/metadata/resourceVersion")
+        .put("value", read.getMetadata().getResourceVersion());
+    operations
+        .addObject()
+        .put("op", "add")
+        .put("path", "/metadata/annotations")
+        .set("value", JSON.valueToTree(annotations));
+    return operations.toString();
   }
 
   /** The JSON pointer of the annotation {@code key}. */

@@ -2,6 +2,7 @@ package org.vnpu.kube;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -10,11 +11,14 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 @EnableKubernetesMockClient(crud = true)
 class AnnotationPatchesTest {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   KubernetesClient client;
   KubernetesMockServer server;
@@ -111,6 +115,46 @@ class AnnotationPatchesTest {
     assertThat(
             client.pods().inNamespace("default").withName("p").get().getMetadata().getAnnotations())
         .containsExactlyEntriesOf(Map.of("keep", "me"));
+  }
+
+  /**
+   * On the real API server a Lease whose last lock entry was released has no annotations at all; a
+   * copy read before still has them. The change must be refused as a conflict (read again, decide
+   * again), not fail as an invalid patch (a path that no longer exists): the real API server
+   * answered 422 to the JSON patch that added the key under the annotations it had read.
+   */
+  @Test
+  void compareAndSetOnACopyWhoseAnnotationsWereAllRemovedSinceIsAConflict() throws Exception {
+    Node read =
+        client
+            .nodes()
+            .resource(
+                new NodeBuilder()
+                    .withNewMetadata()
+                    .withName("emptied")
+                    .addToAnnotations("lock", "other pod")
+                    .endMetadata()
+                    .build())
+            .create();
+    Node emptied = client.nodes().withName("emptied").get();
+    emptied.getMetadata().setAnnotations(null);
+    client.nodes().resource(emptied).update();
+    AnnotationPatches patches = new AnnotationPatches(client);
+    Map<String, String> removal = new HashMap<>();
+    removal.put("lock", null);
+
+    for (Map<String, String> change : List.of(Map.of("lock", "mine"), removal)) {
+      assertThat(patches.ifUnchanged(read, change)).isFalse();
+      // The mock compares versions before it patches; the real API server patches the object it
+      // stores first (registry/rest/patch.go applyPatch), then compares: the patch must apply to
+      // any stored object, so it names no path below the annotations, which may be gone.
+      assertThat(
+              JSON.readTree(AnnotationPatches.compareAndSet(read, change)).findValuesAsText("path"))
+          .containsExactly("/metadata/resourceVersion", "/metadata/annotations");
+    }
+    assertThat(
+            patches.ifUnchanged(client.nodes().withName("emptied").get(), Map.of("lock", "mine")))
+        .isTrue();
   }
 
   @Test
