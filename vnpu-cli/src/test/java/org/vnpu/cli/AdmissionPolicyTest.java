@@ -428,18 +428,22 @@ class AdmissionPolicyTest {
 
   /**
    * Whether a rule of the policy matches the request, its resource names included, and its
-   * namespace selector the object's namespace. The selector is matched against the label every
-   * namespace carries, {@code kubernetes.io/metadata.name} (the only one the chart selects by).
+   * namespace selector the object's namespace ({@code
+   * staging/src/k8s.io/apiserver/pkg/admission/plugin/webhook/predicates/namespace/matcher.go
+   * MatchNamespaceSelector}: a cluster-scoped object always matches). The selector is matched
+   * against the label every namespace carries, {@code kubernetes.io/metadata.name} (the only one
+   * the chart selects by).
    */
   private static boolean matches(
       ValidatingAdmissionPolicy policy, String operation, String resource, ObjectMeta object) {
     MatchResources constraints = policy.getSpec().getMatchConstraints();
-    if (constraints.getNamespaceSelector() != null
+    if (object.getNamespace() != null
+        && constraints.getNamespaceSelector() != null
         && constraints.getNamespaceSelector().getMatchLabels() != null
         && !constraints
             .getNamespaceSelector()
             .getMatchLabels()
-            .equals(Map.of("kubernetes.io/metadata.name", String.valueOf(object.getNamespace())))) {
+            .equals(Map.of("kubernetes.io/metadata.name", object.getNamespace()))) {
       return false;
     }
     for (NamedRuleWithOperations rule : constraints.getResourceRules()) {

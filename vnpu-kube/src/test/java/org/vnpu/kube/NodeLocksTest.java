@@ -5,10 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Status;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -227,21 +230,31 @@ class NodeLocksTest {
   }
 
   @Test
-  void twoComponentsTakingOnANodeWithoutALeaseBothGetTheirEntry() throws Exception {
-    NodeLocks other = new NodeLocks(client, codec);
-    ExecutorService threads = Executors.newFixedThreadPool(2);
-    Future<?> mine = threads.submit(() -> takeQuietly(locks, sharing("uid-a")));
-    Future<?> theirs = threads.submit(() -> takeQuietly(other, sharing("uid-b")));
-    mine.get(30, TimeUnit.SECONDS);
-    theirs.get(30, TimeUnit.SECONDS);
-    threads.shutdown();
+  void aLeaseAnotherComponentCreatedFirstIsReadAndTheEntryTaken() throws Exception {
+    // Another replica creates the node's Lease between this one's read and its create: the API
+    // server refuses the create with a conflict (AlreadyExists), and the take decides again.
+    String leases = "/apis/coordination.k8s.io/v1/namespaces/" + NodeLocks.NAMESPACE + "/leases";
+    server.expect().post().withPath(leases).andReturn(409, conflict()).once();
 
-    assertThat(held()).extracting(NodeLock::podUid).containsExactlyInAnyOrder("uid-a", "uid-b");
+    locks.take("n1", sharing("uid-a"), NOW);
+
+    assertThat(held()).extracting(NodeLock::podUid).containsExactly("uid-a");
+    int creates = 0;
+    for (RecordedRequest request = server.takeRequest(1, TimeUnit.SECONDS);
+        request != null;
+        request = server.takeRequest(1, TimeUnit.SECONDS)) {
+      creates += request.getMethod().equals("POST") && request.getPath().equals(leases) ? 1 : 0;
+    }
+    assertThat(creates).as("the refused create, then the one after the read").isEqualTo(2);
   }
 
-  private static Void takeQuietly(NodeLocks locks, NodeLock lock) throws Exception {
-    locks.take("n1", lock, NOW);
-    return null;
+  private static Status conflict() {
+    return new StatusBuilder()
+        .withStatus("Failure")
+        .withReason("AlreadyExists")
+        .withCode(409)
+        .withMessage("leases \"n1\" already exists")
+        .build();
   }
 
   @Test

@@ -2,7 +2,6 @@ package org.vnpu.scheduler;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -48,19 +47,8 @@ final class ClusterIntake {
     }
   }
 
-  /**
-   * A node's lock Lease appeared or changed: its entries and hand-outs. A value that cannot be
-   * decoded is logged and holds nothing (anyone may replace it).
-   */
-  void locksChanged(Lease changed) {
-    String node = changed.getMetadata().getName();
-    NodeLockSet locks;
-    try {
-      locks = codec.locksOf(changed.getMetadata().getAnnotations());
-    } catch (MalformedPayloadException e) {
-      LOG.warn("node {} has a malformed lock: {}", node, e.getMessage());
-      locks = NodeLockSet.EMPTY;
-    }
+  /** A node's lock Lease appeared or changed: {@code locks}, its entries and hand-outs, decoded. */
+  void locksChanged(String node, NodeLockSet locks) {
     List<HandoutCharges.Verified> verified = new ArrayList<>();
     for (HandoutRecord record : locks.handouts()) {
       verifiedHandout(node, record).ifPresent(verified::add);

@@ -117,12 +117,13 @@ public final class SchedulerReader {
   }
 
   /**
-   * A node's lock Lease appeared or changed: its entries and hand-outs for the ledger, and the
-   * start of this scheduler's next write of its locks ({@link NodeLocks#seen}).
+   * A node's lock Lease appeared or changed: its entries and hand-outs for the ledger (a value that
+   * cannot be decoded holds nothing, {@link NodeLocks#held}), and the start of this scheduler's
+   * next write of its locks ({@link NodeLocks#seen}).
    */
   void locksChanged(Lease lease) {
     locks.seen(lease);
-    intake.locksChanged(lease);
+    intake.locksChanged(lease.getMetadata().getName(), locks.held(lease));
   }
 
   /** A node's lock Lease was deleted: gone from the ledger and from where lock writes start. */

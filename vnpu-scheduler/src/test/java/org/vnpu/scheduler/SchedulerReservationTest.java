@@ -8,6 +8,7 @@ import static org.vnpu.scheduler.ClusterFixture.sharePod;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -348,6 +349,27 @@ class SchedulerReservationTest {
 
     assertThat(lockOf("a")).isNull();
     assertThat(scheduler.placements()).isEmpty();
+  }
+
+  @Test
+  void aLockLeaseThatDoesNotDecodeHoldsNothingAndIsReplacedByTheNextEntry() throws Exception {
+    Scheduler scheduler = scheduler();
+    Lease garbled =
+        client
+            .resource(
+                new LeaseBuilder()
+                    .withNewMetadata()
+                    .withName("a")
+                    .withNamespace(NodeLocks.NAMESPACE)
+                    .addToAnnotations(AnnotationKeys.NODE_LOCK, "{\"v\":1,\"holders\":\"x\"}")
+                    .endMetadata()
+                    .build())
+            .create();
+    scheduler.locksChanged(garbled);
+
+    PodManifest pod = pod("first");
+    assertThat(scheduler.reserve(pod, "a").join().node()).isEqualTo("a");
+    assertThat(lockOf("a")).contains(pod.uid());
   }
 
   @Test
