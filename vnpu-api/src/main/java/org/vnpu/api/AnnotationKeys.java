@@ -1,5 +1,12 @@
 package org.vnpu.api;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.regex.Pattern;
+
 /**
  * Every annotation key vNPU reads or writes. User-facing pod annotations come first; the internal
  * keys carry versioned JSON ({@code {"v":1,...}}) decoded by {@link
@@ -92,13 +99,59 @@ public final class AnnotationKeys {
   // ---- Annotations of a node's lock Lease ----
 
   /**
-   * The pods reserved on a node whose vNPUs the device plugin has not yet handed out. An annotation
-   * of the node's lock Lease (named after the node, in namespace {@code vnpu-node-locks}), not of
-   * the Node (ADR 0032). Written by: scheduler (adds a pod), device plugin (counts hand-outs,
-   * removes a pod after its last container). Read by: both. Value: {@link
-   * org.vnpu.api.payload.NodeLockSet} as JSON v1; each entry expires at its {@code expiresAt}.
+   * One pod reserved on a node whose vNPUs the device plugin has not yet handed out: the key is
+   * this prefix and the pod's UID ({@link #nodeLock}), one annotation per pod, so that an entry is
+   * released by removing its own key (ADR 0032). Annotations of the node's lock Lease (named after
+   * the node, in namespace {@code vnpu-node-locks}), not of the Node. Written by: scheduler (adds a
+   * pod), device plugin (counts hand-outs, removes a pod after its last container). Read by: both.
+   * Value: {@link org.vnpu.api.payload.NodeLock} as JSON v1; void after its {@code expiresAt}.
    */
-  public static final String NODE_LOCK = "huawei.com/vnpu-node-lock";
+  public static final String NODE_LOCK_PREFIX = "huawei.com/vnpu-node-lock.";
+
+  /**
+   * A hand-out whose holder is not settled yet, on the node's lock Lease: the key is this prefix
+   * and a digest of the reservation's nonce ({@link #nodeHandout}). Written by: device plugin
+   * (records a hand-out, names its holder), scheduler (removes it once settled). Read by: both.
+   * Value: {@link org.vnpu.api.payload.HandoutRecord} as JSON v1.
+   */
+  public static final String NODE_HANDOUT_PREFIX = "huawei.com/vnpu-node-handout.";
+
+  /** The longest pod UID a {@link #nodeLock} key carries as it is (63 less the name's prefix). */
+  private static final int KEY_NAME_ROOM = 63 - "vnpu-node-lock.".length();
+
+  private static final Pattern KEY_NAME_TAIL = Pattern.compile("[-A-Za-z0-9_.]*[A-Za-z0-9]");
+
+  /**
+   * The key of the entry of the pod {@code podUid}: the UID as it is when it may end an annotation
+   * key (every UID the API server assigns may), else a digest of it.
+   */
+  public static String nodeLock(String podUid) {
+    boolean fits = podUid.length() <= KEY_NAME_ROOM && KEY_NAME_TAIL.matcher(podUid).matches();
+    return NODE_LOCK_PREFIX + (fits ? podUid : "h" + digest(podUid));
+  }
+
+  /**
+   * The key of the hand-out record of reservation {@code nonce}: a digest, as a nonce (base64url)
+   * may begin or end with a character a key may not.
+   */
+  public static String nodeHandout(String nonce) {
+    return NODE_HANDOUT_PREFIX + digest(nonce);
+  }
+
+  /** Whether {@code key} is one of a lock Lease's entries or hand-out records. */
+  public static boolean isNodeLockKey(String key) {
+    return key.startsWith(NODE_LOCK_PREFIX) || key.startsWith(NODE_HANDOUT_PREFIX);
+  }
+
+  /** 32 hexadecimal digits of the SHA-256 of {@code text}. */
+  private static String digest(String text) {
+    try {
+      byte[] hash = MessageDigest.getInstance("SHA-256").digest(text.getBytes(UTF_8));
+      return HexFormat.of().formatHex(hash, 0, 16);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java platform has SHA-256", e);
+    }
+  }
 
   // ---- Pod annotations written by vNPU ----
 

@@ -157,22 +157,50 @@ class AdmissionPolicyTest {
 
   @Test
   void onlyTheSchedulerAndANodesOwnDevicePluginWriteTheEntriesOnItsLease() throws Exception {
+    String entry = "huawei.com/vnpu-node-lock.uid-a";
+    String handout = "huawei.com/vnpu-node-handout.0123abcd";
     Lease empty = lease("vnpu-node-locks", "n1", Map.of());
-    Lease locked = lease("vnpu-node-locks", "n1", Map.of("huawei.com/vnpu-node-lock", "{lock}"));
-    Lease otherLocked =
-        lease("vnpu-node-locks", "n2", Map.of("huawei.com/vnpu-node-lock", "{lock}"));
+    Lease locked = lease("vnpu-node-locks", "n1", Map.of(entry, "{lock}"));
+    Lease otherLocked = lease("vnpu-node-locks", "n2", Map.of(entry, "{lock}"));
+    Lease twoKeys = lease("vnpu-node-locks", "n1", Map.of(entry, "{lock}", handout, "{record}"));
 
     assertThat(denial("UPDATE", "leases", empty, locked, TENANT, null))
         .hasValue(
-            "only the vNPU scheduler and device plugins may set huawei.com/vnpu-node-lock on the"
-                + " lock Lease of a node; "
+            "only the vNPU scheduler and device plugins may set the huawei.com/vnpu-node-*"
+                + " annotations of the lock Lease of a node; "
                 + TENANT
                 + " may not");
+    assertThat(denial("UPDATE", "leases", locked, empty, TENANT, null))
+        .as("an entry removed")
+        .isPresent();
+    assertThat(
+            denial(
+                "UPDATE",
+                "leases",
+                twoKeys,
+                lease("vnpu-node-locks", "n1", Map.of(entry, "{lock}", handout, "{other}")),
+                TENANT,
+                null))
+        .as("one record of several changed")
+        .isPresent();
+    assertThat(
+            denial(
+                "UPDATE",
+                "leases",
+                twoKeys,
+                lease(
+                    "vnpu-node-locks",
+                    "n1",
+                    Map.of(entry, "{lock}", handout, "{record}", "a", "b")),
+                TENANT,
+                null))
+        .as("other annotations changed, the entries as they were")
+        .isEmpty();
     assertThat(denial("CREATE", "leases", null, locked, TENANT, null))
         .as("a Lease created with entries of its own")
         .isPresent();
     assertThat(denial("CREATE", "leases", null, locked, SCHEDULER, null)).isEmpty();
-    assertThat(denial("UPDATE", "leases", locked, empty, PLUGIN, "n1")).isEmpty();
+    assertThat(denial("UPDATE", "leases", twoKeys, empty, PLUGIN, "n1")).isEmpty();
     assertThat(
             denial(
                 "UPDATE",
@@ -189,7 +217,7 @@ class AdmissionPolicyTest {
                 "UPDATE",
                 "leases",
                 lease("kube-node-lease", "n1", Map.of()),
-                lease("kube-node-lease", "n1", Map.of("huawei.com/vnpu-node-lock", "x")),
+                lease("kube-node-lease", "n1", Map.of(entry, "x")),
                 TENANT,
                 null))
         .as("Leases of other namespaces are not the policy's")

@@ -384,7 +384,7 @@ class DevicePluginTest {
                 .decodePending(pods.podAnnotation("bert", AnnotationKeys.DEVICES_TO_ALLOCATE))
                 .containers())
         .isEmpty();
-    assertThat(pods.lockAnnotation()).isNull();
+    assertThat(pods.lockAnnotations()).isEmpty();
   }
 
   @Test
@@ -398,14 +398,14 @@ class DevicePluginTest {
     ContainerAllocateResponse warmup = allocate(1);
     assertThat(chips(warmup)).containsExactly(1);
     assertThat(pods.podAnnotation("pipeline", AnnotationKeys.BIND_PHASE)).isEqualTo("allocating");
-    assertThat(pods.lockAnnotation()).isNotNull();
+    assertThat(pods.lockAnnotations()).isNotEmpty();
 
     ContainerAllocateResponse model =
         allocate(1, List.of(kubelet.devices(RESOURCE).get(7).getID()));
     assertThat(chips(model)).containsExactly(0);
     assertThat(mounts(model)).containsKey(ShimContract.chipRegion(die0));
     assertThat(pods.podAnnotation("pipeline", AnnotationKeys.BIND_PHASE)).isEqualTo("success");
-    assertThat(pods.lockAnnotation()).isNull();
+    assertThat(pods.lockAnnotations()).isEmpty();
   }
 
   @Test
@@ -461,7 +461,7 @@ class DevicePluginTest {
     assertThat(chips(warmup)).containsExactly(1);
     assertThat(chips(model)).containsExactly(0);
     assertThat(pods.podAnnotation("pipeline", AnnotationKeys.BIND_PHASE)).isEqualTo("success");
-    assertThat(pods.lockAnnotation()).isNull();
+    assertThat(pods.lockAnnotations()).isEmpty();
   }
 
   @Test
@@ -491,7 +491,7 @@ class DevicePluginTest {
 
     assertRefused(1, "the signature of huawei.com/vnpu-ids-new does not verify");
     assertThat(pods.podAnnotation("bert", AnnotationKeys.BIND_PHASE)).isEqualTo("failed");
-    assertThat(pods.lockAnnotation()).isNull();
+    assertThat(pods.lockAnnotations()).isEmpty();
     assertThat(directory.resolve("state/pods")).isEmptyDirectory();
   }
 
@@ -555,7 +555,7 @@ class DevicePluginTest {
         1,
         "node "
             + node
-            + " holds no lock entry (no huawei.com/vnpu-node-lock annotation on Lease"
+            + " holds no lock entry (no huawei.com/vnpu-node-lock.<pod UID> annotation on Lease"
             + " vnpu-node-locks/"
             + node);
   }
@@ -621,7 +621,7 @@ class DevicePluginTest {
     assertThat(pods.podAnnotation("small", AnnotationKeys.BIND_PHASE)).isEqualTo("allocating");
     assertThat(chips(allocate(1))).containsExactly(0);
     assertThat(pods.podAnnotation("small", AnnotationKeys.BIND_PHASE)).isEqualTo("success");
-    assertThat(pods.lockAnnotation()).isNull();
+    assertThat(pods.lockAnnotations()).isEmpty();
   }
 
   @Test

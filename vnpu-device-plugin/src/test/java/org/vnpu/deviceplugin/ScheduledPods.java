@@ -165,8 +165,7 @@ public final class ScheduledPods {
 
   /** The node's locks now. */
   public NodeLockSet locks() {
-    String value = lockAnnotation();
-    return value == null ? NodeLockSet.EMPTY : codec.decodeLock(value);
+    return codec.locksOf(lockAnnotations());
   }
 
   /** The nonce of the reservation {@link #bind} records for pod {@code name}. */
@@ -200,8 +199,10 @@ public final class ScheduledPods {
 
   /** Writes {@code locks} on the node's Lease as they are, whatever it held. */
   private void writeLocks(NodeLockSet locks) {
-    Map<String, String> value = new HashMap<>();
-    value.put(AnnotationKeys.NODE_LOCK, locks.holders().isEmpty() ? null : codec.encodeLock(locks));
+    Map<String, String> value = new HashMap<>(codec.encodeLocks(locks));
+    lockAnnotations().keySet().stream()
+        .filter(key -> !value.containsKey(key))
+        .forEach(key -> value.put(key, null));
     Lease lease = new NodeLocks(client, codec).lease(node);
     if (lease == null) {
       client
@@ -218,12 +219,16 @@ public final class ScheduledPods {
     new AnnotationPatches(client).ifUnchanged(lease, value);
   }
 
-  /** The node's lock annotation, on its Lease; null when there is none. */
-  public String lockAnnotation() {
+  /** The node's lock entries and hand-out records as its Lease carries them; none when none. */
+  public Map<String, String> lockAnnotations() {
     Lease lease = new NodeLocks(client, codec).lease(node);
-    return lease == null || lease.getMetadata().getAnnotations() == null
-        ? null
-        : lease.getMetadata().getAnnotations().get(AnnotationKeys.NODE_LOCK);
+    Map<String, String> locks = new HashMap<>();
+    if (lease != null && lease.getMetadata().getAnnotations() != null) {
+      lease.getMetadata().getAnnotations().entrySet().stream()
+          .filter(annotation -> AnnotationKeys.isNodeLockKey(annotation.getKey()))
+          .forEach(annotation -> locks.put(annotation.getKey(), annotation.getValue()));
+    }
+    return locks;
   }
 
   public String podAnnotation(String pod, String key) {

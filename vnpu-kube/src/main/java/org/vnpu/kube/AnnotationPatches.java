@@ -124,6 +124,66 @@ public final class AnnotationPatches {
     return operations.toString();
   }
 
+  /**
+   * Changes the annotations of {@code object} only while the keys {@code read} still hold the
+   * values they were read with, whatever else changed: a JSON patch that tests each of them, then
+   * makes {@code changes} (a null removes a key, which must be one of those tested). Other writers'
+   * changes to other keys neither refuse it nor are lost. A failed test makes the real API server
+   * answer 422; another answer (the mock's) is taken for a failed test, too, only when a re-read
+   * shows a tested key changed.
+   *
+   * @return the object as stored after the change; empty when a tested key changed or the object is
+   *     gone
+   */
+  public <T extends HasMetadata> Optional<T> patchIfKeysUnchanged(
+      T object, Map<String, String> read, Map<String, String> changes) {
+    if (read.isEmpty()) {
+      throw new IllegalArgumentException("a key-scoped change tests at least one key");
+    }
+    Resource<T> resource = client.resource(object);
+    try {
+      return Optional.of(
+          resource.patch(PatchContext.of(PatchType.JSON), keysUnchanged(read, changes)));
+    } catch (KubernetesClientException e) {
+      T current = resource.get();
+      Map<String, String> now =
+          current == null || current.getMetadata().getAnnotations() == null
+              ? Map.of()
+              : current.getMetadata().getAnnotations();
+      boolean tested =
+          read.entrySet().stream().anyMatch(key -> !key.getValue().equals(now.get(key.getKey())));
+      if (current == null || tested) {
+        return Optional.empty();
+      }
+      throw e;
+    }
+  }
+
+  /** The JSON patch of {@link #patchIfKeysUnchanged}. */
+  static String keysUnchanged(Map<String, String> read, Map<String, String> changes) {
+    ArrayNode operations = JSON.createArrayNode();
+    new TreeMap<>(read)
+        .forEach(
+            (key, value) ->
+                operations
+                    .addObject()
+                    .put("op", "test")
+                    .put("path", path(key))
+                    .put("value", value));
+    new TreeMap<>(changes)
+        .forEach(
+            (key, value) -> {
+              if (value != null) {
+                operations.addObject().put("op", "add").put("path", path(key)).put("value", value);
+              } else if (read.containsKey(key)) {
+                operations.addObject().put("op", "remove").put("path", path(key));
+              } else {
+                throw new IllegalArgumentException("removes " + key + ", which it does not test");
+              }
+            });
+    return operations.toString();
+  }
+
   /** The JSON pointer of the annotation {@code key}. */
   private static String path(String key) {
     return "/metadata/annotations/" + key.replace("~", "~0").replace("/", "~1");

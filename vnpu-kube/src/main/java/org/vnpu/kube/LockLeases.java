@@ -16,9 +16,10 @@ import org.vnpu.api.AnnotationKeys;
 /**
  * The Leases a node's lock entries live on (ADR 0032): one per node, named after it, in {@link
  * NodeLocks#NAMESPACE}, owned by its Node (the garbage collector deletes it with the node). The
- * entries are its {@link AnnotationKeys#NODE_LOCK} annotation; its spec stays empty, as a node
- * holds several entries at once. Each Lease is kept as this component last read, wrote or saw it,
- * whichever is the latest: a change starts from it, and the compare-and-set decides.
+ * entries and hand-out records are its annotations, one key each ({@link
+ * AnnotationKeys#isNodeLockKey}); its spec stays empty, as a node holds several entries at once.
+ * Each Lease is kept as this component last read, wrote or saw it, whichever is the latest: a
+ * change starts from it, and the compare-and-set decides.
  */
 final class LockLeases {
 
@@ -74,14 +75,54 @@ final class LockLeases {
   }
 
   /**
-   * Writes {@code value} as the locks of {@code lease} as it was read (null removes them).
+   * Writes {@code locks} (their annotations, {@link AnnotationKeys#isNodeLockKey}) as the locks of
+   * {@code lease} as it was read: lock keys it had and {@code locks} has not are removed.
    *
    * @return false when the Lease changed meanwhile (nothing was written)
    */
-  boolean write(Lease lease, String value) {
-    Map<String, String> change = new HashMap<>();
-    change.put(AnnotationKeys.NODE_LOCK, value);
-    Optional<Lease> written = patches.patchIfUnchanged(lease, change);
+  boolean write(Lease lease, Map<String, String> locks) {
+    Map<String, String> change = new HashMap<>(locks);
+    Map<String, String> had = lease.getMetadata().getAnnotations();
+    if (had != null) {
+      had.keySet().stream()
+          .filter(key -> AnnotationKeys.isNodeLockKey(key) && !locks.containsKey(key))
+          .forEach(key -> change.put(key, null));
+    }
+    return kept(lease, patches.patchIfUnchanged(lease, change));
+  }
+
+  /**
+   * Writes the lock keys on which {@code after} differs from {@code before} (the locks {@code
+   * lease} carries, as {@link #write} takes them), while those it changes or removes still hold the
+   * values read, whatever else changed on the Lease ({@link
+   * AnnotationPatches#patchIfKeysUnchanged}); a change that only adds keys is {@link #write}.
+   *
+   * @return false when one of those keys changed, or the Lease is gone (nothing was written)
+   */
+  boolean writeChanged(Lease lease, Map<String, String> before, Map<String, String> after) {
+    Map<String, String> stored = lease.getMetadata().getAnnotations();
+    Map<String, String> read = new HashMap<>();
+    Map<String, String> changes = new HashMap<>();
+    before.forEach(
+        (key, value) -> {
+          if (!value.equals(after.get(key))) {
+            read.put(key, stored.get(key));
+            changes.put(key, after.get(key));
+          }
+        });
+    after.forEach(
+        (key, value) -> {
+          if (!before.containsKey(key)) {
+            changes.put(key, value);
+          }
+        });
+    if (read.isEmpty()) {
+      return write(lease, after);
+    }
+    return kept(lease, patches.patchIfKeysUnchanged(lease, read, changes));
+  }
+
+  private boolean kept(Lease lease, Optional<Lease> written) {
     if (written.isPresent()) {
       remember(written.get());
     } else {
@@ -91,10 +132,10 @@ final class LockLeases {
   }
 
   /**
-   * Creates the Lease of {@code node}, owned by the node, with {@code value} as its locks: a create
-   * is a compare-and-set against a Lease that does not exist.
+   * Creates the Lease of {@code node}, owned by the node, with {@code locks} (their annotations) as
+   * its locks: a create is a compare-and-set against a Lease that does not exist.
    */
-  Created create(String node, String value) {
+  Created create(String node, Map<String, String> locks) {
     Node owner = client.nodes().withName(node).get();
     if (owner == null) {
       return Created.NO_NODE;
@@ -104,7 +145,7 @@ final class LockLeases {
             .withNewMetadata()
             .withName(node)
             .withNamespace(NodeLocks.NAMESPACE)
-            .addToAnnotations(AnnotationKeys.NODE_LOCK, value)
+            .withAnnotations(new HashMap<>(locks))
             .withOwnerReferences(
                 new OwnerReferenceBuilder()
                     .withApiVersion("v1")

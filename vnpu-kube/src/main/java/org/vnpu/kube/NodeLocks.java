@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.BiPredicate;
 import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
@@ -22,11 +23,12 @@ import org.vnpu.api.payload.NodeLockSet;
 import org.vnpu.api.payload.PodRef;
 
 /**
- * A node's allocation locks ({@link AnnotationKeys#NODE_LOCK} on the node's Lease, {@link
- * LockLeases}), the one implementation the scheduler takes an entry with and the scheduler and the
- * device plugin read, advance and release entries with. Every change is a compare-and-set on the
- * Lease as it was read, retried a few times; an entry is compared by its decoded pod UID, never by
- * text.
+ * A node's allocation locks (one annotation per entry, {@link AnnotationKeys#nodeLock}, on the
+ * node's Lease, {@link LockLeases}), the one implementation the scheduler takes an entry with and
+ * the scheduler and the device plugin read, advance and release entries with. A take, and every
+ * change decided on other entries too, is a compare-and-set on the Lease as it was read; a change
+ * of one entry alone (a release, a hand-out) is refused only when that entry changed. Both are
+ * retried a few times; an entry is compared by its decoded pod UID, never by text.
  */
 public final class NodeLocks {
 
@@ -146,7 +148,7 @@ public final class NodeLocks {
         continue;
       }
       if (lease == null && !turn.get().added().isEmpty()) {
-        LockLeases.Created created = leases.create(name, encode(turn.get().locks()));
+        LockLeases.Created created = leases.create(name, codec.encodeLocks(turn.get().locks()));
         if (created == LockLeases.Created.NO_NODE) {
           refuseAll(batch, "node " + name + " does not exist");
           return;
@@ -192,17 +194,19 @@ public final class NodeLocks {
    * @return whether the pod's entry was there and was updated
    */
   public boolean handedOut(String name, String podUid) {
-    return change(name, held -> held.of(podUid).isPresent(), held -> held.afterHandout(podUid));
+    return changeKeys(name, held -> held.of(podUid).isPresent(), held -> held.afterHandout(podUid));
   }
 
   /**
    * Records on the locks of {@code name} that the last container of the pod {@code podUid} was
-   * handed out at {@code now} ({@link NodeLockSet#afterLastHandout}).
+   * handed out at {@code now} ({@link NodeLockSet#afterLastHandout}). Whether to keep a record is
+   * decided on entries read no earlier than the Allocate call began: an entry taken since was of a
+   * pod not bound then, which the kubelet cannot have been admitting.
    *
    * @return whether the pod's entry was there and was removed
    */
   public boolean lastHandedOut(String name, String podUid, HandoutRecord record, Instant now) {
-    return change(
+    return changeKeys(
         name,
         held -> held.of(podUid).isPresent(),
         held -> held.afterLastHandout(podUid, record, now));
@@ -250,7 +254,7 @@ public final class NodeLocks {
 
   /** Removes the hand-out of reservation {@code nonce} from the locks of {@code name}. */
   public boolean settled(String name, String nonce) {
-    return change(name, held -> held.handout(nonce).isPresent(), held -> held.settled(nonce));
+    return changeKeys(name, held -> held.handout(nonce).isPresent(), held -> held.settled(nonce));
   }
 
   /**
@@ -260,7 +264,10 @@ public final class NodeLocks {
    * @return whether an entry of that pod was removed
    */
   public boolean release(String name, String podUid) {
-    return release(name, podUid, held -> held.of(podUid).isPresent());
+    boolean released =
+        changeKeys(name, held -> held.of(podUid).isPresent(), held -> held.without(podUid));
+    logReleased(released, name, podUid);
+    return released;
   }
 
   /**
@@ -273,33 +280,48 @@ public final class NodeLocks {
    */
   public boolean releaseDeleted(String name, String podUid) {
     boolean released =
-        release(
-            name, podUid, held -> held.of(podUid).isPresent() && !held.mayStandForAnother(podUid));
-    if (!released) {
-      if (current(name).mayStandForAnother(podUid)) {
-        LOG.info(
-            "kept the entry of deleted pod UID {} on node {}: a pod of its shape may wait for"
-                + " its admission on it; the device plugin releases it once the kubelet tells",
-            podUid,
-            name);
-      }
+        change(
+            name,
+            held -> held.of(podUid).isPresent() && !held.mayStandForAnother(podUid),
+            held -> held.without(podUid));
+    logReleased(released, name, podUid);
+    if (!released && current(name).mayStandForAnother(podUid)) {
+      LOG.info(
+          "kept the entry of deleted pod UID {} on node {}: a pod of its shape may wait for"
+              + " its admission on it; the device plugin releases it once the kubelet tells",
+          podUid,
+          name);
     }
     return released;
   }
 
-  private boolean release(String name, String podUid, Predicate<NodeLockSet> applies) {
-    boolean released = change(name, applies, held -> held.without(podUid));
+  private static void logReleased(boolean released, String name, String podUid) {
     if (released) {
       LOG.info("released the lock of node {} held for pod UID {}", name, podUid);
     }
-    return released;
   }
 
-  /** Applies {@code change} to the locks of {@code name} while they are as {@code applies} asks. */
+  /**
+   * Applies {@code change} to the locks of {@code name} while they are as {@code applies} asks: a
+   * compare-and-set of the whole Lease, refused when anything on it changed since it was read.
+   */
   private boolean change(
       String name, Predicate<NodeLockSet> applies, UnaryOperator<NodeLockSet> change) {
     synchronized (writer(name)) {
-      return changeInTurn(name, applies, change);
+      return changeInTurn(name, applies, (lease, held) -> write(lease, change.apply(held)));
+    }
+  }
+
+  /**
+   * {@link #change}, refused only when an entry or record it changes or removes changed since it
+   * was read, not when other entries did (ADR 0032's one key per entry): for a change whose
+   * decision depends on no other entry than those, such as a release.
+   */
+  private boolean changeKeys(
+      String name, Predicate<NodeLockSet> applies, UnaryOperator<NodeLockSet> change) {
+    synchronized (writer(name)) {
+      return changeInTurn(
+          name, applies, (lease, held) -> writeKeys(lease, held, change.apply(held)));
     }
   }
 
@@ -308,7 +330,7 @@ public final class NodeLocks {
   }
 
   private boolean changeInTurn(
-      String name, Predicate<NodeLockSet> applies, UnaryOperator<NodeLockSet> change) {
+      String name, Predicate<NodeLockSet> applies, BiPredicate<Lease, NodeLockSet> written) {
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
       backOff(attempt);
       Lease cached = attempt == 0 ? leases.known(name) : null;
@@ -323,7 +345,7 @@ public final class NodeLocks {
         }
         return false;
       }
-      if (write(lease, change.apply(held))) {
+      if (written.test(lease, held)) {
         return true;
       }
     }
@@ -343,14 +365,15 @@ public final class NodeLocks {
     }
   }
 
-  /** Writes {@code locks} on {@code lease} as it was read; an empty set removes the annotation. */
+  /** Writes {@code locks} on {@code lease} as it was read; an empty set removes every entry. */
   private boolean write(Lease lease, NodeLockSet locks) {
-    return leases.write(lease, encode(locks));
+    return leases.write(lease, codec.encodeLocks(locks));
   }
 
-  /** The annotation's value for {@code locks}; null (no annotation) when they hold nothing. */
-  private String encode(NodeLockSet locks) {
-    boolean none = locks.holders().isEmpty() && locks.handouts().isEmpty();
-    return none ? null : codec.encodeLock(locks);
+  /**
+   * Writes the entries on which {@code next} differs from {@code held}, as read from {@code lease}.
+   */
+  private boolean writeKeys(Lease lease, NodeLockSet held, NodeLockSet next) {
+    return leases.writeChanged(lease, codec.encodeLocks(held), codec.encodeLocks(next));
   }
 }

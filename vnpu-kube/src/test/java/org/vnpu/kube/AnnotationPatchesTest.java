@@ -1,6 +1,7 @@
 package org.vnpu.kube;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Node;
@@ -155,6 +156,46 @@ class AnnotationPatchesTest {
     assertThat(
             patches.ifUnchanged(client.nodes().withName("emptied").get(), Map.of("lock", "mine")))
         .isTrue();
+  }
+
+  @Test
+  void aKeyScopedChangeLandsWhateverElseChangedAndIsRefusedWhenItsKeyDid() throws Exception {
+    Node read =
+        client
+            .nodes()
+            .resource(
+                new NodeBuilder()
+                    .withNewMetadata()
+                    .withName("keys")
+                    .addToAnnotations("entry-a", "a1")
+                    .addToAnnotations("entry-b", "b1")
+                    .endMetadata()
+                    .build())
+            .create();
+    AnnotationPatches patches = new AnnotationPatches(QuickTimeouts.of(client));
+    patches.node("keys", Map.of("entry-b", "b2", "entry-c", "c1"));
+    Map<String, String> removeA = new HashMap<>();
+    removeA.put("entry-a", null);
+
+    assertThat(patches.patchIfKeysUnchanged(read, Map.of("entry-a", "a1"), removeA)).isPresent();
+    assertThat(client.nodes().withName("keys").get().getMetadata().getAnnotations())
+        .containsExactlyInAnyOrderEntriesOf(Map.of("entry-b", "b2", "entry-c", "c1"));
+    assertThat(patches.patchIfKeysUnchanged(read, Map.of("entry-b", "b1"), Map.of("entry-b", "b3")))
+        .as("entry-b changed since it was read")
+        .isEmpty();
+    assertThat(patches.patchIfKeysUnchanged(read, Map.of("entry-a", "a1"), removeA))
+        .as("entry-a is gone")
+        .isEmpty();
+    // The real API server answers a failed test with 422 (handlers/patch.go applyJSPatch).
+    assertThat(
+            JSON.readTree(AnnotationPatches.keysUnchanged(Map.of("entry-a", "a1"), removeA))
+                .findValuesAsText("op"))
+        .containsExactly("test", "remove");
+    Map<String, String> removeB = new HashMap<>();
+    removeB.put("entry-b", null);
+    assertThatThrownBy(() -> AnnotationPatches.keysUnchanged(Map.of("entry-a", "a1"), removeB))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("removes entry-b, which it does not test");
   }
 
   @Test

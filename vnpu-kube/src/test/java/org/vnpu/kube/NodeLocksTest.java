@@ -326,7 +326,7 @@ class NodeLocksTest {
         .isTrue();
     assertThat(locks.held(lease()).handouts()).containsExactly(record.heldBy(holder));
     assertThat(locks.settled("n1", "nonce-uid-a")).isTrue();
-    assertThat(lease().getMetadata().getAnnotations()).doesNotContainKey(AnnotationKeys.NODE_LOCK);
+    assertThat(lease().getMetadata().getAnnotations()).isNullOrEmpty();
   }
 
   @Test
@@ -353,10 +353,38 @@ class NodeLocksTest {
   }
 
   @Test
+  void aReleaseIsNotRefusedByOtherEntriesTakenSinceItsCopyWasRead() throws Exception {
+    // The device plugin's copy of the Lease is older than the scheduler's latest take: a release
+    // tests its own entry alone, so it is written at once, and the take stays.
+    locks.take("n1", sharing("uid-a"), NOW);
+    NodeLocks plugin = new NodeLocks(client, codec);
+    plugin.seen(lease());
+    locks.take("n1", sharing("uid-b"), NOW);
+
+    int requests = server.getRequestCount();
+    assertThat(plugin.release("n1", "uid-a")).isTrue();
+    assertThat(server.getRequestCount() - requests).as("the write alone").isEqualTo(1);
+    assertThat(held()).extracting(NodeLock::podUid).containsExactly("uid-b");
+  }
+
+  @Test
+  void aReleaseOfAnEntryThatChangedSinceItsCopyIsDecidedAgain() throws Exception {
+    locks.take("n1", sharing("uid-a"), NOW);
+    NodeLocks scheduler = new NodeLocks(QuickTimeouts.of(client), codec);
+    scheduler.seen(lease());
+    assertThat(locks.handedOut("n1", "uid-a")).isTrue();
+    assertThat(locks.held(lease()).of("uid-a").orElseThrow().handedOut()).isEqualTo(1);
+
+    assertThat(scheduler.release("n1", "uid-a")).isTrue();
+    assertThat(held()).isEmpty();
+    assertThat(scheduler.release("n1", "uid-a")).as("released already").isFalse();
+  }
+
+  @Test
   void aMalformedLockIsReplacedAndAMissingNodeRefuses() throws Exception {
     locks.take("n1", sharing("uid-z"), NOW);
     new AnnotationPatches(client)
-        .ifUnchanged(lease(), Map.of(AnnotationKeys.NODE_LOCK, "not a lock"));
+        .ifUnchanged(lease(), Map.of(AnnotationKeys.nodeLock("uid-z"), "not a lock"));
     NodeLock mine = lock("uid-a", "a", NOW.plusSeconds(300));
     locks.take("n1", mine, NOW);
     assertThat(current()).isEqualTo(mine);

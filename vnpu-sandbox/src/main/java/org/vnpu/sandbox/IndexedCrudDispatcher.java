@@ -5,6 +5,8 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesAttributesExtractor;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.mockwebserver.crud.AttributeSet;
 import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.fabric8.zjsonpatch.JsonPatchException;
 import java.net.HttpURLConnection;
 import java.util.AbstractMap;
 import java.util.Map;
@@ -15,10 +17,13 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 /**
  * fabric8's CRUD mock with its store indexed by name, and each stored change told to a subclass:
  * the one class of the sandbox that reaches into the mock's store and lock, through the hooks the
- * mock offers ({@code findResource}, {@code locked}, {@code processEvent}). The mock otherwise
- * scans every stored object for each read, update and patch by name.
+ * mock offers ({@code findResource}, {@code locked}, {@code processEvent}); and a JSON patch that
+ * does not apply answered as the real API server answers it. The mock otherwise scans every stored
+ * object for each read, update and patch by name.
  */
 abstract class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
+
+  private static final int UNPROCESSABLE_ENTITY = 422;
 
   /**
    * Where each object asked for by name was last found in the mock's store: the query's attributes
@@ -77,6 +82,21 @@ abstract class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
   protected void locked(Lock lock) {
     if (readLock == null && lock instanceof ReentrantReadWriteLock.ReadLock) {
       readLock = lock;
+    }
+  }
+
+  /**
+   * A JSON patch that does not apply (a {@code test} that fails, a path that is not there) is
+   * answered 422, as the real API server answers it ({@code
+   * staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go applyJSPatch}); the mock throws,
+   * answers nothing, and its client waits until the request times out.
+   */
+  @Override
+  public MockResponse handlePatch(RecordedRequest request) {
+    try {
+      return super.handlePatch(request);
+    } catch (JsonPatchException e) {
+      return ApiStatus.failure(UNPROCESSABLE_ENTITY, "Invalid", e.getMessage());
     }
   }
 

@@ -22,8 +22,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.vnpu.api.AnnotationKeys;
@@ -69,10 +71,19 @@ class SchedulerReservationTest {
     return client.pods().inNamespace("default").withName(name).get();
   }
 
+  /** The node's lock entries and records, each as key=value; null when it holds none. */
   private String lockOf(String node) {
     Lease lease = ClusterFixture.locks(client, node);
     Map<String, String> annotations = lease == null ? null : lease.getMetadata().getAnnotations();
-    return annotations == null ? null : annotations.get(AnnotationKeys.NODE_LOCK);
+    String locks =
+        annotations == null
+            ? ""
+            : new TreeMap<>(annotations)
+                .entrySet().stream()
+                    .filter(annotation -> AnnotationKeys.isNodeLockKey(annotation.getKey()))
+                    .map(annotation -> annotation.getKey() + "=" + annotation.getValue())
+                    .collect(Collectors.joining("\n"));
+    return locks.isEmpty() ? null : locks;
   }
 
   @Test
@@ -325,7 +336,10 @@ class SchedulerReservationTest {
             "c")
         .join();
 
-    assertThat(ClusterFixture.CODEC.decodeLock(lockOf("c")).holders())
+    assertThat(
+            ClusterFixture.CODEC
+                .locksOf(ClusterFixture.locks(client, "c").getMetadata().getAnnotations())
+                .holders())
         .extracting(NodeLock::podName, NodeLock::counts)
         .containsExactly(tuple("share", List.of(1)), tuple("pair", List.of(2)));
     assertThat(scheduler.lockRefusals()).isZero();
@@ -361,7 +375,7 @@ class SchedulerReservationTest {
                     .withNewMetadata()
                     .withName("a")
                     .withNamespace(NodeLocks.NAMESPACE)
-                    .addToAnnotations(AnnotationKeys.NODE_LOCK, "{\"v\":1,\"holders\":\"x\"}")
+                    .addToAnnotations(AnnotationKeys.nodeLock("u"), "{\"v\":1,\"podUid\":[]}")
                     .endMetadata()
                     .build())
             .create();

@@ -115,7 +115,8 @@ class SchedulerServiceTest {
 
     JsonNode bind = bind(pod);
     assertThat(bind.path("Error").asText()).isEmpty();
-    assertThat(node.pods.lockAnnotation()).contains(pod.getMetadata().getUid());
+    assertThat(node.pods.lockAnnotations())
+        .containsKey(AnnotationKeys.nodeLock(pod.getMetadata().getUid()));
     Binding binding = client.bindings().inNamespace(ScheduledPods.NAMESPACE).withName("bert").get();
     assertThat(binding.getTarget().getName()).isEqualTo(node.node);
     assertThat(binding.getMetadata().getAnnotations())
@@ -145,7 +146,7 @@ class SchedulerServiceTest {
     assertThat(handout.getMountsList())
         .anyMatch(mount -> mount.getContainerPath().equals(ShimContract.CONTAINER_CONFIG));
     assertThat(node.pods.podAnnotation("bert", AnnotationKeys.BIND_PHASE)).isEqualTo("success");
-    await().until(() -> node.pods.lockAnnotation() == null);
+    await().until(() -> node.pods.lockAnnotations().isEmpty());
   }
 
   @Test
@@ -188,14 +189,14 @@ class SchedulerServiceTest {
     JsonNode allocate = post("/volcano/allocateFunc", Map.of("task", fitsTask));
     assertThat(allocate.path("errorMessage").asText()).isEmpty();
     // Answered once decided; the allocation and the node's entry are written after the answer.
-    await().until(() -> node.pods.lockAnnotation() != null);
+    await().until(() -> !node.pods.lockAnnotations().isEmpty());
     assertThat(node.pods.podAnnotation("bert", AnnotationKeys.ALLOCATION)).isNotNull();
     assertThat(scheduler.placements()).containsKey(fits.getMetadata().getUid());
 
     JsonNode deallocate = post("/volcano/deallocateFunc", Map.of("task", fitsTask));
     assertThat(deallocate.path("errorMessage").asText()).isEmpty();
     assertThat(node.pods.podAnnotation("bert", AnnotationKeys.ALLOCATION)).isNull();
-    assertThat(node.pods.lockAnnotation()).isNull();
+    assertThat(node.pods.lockAnnotations()).isEmpty();
     assertThat(scheduler.placements()).isEmpty();
   }
 
@@ -216,7 +217,7 @@ class SchedulerServiceTest {
 
     assertThat(allocate.path("errorMessage").asText()).isEmpty();
     assertThat(node.pods.podAnnotation("waiting", AnnotationKeys.ALLOCATION)).isNull();
-    assertThat(node.pods.lockAnnotation()).isNull();
+    assertThat(node.pods.lockAnnotations()).isEmpty();
     assertThat(scheduler.placements())
         .containsKey(ChargeKey.preemptorPlace(pod.getMetadata().getUid()).ledgerKey());
 

@@ -2,7 +2,7 @@ package org.vnpu.api.codec;
 
 /**
  * An annotation value that cannot be decoded. The message names the key and the problem, e.g.
- * {@code huawei.com/vnpu-node-lock: unsupported version 2 (this build reads v1)}.
+ * {@code huawei.com/node-vnpu-handshake: unsupported version 2 (this build reads v1)}.
  */
 public final class MalformedPayloadException extends RuntimeException {
 

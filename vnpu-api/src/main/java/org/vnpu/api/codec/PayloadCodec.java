@@ -11,9 +11,15 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.vnpu.api.AnnotationKeys;
+import org.vnpu.api.payload.HandoutRecord;
 import org.vnpu.api.payload.NodeHandshake;
+import org.vnpu.api.payload.NodeLock;
 import org.vnpu.api.payload.NodeLockSet;
 import org.vnpu.api.payload.NodeRegistration;
 import org.vnpu.api.payload.PendingContainers;
@@ -69,23 +75,58 @@ public final class PayloadCodec {
     return read(AnnotationKeys.NODE_HANDSHAKE, value, NodeHandshake.class);
   }
 
-  public String encodeLock(NodeLockSet locks) {
-    return write(locks);
-  }
-
-  public NodeLockSet decodeLock(String value) {
-    return read(AnnotationKeys.NODE_LOCK, value, NodeLockSet.class);
+  /**
+   * The annotations of a node's lock Lease that carry {@code locks}: one key per entry ({@link
+   * AnnotationKeys#nodeLock}) and one per hand-out record ({@link AnnotationKeys#nodeHandout}),
+   * each value JSON v1.
+   */
+  public Map<String, String> encodeLocks(NodeLockSet locks) {
+    Map<String, String> annotations = new TreeMap<>();
+    for (NodeLock holder : locks.holders()) {
+      annotations.put(AnnotationKeys.nodeLock(holder.podUid()), write(holder));
+    }
+    for (HandoutRecord handout : locks.handouts()) {
+      annotations.put(AnnotationKeys.nodeHandout(handout.nonce()), write(handout));
+    }
+    return annotations;
   }
 
   /**
-   * The locks a node's lock Lease carries in its annotations ({@link AnnotationKeys#NODE_LOCK}),
-   * decoded; none when there is no such annotation (or no annotations).
+   * The locks a node's lock Lease carries in its annotations, decoded: entries in the order they
+   * were taken, hand-outs in the order they were made; none when there are no such keys (or no
+   * annotations). Other keys are not looked at.
    *
-   * @throws MalformedPayloadException when the annotation cannot be decoded
+   * @throws MalformedPayloadException naming the first key whose value cannot be decoded, or names
+   *     another pod or reservation than its key does
    */
   public NodeLockSet locksOf(Map<String, String> leaseAnnotations) {
-    String value = leaseAnnotations == null ? null : leaseAnnotations.get(AnnotationKeys.NODE_LOCK);
-    return value == null ? NodeLockSet.EMPTY : decodeLock(value);
+    if (leaseAnnotations == null) {
+      return NodeLockSet.EMPTY;
+    }
+    List<NodeLock> holders = new ArrayList<>();
+    List<HandoutRecord> handouts = new ArrayList<>();
+    for (Map.Entry<String, String> annotation : new TreeMap<>(leaseAnnotations).entrySet()) {
+      String key = annotation.getKey();
+      if (key.startsWith(AnnotationKeys.NODE_LOCK_PREFIX)) {
+        NodeLock holder = read(key, annotation.getValue(), NodeLock.class);
+        requireKey(key, AnnotationKeys.nodeLock(holder.podUid()), "pod UID " + holder.podUid());
+        holders.add(holder);
+      } else if (key.startsWith(AnnotationKeys.NODE_HANDOUT_PREFIX)) {
+        HandoutRecord handout = read(key, annotation.getValue(), HandoutRecord.class);
+        requireKey(key, AnnotationKeys.nodeHandout(handout.nonce()), "nonce " + handout.nonce());
+        handouts.add(handout);
+      }
+    }
+    holders.sort(Comparator.comparing(NodeLock::acquiredAt).thenComparing(NodeLock::podUid));
+    handouts.sort(Comparator.comparing(HandoutRecord::at).thenComparing(HandoutRecord::nonce));
+    return new NodeLockSet(holders, handouts);
+  }
+
+  private static void requireKey(String key, String expected, String named) {
+    if (!key.equals(expected)) {
+      throw new MalformedPayloadException(
+          key, "the value names " + named + ", whose key is " + expected);
+    }
   }
 
   public String encodePending(PendingContainers pending) {

@@ -4,8 +4,9 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * One pod's reservation on a node, one entry of the node's {@link NodeLockSet} under {@code
- * huawei.com/vnpu-node-lock}: the device plugin hands the pod's vNPUs only while it stands.
+ * One pod's reservation on a node, one entry of the node's {@link NodeLockSet}, under {@code
+ * huawei.com/vnpu-node-lock.<pod UID>}: the device plugin hands the pod's vNPUs only while it
+ * stands.
  *
  * @param podUid UID of the pod being allocated
  * @param podNamespace namespace of that pod, for humans and logs

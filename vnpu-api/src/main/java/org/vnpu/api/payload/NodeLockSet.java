@@ -10,7 +10,8 @@ import java.util.Set;
 
 /**
  * The pods reserved on a node and not yet handed out, and the hand-outs whose holder is not settled
- * yet, under {@code huawei.com/vnpu-node-lock}. Several pods may hold the node at once as long as
+ * yet, on the node's lock Lease, one annotation each ({@code huawei.com/vnpu-node-lock.<pod UID>},
+ * {@code huawei.com/vnpu-node-handout.<digest>}). Several pods may hold the node at once as long as
  * every pair {@linkplain NodeLock#mayShareNodeWith may share it}, so that the device plugin can
  * tell from an Allocate call alone whose vNPUs — or whose interchangeable vNPUs — it hands out
  * ({@link #serving}).

@@ -57,7 +57,7 @@ class PayloadCodecProperties {
                     List.of(1, 2),
                     1)),
             List.of());
-    assertThat(codec.decodeLock(codec.encodeLock(lock))).isEqualTo(lock);
+    assertThat(codec.locksOf(codec.encodeLocks(lock))).isEqualTo(lock);
   }
 
   @Property

@@ -8,10 +8,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.api.Priority;
+import org.vnpu.api.payload.NodeLock;
 import org.vnpu.api.payload.NodeLockSet;
 import org.vnpu.api.payload.OfflineWork;
 import org.vnpu.api.payload.PodAllocation;
@@ -39,22 +43,75 @@ class PayloadCodecTest {
   }
 
   @Test
-  void lockMatchesGoldenFile() throws IOException {
-    GoldenFile.assertMatches("vnpu-node-lock.json", codec.encodeLock(Payloads.lock()));
-    assertThat(codec.decodeLock(GoldenFile.read("vnpu-node-lock.json"))).isEqualTo(Payloads.lock());
+  void eachLockEntryAndHandoutIsAnAnnotationOfItsOwnMatchingGoldenFiles() throws IOException {
+    NodeLockSet locks = Payloads.lock();
+    Map<String, String> annotations = codec.encodeLocks(locks);
+
+    assertThat(annotations)
+        .containsOnlyKeys(
+            "huawei.com/vnpu-node-lock.7c1d-uid", AnnotationKeys.nodeHandout("b3RoZXI"));
+    GoldenFile.assertMatches(
+        "vnpu-node-lock.json", annotations.get("huawei.com/vnpu-node-lock.7c1d-uid"));
+    GoldenFile.assertMatches(
+        "vnpu-node-handout.json", annotations.get(AnnotationKeys.nodeHandout("b3RoZXI")));
+    Map<String, String> golden =
+        Map.of(
+            "huawei.com/vnpu-node-lock.7c1d-uid",
+            GoldenFile.read("vnpu-node-lock.json"),
+            AnnotationKeys.nodeHandout("b3RoZXI"),
+            GoldenFile.read("vnpu-node-handout.json"));
+    assertThat(codec.locksOf(golden)).isEqualTo(locks);
   }
 
   @Test
   void aNodesLocksAreReadFromItsAnnotationsAndNoneWithout() {
-    String encoded = codec.encodeLock(Payloads.lock());
+    Map<String, String> annotations = new HashMap<>(codec.encodeLocks(Payloads.lock()));
+    annotations.put("other", "x");
 
-    assertThat(codec.locksOf(Map.of(AnnotationKeys.NODE_LOCK, encoded, "other", "x")))
-        .isEqualTo(Payloads.lock());
+    assertThat(codec.locksOf(annotations)).isEqualTo(Payloads.lock());
     assertThat(codec.locksOf(Map.of("other", "x"))).isEqualTo(NodeLockSet.EMPTY);
     assertThat(codec.locksOf(null)).isEqualTo(NodeLockSet.EMPTY);
-    assertThatThrownBy(() -> codec.locksOf(Map.of(AnnotationKeys.NODE_LOCK, "{")))
+    assertThatThrownBy(() -> codec.locksOf(Map.of("huawei.com/vnpu-node-lock.u", "{")))
         .isInstanceOf(MalformedPayloadException.class)
-        .hasMessageContaining(AnnotationKeys.NODE_LOCK);
+        .hasMessageContaining("huawei.com/vnpu-node-lock.u");
+  }
+
+  @Test
+  void anEntryUnderAnotherPodsKeyIsMalformed() {
+    String entry = codec.encodeLocks(Payloads.lock()).get("huawei.com/vnpu-node-lock.7c1d-uid");
+
+    assertThatThrownBy(() -> codec.locksOf(Map.of("huawei.com/vnpu-node-lock.other-uid", entry)))
+        .isInstanceOf(MalformedPayloadException.class)
+        .hasMessage(
+            "huawei.com/vnpu-node-lock.other-uid: the value names pod UID 7c1d-uid, whose key is"
+                + " huawei.com/vnpu-node-lock.7c1d-uid");
+  }
+
+  @Test
+  void entriesAreReadInTheOrderTheyWereTakenWhateverTheirKeys() {
+    NodeLock later = lockOf("a-uid", Payloads.T0.plusSeconds(2));
+    NodeLock earlier = lockOf("z-uid", Payloads.T0);
+
+    assertThat(
+            codec
+                .locksOf(codec.encodeLocks(new NodeLockSet(List.of(later, earlier), List.of())))
+                .holders())
+        .containsExactly(earlier, later);
+  }
+
+  @Test
+  void aPodUidThatCannotEndAKeyIsDigested() {
+    assertThat(AnnotationKeys.nodeLock("0f7c8a4e-6b1d-4e0a-9a9e-2b8f3c1d5e6f"))
+        .isEqualTo("huawei.com/vnpu-node-lock.0f7c8a4e-6b1d-4e0a-9a9e-2b8f3c1d5e6f");
+    assertThat(AnnotationKeys.nodeLock("uid/with/slashes-"))
+        .matches("huawei\\.com/vnpu-node-lock\\.h[0-9a-f]{32}");
+    assertThat(AnnotationKeys.nodeHandout("-_nonce_-"))
+        .matches("huawei\\.com/vnpu-node-handout\\.[0-9a-f]{32}");
+  }
+
+  private static NodeLock lockOf(String uid, Instant at) {
+    return new NodeLock(
+        uid, "ns", "p-" + uid, at, at.plusSeconds(60), "n-" + uid, "s", List.of(1), 0);
   }
 
   @Test
@@ -77,11 +134,12 @@ class PayloadCodecTest {
   @Test
   void decodingToleratesWhiteSpaceAndUnknownFields() {
     String lock =
-        "{ \"v\": 1, \"holders\": [{ \"podUid\": \"u\", \"podNamespace\": \"n\","
+        "{ \"v\": 1, \"podUid\": \"u\", \"podNamespace\": \"n\","
             + " \"podName\": \"p\",\n \"acquiredAt\": \"2026-11-29T15:00:00Z\","
             + " \"expiresAt\": \"2026-11-29T15:05:00Z\", \"nonce\": \"bm9uY2U\","
-            + " \"shape\": \"s\", \"counts\": [1], \"handedOut\": 0, \"addedLater\": true }], \"handouts\": [] }";
-    assertThat(codec.decodeLock(lock).holders().get(0).podUid()).isEqualTo("u");
+            + " \"shape\": \"s\", \"counts\": [1], \"handedOut\": 0, \"addedLater\": true }";
+    assertThat(codec.locksOf(Map.of("huawei.com/vnpu-node-lock.u", lock)).holders().get(0).podUid())
+        .isEqualTo("u");
   }
 
   @Test
@@ -112,15 +170,15 @@ class PayloadCodecTest {
 
   @Test
   void rejectsValueThatIsNotJson() {
-    assertThatThrownBy(() -> codec.decodeLock("{\"v\":1,"))
+    assertThatThrownBy(() -> codec.decodeHandshake("{\"v\":1,"))
         .isInstanceOf(MalformedPayloadException.class)
-        .hasMessageStartingWith("huawei.com/vnpu-node-lock: not valid JSON: ");
+        .hasMessageStartingWith("huawei.com/node-vnpu-handshake: not valid JSON: ");
   }
 
   @Test
   void rejectsJsonThatIsNotAnObject() {
-    assertThatThrownBy(() -> codec.decodeLock("[1,2]"))
-        .hasMessage("huawei.com/vnpu-node-lock: expected a JSON object like {\"v\":1,...}");
+    assertThatThrownBy(() -> codec.locksOf(Map.of("huawei.com/vnpu-node-lock.u", "[1,2]")))
+        .hasMessage("huawei.com/vnpu-node-lock.u: expected a JSON object like {\"v\":1,...}");
   }
 
   @Test
@@ -193,9 +251,10 @@ class PayloadCodecTest {
 
   @Test
   void rejectsLockThatExpiresBeforeItIsTaken() {
-    String value =
-        codec.encodeLock(Payloads.lock()).replace("2026-11-29T15:05:00Z", "2026-11-29T14:00:00Z");
-    assertThatThrownBy(() -> codec.decodeLock(value))
+    Map<String, String> annotations = new HashMap<>(codec.encodeLocks(Payloads.lock()));
+    annotations.replaceAll(
+        (key, value) -> value.replace("2026-11-29T15:05:00Z", "2026-11-29T14:00:00Z"));
+    assertThatThrownBy(() -> codec.locksOf(annotations))
         .hasMessageContaining("expiresAt 2026-11-29T14:00:00Z must be after acquiredAt");
   }
 }

@@ -57,13 +57,15 @@ public final class AllocationGate {
    */
   public List<NodeLock> holders(Map<String, String> leaseAnnotations, int count, Instant now)
       throws AllocationRefusedException {
-    if (leaseAnnotations == null || !leaseAnnotations.containsKey(AnnotationKeys.NODE_LOCK)) {
+    if (leaseAnnotations == null
+        || leaseAnnotations.keySet().stream()
+            .noneMatch(key -> key.startsWith(AnnotationKeys.NODE_LOCK_PREFIX))) {
       throw new AllocationRefusedException(
           "node "
               + node
               + " holds no lock entry (no "
-              + AnnotationKeys.NODE_LOCK
-              + " annotation on Lease "
+              + AnnotationKeys.NODE_LOCK_PREFIX
+              + "<pod UID> annotation on Lease "
               + NodeLocks.NAMESPACE
               + "/"
               + node
