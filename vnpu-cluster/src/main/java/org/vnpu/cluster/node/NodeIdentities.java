@@ -4,6 +4,8 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
@@ -11,13 +13,14 @@ import java.util.Map;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.cluster.ControlPlane;
 import org.vnpu.cluster.ServiceAccountTokens;
+import org.vnpu.kube.NodeLocks;
 
 /**
  * What the node's identities may do, as the real API server decides: the kubelet's ({@code
  * system:node:<node>}) under the Node authorizer and NodeRestriction, and the device plugin's (its
  * service account, with a token bound to its pod, so the API server names its node) under the
- * chart's admission policies. The other node is a Node object with no kubelet, and a pod bound to
- * it.
+ * chart's admission policies. The other node is a Node object with no kubelet, a pod bound to it,
+ * and its lock Lease.
  */
 final class NodeIdentities {
 
@@ -156,7 +159,60 @@ final class NodeIdentities {
               + OTHER_NODE
               + ": "
               + refused);
+      lockLease(agent, elsewhere);
     }
+  }
+
+  /**
+   * The other node's lock Lease takes a lock entry neither from this node's device plugin nor from
+   * anyone but the scheduler and the device plugins, cluster-admin included: the chart's {@code
+   * node-locks} policy, which RBAC does not bypass.
+   */
+  private void lockLease(KubernetesClient agent, Pod elsewhere) {
+    admin
+        .resources(Lease.class)
+        .inNamespace(NodeLocks.NAMESPACE)
+        .resource(
+            new LeaseBuilder()
+                .withNewMetadata()
+                .withName(OTHER_NODE)
+                .endMetadata()
+                .withNewSpec()
+                .endSpec()
+                .build())
+        .create();
+    String entry = AnnotationKeys.nodeLock(elsewhere.getMetadata().getUid());
+    try {
+      String byPlugin = refusal(() -> addToLease(agent, entry));
+      checks.check(
+          byPlugin.startsWith("403")
+              && byPlugin.contains("may change only the lock Lease of its own node"),
+          "the device plugin's identity may not write a lock entry on the Lease of "
+              + OTHER_NODE
+              + ": "
+              + byPlugin);
+      String byAdmin = refusal(() -> addToLease(admin, entry));
+      checks.check(
+          byAdmin.startsWith("403")
+              && byAdmin.contains("only the vNPU scheduler and device plugins may set"),
+          "nor may cluster-admin: " + byAdmin);
+    } finally {
+      admin.resources(Lease.class).inNamespace(NodeLocks.NAMESPACE).withName(OTHER_NODE).delete();
+    }
+  }
+
+  private static void addToLease(KubernetesClient client, String key) {
+    client
+        .resources(Lease.class)
+        .inNamespace(NodeLocks.NAMESPACE)
+        .withName(OTHER_NODE)
+        .edit(
+            lease ->
+                new LeaseBuilder(lease)
+                    .editMetadata()
+                    .addToAnnotations(key, "{}")
+                    .endMetadata()
+                    .build());
   }
 
   /** "403: reason" when {@code request} is refused, "allowed" when it is not. */
