@@ -162,7 +162,7 @@ class AdmissionPolicyTest {
     Lease empty = lease("vnpu-node-locks", "n1", Map.of());
     Lease locked = lease("vnpu-node-locks", "n1", Map.of(entry, "{lock}"));
     Lease otherLocked = lease("vnpu-node-locks", "n2", Map.of(entry, "{lock}"));
-    Lease twoKeys = lease("vnpu-node-locks", "n1", Map.of(entry, "{lock}", handout, "{record}"));
+    Lease twoKeys = lockLease(Map.of(entry, "{lock}", handout, "{record}"));
 
     assertThat(denial("UPDATE", "leases", empty, locked, TENANT, null))
         .hasValue(
@@ -173,27 +173,12 @@ class AdmissionPolicyTest {
     assertThat(denial("UPDATE", "leases", locked, empty, TENANT, null))
         .as("an entry removed")
         .isPresent();
-    assertThat(
-            denial(
-                "UPDATE",
-                "leases",
-                twoKeys,
-                lease("vnpu-node-locks", "n1", Map.of(entry, "{lock}", handout, "{other}")),
-                TENANT,
-                null))
+    Map<String, String> recordChanged = Map.of(entry, "{lock}", handout, "{other}");
+    assertThat(denial("UPDATE", "leases", twoKeys, lockLease(recordChanged), TENANT, null))
         .as("one record of several changed")
         .isPresent();
-    assertThat(
-            denial(
-                "UPDATE",
-                "leases",
-                twoKeys,
-                lease(
-                    "vnpu-node-locks",
-                    "n1",
-                    Map.of(entry, "{lock}", handout, "{record}", "a", "b")),
-                TENANT,
-                null))
+    Map<String, String> otherAdded = Map.of(entry, "{lock}", handout, "{record}", "a", "b");
+    assertThat(denial("UPDATE", "leases", twoKeys, lockLease(otherAdded), TENANT, null))
         .as("other annotations changed, the entries as they were")
         .isEmpty();
     assertThat(denial("CREATE", "leases", null, locked, TENANT, null))
@@ -388,6 +373,11 @@ class AdmissionPolicyTest {
    * The message of the first policy that denies the request, as the API server would; empty when
    * every matching policy admits it.
    */
+  /** The lock Lease of node n1 with {@code annotations}. */
+  private static Lease lockLease(Map<String, String> annotations) {
+    return lease("vnpu-node-locks", "n1", annotations);
+  }
+
   private Optional<String> denial(
       String operation,
       String resource,

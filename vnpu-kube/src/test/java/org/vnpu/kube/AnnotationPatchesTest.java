@@ -42,17 +42,7 @@ class AnnotationPatchesTest {
 
   @Test
   void setsAndRemovesNodeAnnotationsLeavingOthersAlone() {
-    client
-        .nodes()
-        .resource(
-            new NodeBuilder()
-                .withNewMetadata()
-                .withName("n1")
-                .addToAnnotations("keep", "me")
-                .addToAnnotations("drop", "me")
-                .endMetadata()
-                .build())
-        .create();
+    node("n1", Map.of("keep", "me", "drop", "me"));
     Map<String, String> changes = new HashMap<>();
     changes.put("drop", null);
     changes.put("new", "value");
@@ -126,17 +116,7 @@ class AnnotationPatchesTest {
    */
   @Test
   void compareAndSetOnACopyWhoseAnnotationsWereAllRemovedSinceIsAConflict() throws Exception {
-    Node read =
-        client
-            .nodes()
-            .resource(
-                new NodeBuilder()
-                    .withNewMetadata()
-                    .withName("emptied")
-                    .addToAnnotations("lock", "other pod")
-                    .endMetadata()
-                    .build())
-            .create();
+    Node read = node("emptied", Map.of("lock", "other pod"));
     Node emptied = client.nodes().withName("emptied").get();
     emptied.getMetadata().setAnnotations(null);
     client.nodes().resource(emptied).update();
@@ -160,18 +140,7 @@ class AnnotationPatchesTest {
 
   @Test
   void aKeyScopedChangeLandsWhateverElseChangedAndIsRefusedWhenItsKeyDid() throws Exception {
-    Node read =
-        client
-            .nodes()
-            .resource(
-                new NodeBuilder()
-                    .withNewMetadata()
-                    .withName("keys")
-                    .addToAnnotations("entry-a", "a1")
-                    .addToAnnotations("entry-b", "b1")
-                    .endMetadata()
-                    .build())
-            .create();
+    Node read = node("keys", Map.of("entry-a", "a1", "entry-b", "b1"));
     AnnotationPatches patches = new AnnotationPatches(QuickTimeouts.of(client));
     patches.node("keys", Map.of("entry-b", "b2", "entry-c", "c1"));
     Map<String, String> removeA = new HashMap<>();
@@ -234,5 +203,18 @@ class AnnotationPatchesTest {
     assertThat(client.nodes().withName("n3").get().getMetadata().getAnnotations())
         .containsEntry("heartbeat", "29")
         .containsEntry("lock", "29");
+  }
+
+  private Node node(String name, Map<String, String> annotations) {
+    return client
+        .nodes()
+        .resource(
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withAnnotations(new HashMap<>(annotations))
+                .endMetadata()
+                .build())
+        .create();
   }
 }
