@@ -159,8 +159,11 @@ public final class AnnotationPatches {
     }
   }
 
-  /** The JSON patch of {@link #patchIfKeysUnchanged}. */
-  static String keysUnchanged(Map<String, String> read, Map<String, String> changes) {
+  /**
+   * The JSON patch of {@link #patchIfKeysUnchanged}: a {@code test} of each key {@code read}, then
+   * {@code changes}.
+   */
+  public static String keysUnchanged(Map<String, String> read, Map<String, String> changes) {
     ArrayNode operations = JSON.createArrayNode();
     new TreeMap<>(read)
         .forEach(

@@ -141,30 +141,33 @@ class AnnotationPatchesTest {
   @Test
   void aKeyScopedChangeLandsWhateverElseChangedAndIsRefusedWhenItsKeyDid() throws Exception {
     Node read = node("keys", Map.of("entry-a", "a1", "entry-b", "b1"));
-    AnnotationPatches patches = new AnnotationPatches(QuickTimeouts.of(client));
-    patches.node("keys", Map.of("entry-b", "b2", "entry-c", "c1"));
-    Map<String, String> removeA = new HashMap<>();
-    removeA.put("entry-a", null);
+    try (KubernetesClient quick = QuickTimeouts.of(client)) {
+      AnnotationPatches patches = new AnnotationPatches(quick);
+      patches.node("keys", Map.of("entry-b", "b2", "entry-c", "c1"));
+      Map<String, String> removeA = new HashMap<>();
+      removeA.put("entry-a", null);
 
-    assertThat(patches.patchIfKeysUnchanged(read, Map.of("entry-a", "a1"), removeA)).isPresent();
-    assertThat(client.nodes().withName("keys").get().getMetadata().getAnnotations())
-        .containsExactlyInAnyOrderEntriesOf(Map.of("entry-b", "b2", "entry-c", "c1"));
-    assertThat(patches.patchIfKeysUnchanged(read, Map.of("entry-b", "b1"), Map.of("entry-b", "b3")))
-        .as("entry-b changed since it was read")
-        .isEmpty();
-    assertThat(patches.patchIfKeysUnchanged(read, Map.of("entry-a", "a1"), removeA))
-        .as("entry-a is gone")
-        .isEmpty();
-    // The real API server answers a failed test with 422 (handlers/patch.go applyJSPatch).
-    assertThat(
-            JSON.readTree(AnnotationPatches.keysUnchanged(Map.of("entry-a", "a1"), removeA))
-                .findValuesAsText("op"))
-        .containsExactly("test", "remove");
-    Map<String, String> removeB = new HashMap<>();
-    removeB.put("entry-b", null);
-    assertThatThrownBy(() -> AnnotationPatches.keysUnchanged(Map.of("entry-a", "a1"), removeB))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("removes entry-b, which it does not test");
+      assertThat(patches.patchIfKeysUnchanged(read, Map.of("entry-a", "a1"), removeA)).isPresent();
+      assertThat(client.nodes().withName("keys").get().getMetadata().getAnnotations())
+          .containsExactlyInAnyOrderEntriesOf(Map.of("entry-b", "b2", "entry-c", "c1"));
+      assertThat(
+              patches.patchIfKeysUnchanged(read, Map.of("entry-b", "b1"), Map.of("entry-b", "b3")))
+          .as("entry-b changed since it was read")
+          .isEmpty();
+      assertThat(patches.patchIfKeysUnchanged(read, Map.of("entry-a", "a1"), removeA))
+          .as("entry-a is gone")
+          .isEmpty();
+      // The real API server answers a failed test with 422 (handlers/patch.go applyJSPatch).
+      assertThat(
+              JSON.readTree(AnnotationPatches.keysUnchanged(Map.of("entry-a", "a1"), removeA))
+                  .findValuesAsText("op"))
+          .containsExactly("test", "remove");
+      Map<String, String> removeB = new HashMap<>();
+      removeB.put("entry-b", null);
+      assertThatThrownBy(() -> AnnotationPatches.keysUnchanged(Map.of("entry-a", "a1"), removeB))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("removes entry-b, which it does not test");
+    }
   }
 
   @Test

@@ -370,14 +370,16 @@ class NodeLocksTest {
   @Test
   void aReleaseOfAnEntryThatChangedSinceItsCopyIsDecidedAgain() throws Exception {
     locks.take("n1", sharing("uid-a"), NOW);
-    NodeLocks scheduler = new NodeLocks(QuickTimeouts.of(client), codec);
-    scheduler.seen(lease());
-    assertThat(locks.handedOut("n1", "uid-a")).isTrue();
-    assertThat(locks.held(lease()).of("uid-a").orElseThrow().handedOut()).isEqualTo(1);
+    try (KubernetesClient quick = QuickTimeouts.of(client)) {
+      NodeLocks scheduler = new NodeLocks(quick, codec);
+      scheduler.seen(lease());
+      assertThat(locks.handedOut("n1", "uid-a")).isTrue();
+      assertThat(locks.held(lease()).of("uid-a").orElseThrow().handedOut()).isEqualTo(1);
 
-    assertThat(scheduler.release("n1", "uid-a")).isTrue();
-    assertThat(held()).isEmpty();
-    assertThat(scheduler.release("n1", "uid-a")).as("released already").isFalse();
+      assertThat(scheduler.release("n1", "uid-a")).isTrue();
+      assertThat(held()).isEmpty();
+      assertThat(scheduler.release("n1", "uid-a")).as("released already").isFalse();
+    }
   }
 
   @Test

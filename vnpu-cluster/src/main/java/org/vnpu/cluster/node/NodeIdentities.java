@@ -8,11 +8,15 @@ import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.io.IOException;
+import java.util.HashMap;
 import java.util.Map;
 import org.vnpu.api.AnnotationKeys;
 import org.vnpu.cluster.ControlPlane;
 import org.vnpu.cluster.ServiceAccountTokens;
+import org.vnpu.kube.AnnotationPatches;
 import org.vnpu.kube.NodeLocks;
 
 /**
@@ -196,9 +200,28 @@ final class NodeIdentities {
           byAdmin.startsWith("403")
               && byAdmin.contains("only the vNPU scheduler and device plugins may set"),
           "nor may cluster-admin: " + byAdmin);
+      String stale = refusal(() -> removeIfStill(agent, AnnotationKeys.nodeLock("gone"), "{}"));
+      checks.check(
+          stale.startsWith("422"),
+          "a key-scoped change whose tested entry is not as read is answered 422 (the sandbox's"
+              + " API server answers the same): "
+              + stale);
     } finally {
       admin.resources(Lease.class).inNamespace(NodeLocks.NAMESPACE).withName(OTHER_NODE).delete();
     }
+  }
+
+  /** Removes {@code key} from the other node's Lease only while it holds {@code value}. */
+  private static void removeIfStill(KubernetesClient client, String key, String value) {
+    Map<String, String> removal = new HashMap<>();
+    removal.put(key, null);
+    client
+        .resources(Lease.class)
+        .inNamespace(NodeLocks.NAMESPACE)
+        .withName(OTHER_NODE)
+        .patch(
+            PatchContext.of(PatchType.JSON),
+            AnnotationPatches.keysUnchanged(Map.of(key, value), removal));
   }
 
   private static void addToLease(KubernetesClient client, String key) {
