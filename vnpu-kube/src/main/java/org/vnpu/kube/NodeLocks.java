@@ -199,14 +199,15 @@ public final class NodeLocks {
 
   /**
    * Records on the locks of {@code name} that the last container of the pod {@code podUid} was
-   * handed out at {@code now} ({@link NodeLockSet#afterLastHandout}). Whether to keep a record is
-   * decided on entries read no earlier than the Allocate call began: an entry taken since was of a
-   * pod not bound then, which the kubelet cannot have been admitting.
+   * handed out at {@code now} ({@link NodeLockSet#afterLastHandout}). A compare-and-set of the
+   * whole Lease: whether to keep a record is decided on the other entries, and one decided on a
+   * copy that still shows a pod of the same shape released since keeps a record no pod will name,
+   * which charges its allocation until the device plugin drops it minutes later.
    *
    * @return whether the pod's entry was there and was removed
    */
   public boolean lastHandedOut(String name, String podUid, HandoutRecord record, Instant now) {
-    return changeKeys(
+    return change(
         name,
         held -> held.of(podUid).isPresent(),
         held -> held.afterLastHandout(podUid, record, now));
