@@ -109,6 +109,8 @@ class DevicePluginTest {
       podResources.close();
     }
     harness.close();
+    // Before the mock shuts down: its Vert.x 5 server waits for each open WebSocket to close.
+    client.close();
   }
 
   /** Serves the kubelet's PodResources API, listing {@link #active}. */

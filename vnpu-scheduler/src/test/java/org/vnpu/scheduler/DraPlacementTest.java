@@ -67,6 +67,8 @@ class DraPlacementTest {
   @AfterEach
   void stop() {
     service.close();
+    // Before the mock shuts down: its Vert.x 5 server waits for each open WebSocket to close.
+    client.close();
   }
 
   /** Two 910B3 chips offered as quarters (vnpu dra-driver --sharing profiles). */

@@ -85,6 +85,8 @@ class SchedulerServiceTest {
   void stop() {
     service.close();
     node.close();
+    // Before the mock shuts down: its Vert.x 5 server waits for each open WebSocket to close.
+    client.close();
   }
 
   private Scheduler scheduler() {
@@ -189,8 +191,9 @@ class SchedulerServiceTest {
     JsonNode allocate = post("/volcano/allocateFunc", Map.of("task", fitsTask));
     assertThat(allocate.path("errorMessage").asText()).isEmpty();
     // Answered once decided; the allocation and the node's entry are written after the answer.
-    await().until(() -> !node.pods.lockAnnotations().isEmpty());
-    assertThat(node.pods.podAnnotation("bert", AnnotationKeys.ALLOCATION)).isNotNull();
+    // The node's entry first, then the pod's annotations (PodReserver.write).
+    await().until(() -> node.pods.podAnnotation("bert", AnnotationKeys.ALLOCATION) != null);
+    assertThat(node.pods.lockAnnotations()).isNotEmpty();
     assertThat(scheduler.placements()).containsKey(fits.getMetadata().getUid());
 
     JsonNode deallocate = post("/volcano/deallocateFunc", Map.of("task", fitsTask));

@@ -108,6 +108,8 @@ class HandoutResolverTest {
   void stop() {
     resolver.close();
     podResources.close();
+    // Before the mock shuts down: its Vert.x 5 server waits for each open WebSocket to close.
+    client.close();
   }
 
   /** The requests the API server answered during {@code pass}. */
