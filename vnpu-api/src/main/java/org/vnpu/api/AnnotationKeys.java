@@ -116,14 +116,6 @@ public final class AnnotationKeys {
    */
   public static final String NODE_HANDOUT_PREFIX = "huawei.com/vnpu-node-handout.";
 
-  /**
-   * How many takes the node's lock Lease has had, a decimal count: each take tests the count it
-   * read and writes the next, so that takes decided on one copy cannot both land, while the other
-   * changes (releases, hand-outs), which only lessen what the entries hold, refuse no take (ADR
-   * 0033). Written by: scheduler. Read by: scheduler.
-   */
-  public static final String NODE_TAKES = "huawei.com/vnpu-node-takes";
-
   /** The longest pod UID a {@link #nodeLock} key carries as it is (63 less the name's prefix). */
   private static final int KEY_NAME_ROOM = 63 - "vnpu-node-lock.".length();
 

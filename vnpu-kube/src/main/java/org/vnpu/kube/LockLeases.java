@@ -82,79 +82,44 @@ final class LockLeases {
    */
   boolean write(Lease lease, Map<String, String> locks) {
     Map<String, String> change = new HashMap<>(locks);
-    annotations(lease).keySet().stream()
-        .filter(key -> AnnotationKeys.isNodeLockKey(key) && !locks.containsKey(key))
-        .forEach(key -> change.put(key, null));
+    Map<String, String> had = lease.getMetadata().getAnnotations();
+    if (had != null) {
+      had.keySet().stream()
+          .filter(key -> AnnotationKeys.isNodeLockKey(key) && !locks.containsKey(key))
+          .forEach(key -> change.put(key, null));
+    }
     return kept(lease, patches.patchIfUnchanged(lease, change));
   }
 
   /**
-   * Writes {@code locks} as the locks of {@code lease}, as {@link #write} does, but only while the
-   * lock keys it changes or removes still hold the values read, whatever else changed on the Lease
-   * ({@link AnnotationPatches#patchIfKeysUnchanged}); a change that only adds keys is {@link
-   * #write}.
+   * Writes the lock keys on which {@code after} differs from {@code before} (the locks {@code
+   * lease} carries, as {@link #write} takes them), while those it changes or removes still hold the
+   * values read, whatever else changed on the Lease ({@link
+   * AnnotationPatches#patchIfKeysUnchanged}); a change that only adds keys is {@link #write}.
    *
    * @return false when one of those keys changed, or the Lease is gone (nothing was written)
    */
-  boolean writeChanged(Lease lease, Map<String, String> locks) {
-    KeyedChange change = KeyedChange.of(annotations(lease), locks);
-    if (change.read().isEmpty()) {
-      return write(lease, locks);
+  boolean writeChanged(Lease lease, Map<String, String> before, Map<String, String> after) {
+    Map<String, String> stored = lease.getMetadata().getAnnotations();
+    Map<String, String> read = new HashMap<>();
+    Map<String, String> changes = new HashMap<>();
+    before.forEach(
+        (key, value) -> {
+          if (!value.equals(after.get(key))) {
+            read.put(key, stored.get(key));
+            changes.put(key, after.get(key));
+          }
+        });
+    after.forEach(
+        (key, value) -> {
+          if (!before.containsKey(key)) {
+            changes.put(key, value);
+          }
+        });
+    if (read.isEmpty()) {
+      return write(lease, after);
     }
-    return kept(lease, patches.patchIfKeysUnchanged(lease, change.read(), change.changes()));
-  }
-
-  /**
-   * Writes {@code locks} as the locks of {@code lease} after a take: as {@link #writeChanged} does,
-   * and while the take count read ({@link AnnotationKeys#NODE_TAKES}) still stands, which it
-   * advances. Other changes since the Lease was read (a release, a hand-out counted) only lessen
-   * what its entries hold, and refuse no take; another take does. A Lease without a count, or with
-   * one that is not a count, is written as {@link #write} does, and its count starts.
-   *
-   * @return false when another take, or a change of those keys, landed first (nothing written)
-   */
-  boolean take(Lease lease, Map<String, String> locks) {
-    Map<String, String> stored = annotations(lease);
-    String count = stored.get(AnnotationKeys.NODE_TAKES);
-    if (count == null || !count.matches("[0-9]{1,18}")) {
-      Map<String, String> counted = new HashMap<>(locks);
-      counted.put(AnnotationKeys.NODE_TAKES, "1");
-      return write(lease, counted);
-    }
-    KeyedChange change = KeyedChange.of(stored, locks);
-    change.read().put(AnnotationKeys.NODE_TAKES, count);
-    change.changes().put(AnnotationKeys.NODE_TAKES, Long.toString(Long.parseLong(count) + 1));
-    return kept(lease, patches.patchIfKeysUnchanged(lease, change.read(), change.changes()));
-  }
-
-  /**
-   * The lock keys a key-scoped write tests, with the values {@code stored}, and what it writes:
-   * {@code locks} where they differ from what is stored (a null removes a key).
-   */
-  private record KeyedChange(Map<String, String> read, Map<String, String> changes) {
-
-    static KeyedChange of(Map<String, String> stored, Map<String, String> locks) {
-      KeyedChange change = new KeyedChange(new HashMap<>(), new HashMap<>());
-      stored.forEach(
-          (key, value) -> {
-            if (AnnotationKeys.isNodeLockKey(key) && !value.equals(locks.get(key))) {
-              change.read.put(key, value);
-              change.changes.put(key, locks.get(key));
-            }
-          });
-      locks.forEach(
-          (key, value) -> {
-            if (!stored.containsKey(key)) {
-              change.changes.put(key, value);
-            }
-          });
-      return change;
-    }
-  }
-
-  private static Map<String, String> annotations(Lease lease) {
-    Map<String, String> annotations = lease.getMetadata().getAnnotations();
-    return annotations == null ? Map.of() : annotations;
+    return kept(lease, patches.patchIfKeysUnchanged(lease, read, changes));
   }
 
   private boolean kept(Lease lease, Optional<Lease> written) {
@@ -168,12 +133,9 @@ final class LockLeases {
 
   /**
    * Creates the Lease of {@code node}, owned by the node, with {@code locks} (their annotations) as
-   * its locks and its first take counted: a create is a compare-and-set against a Lease that does
-   * not exist.
+   * its locks: a create is a compare-and-set against a Lease that does not exist.
    */
   Created create(String node, Map<String, String> locks) {
-    Map<String, String> annotations = new HashMap<>(locks);
-    annotations.put(AnnotationKeys.NODE_TAKES, "1");
     Node owner = client.nodes().withName(node).get();
     if (owner == null) {
       return Created.NO_NODE;
@@ -183,7 +145,7 @@ final class LockLeases {
             .withNewMetadata()
             .withName(node)
             .withNamespace(NodeLocks.NAMESPACE)
-            .withAnnotations(annotations)
+            .withAnnotations(new HashMap<>(locks))
             .withOwnerReferences(
                 new OwnerReferenceBuilder()
                     .withApiVersion("v1")

@@ -25,11 +25,10 @@ import org.vnpu.api.payload.PodRef;
 /**
  * A node's allocation locks (one annotation per entry, {@link AnnotationKeys#nodeLock}, on the
  * node's Lease, {@link LockLeases}), the one implementation the scheduler takes an entry with and
- * the scheduler and the device plugin read, advance and release entries with. A change decided on
- * other entries than its own is a compare-and-set on the Lease as it was read; a change of one
- * entry alone (a release, a hand-out) is refused only when that entry changed; a take only when
- * another take landed or an entry it replaces changed (ADR 0033). Each is retried a few times; an
- * entry is compared by its decoded pod UID, never by text.
+ * the scheduler and the device plugin read, advance and release entries with. A take, and every
+ * change decided on other entries too, is a compare-and-set on the Lease as it was read; a change
+ * of one entry alone (a release, a hand-out) is refused only when that entry changed. Both are
+ * retried a few times; an entry is compared by its decoded pod UID, never by text.
  */
 public final class NodeLocks {
 
@@ -157,8 +156,7 @@ public final class NodeLocks {
         if (created == LockLeases.Created.EXISTS) {
           continue;
         }
-      } else if (!turn.get().added().isEmpty()
-          && !leases.take(lease, codec.encodeLocks(turn.get().locks()))) {
+      } else if (!turn.get().added().isEmpty() && !write(lease, turn.get().locks())) {
         continue;
       }
       turn.get().added().forEach(PendingTakes.Take::taken);
@@ -324,9 +322,7 @@ public final class NodeLocks {
       String name, Predicate<NodeLockSet> applies, UnaryOperator<NodeLockSet> change) {
     synchronized (writer(name)) {
       return changeInTurn(
-          name,
-          applies,
-          (lease, held) -> leases.writeChanged(lease, codec.encodeLocks(change.apply(held))));
+          name, applies, (lease, held) -> writeKeys(lease, held, change.apply(held)));
     }
   }
 
@@ -373,5 +369,12 @@ public final class NodeLocks {
   /** Writes {@code locks} on {@code lease} as it was read; an empty set removes every entry. */
   private boolean write(Lease lease, NodeLockSet locks) {
     return leases.write(lease, codec.encodeLocks(locks));
+  }
+
+  /**
+   * Writes the entries on which {@code next} differs from {@code held}, as read from {@code lease}.
+   */
+  private boolean writeKeys(Lease lease, NodeLockSet held, NodeLockSet next) {
+    return leases.writeChanged(lease, codec.encodeLocks(held), codec.encodeLocks(next));
   }
 }

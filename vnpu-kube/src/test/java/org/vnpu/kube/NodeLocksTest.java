@@ -326,9 +326,7 @@ class NodeLocksTest {
         .isTrue();
     assertThat(locks.held(lease()).handouts()).containsExactly(record.heldBy(holder));
     assertThat(locks.settled("n1", "nonce-uid-a")).isTrue();
-    assertThat(lease().getMetadata().getAnnotations())
-        .as("only the take count stays")
-        .containsOnlyKeys(AnnotationKeys.NODE_TAKES);
+    assertThat(lease().getMetadata().getAnnotations()).isNullOrEmpty();
   }
 
   @Test
@@ -359,7 +357,8 @@ class NodeLocksTest {
     // The device plugin's copy of the Lease is older than the scheduler's latest take: a release
     // tests its own entry alone, so it is written at once, and the take stays.
     locks.take("n1", sharing("uid-a"), NOW);
-    NodeLocks plugin = keepingTheLeaseAsItIs(client);
+    NodeLocks plugin = new NodeLocks(client, codec);
+    plugin.seen(lease());
     locks.take("n1", sharing("uid-b"), NOW);
 
     int requests = server.getRequestCount();
@@ -372,7 +371,8 @@ class NodeLocksTest {
   void aReleaseOfAnEntryThatChangedSinceItsCopyIsDecidedAgain() throws Exception {
     locks.take("n1", sharing("uid-a"), NOW);
     try (KubernetesClient quick = QuickTimeouts.of(client)) {
-      NodeLocks scheduler = keepingTheLeaseAsItIs(quick);
+      NodeLocks scheduler = new NodeLocks(quick, codec);
+      scheduler.seen(lease());
       assertThat(locks.handedOut("n1", "uid-a")).isTrue();
       assertThat(locks.held(lease()).of("uid-a").orElseThrow().handedOut()).isEqualTo(1);
 
@@ -380,63 +380,6 @@ class NodeLocksTest {
       assertThat(held()).isEmpty();
       assertThat(scheduler.release("n1", "uid-a")).as("released already").isFalse();
     }
-  }
-
-  /** Another component, whose copy of the Lease is the Lease as it is now. */
-  private NodeLocks keepingTheLeaseAsItIs(KubernetesClient its) {
-    NodeLocks other = new NodeLocks(its, codec);
-    other.seen(lease());
-    return other;
-  }
-
-  @Test
-  void aTakeIsNotRefusedByAReleaseSinceItsCopyWasRead() throws Exception {
-    // The scheduler's copy still shows uid-a, which the device plugin released since: that copy
-    // holds more than the Lease does, so the take is safe on it and lands at once.
-    locks.take("n1", sharing("uid-a"), NOW);
-    locks.take("n1", sharing("uid-b"), NOW);
-    NodeLocks plugin = new NodeLocks(client, codec);
-    assertThat(plugin.release("n1", "uid-a")).isTrue();
-
-    int requests = server.getRequestCount();
-    locks.take("n1", sharing("uid-c"), NOW);
-
-    assertThat(server.getRequestCount() - requests).as("the write alone").isEqualTo(1);
-    assertThat(held()).extracting(NodeLock::podUid).containsExactlyInAnyOrder("uid-b", "uid-c");
-    assertThat(lease().getMetadata().getAnnotations())
-        .containsEntry(AnnotationKeys.NODE_TAKES, "3");
-  }
-
-  @Test
-  void takesTwoComponentsDecidedOnOneCopyCannotBothLand() throws Exception {
-    locks.take("n1", sharing("uid-a"), NOW);
-    try (KubernetesClient quick = QuickTimeouts.of(client)) {
-      NodeLocks other = keepingTheLeaseAsItIs(quick);
-      locks.take("n1", lock("uid-x", "x", NOW.plusSeconds(300), 2), NOW);
-
-      // uid-y cannot share the node with uid-x (another shape asking for the same count): the copy
-      // the other component kept does not show uid-x, but its take count is behind the Lease's.
-      assertThatThrownBy(() -> other.take("n1", lock("uid-y", "y", NOW.plusSeconds(300), 2), NOW))
-          .isInstanceOfSatisfying(
-              NodeLocks.RefusedException.class, e -> assertThat(e.heldByAnother()).isTrue())
-          .hasMessage("node n1 is locked by pod ns/x until " + NOW.plusSeconds(300));
-    }
-    assertThat(held()).extracting(NodeLock::podUid).containsExactly("uid-a", "uid-x");
-  }
-
-  @Test
-  void aLeaseWithoutATakeCountIsComparedWholeAndCountedFromThen() throws Exception {
-    locks.take("n1", sharing("uid-a"), NOW);
-    Lease uncounted = lease();
-    uncounted.getMetadata().getAnnotations().remove(AnnotationKeys.NODE_TAKES);
-    client.resource(uncounted).update();
-    NodeLocks fresh = new NodeLocks(client, codec);
-
-    fresh.take("n1", sharing("uid-b"), NOW);
-
-    assertThat(lease().getMetadata().getAnnotations())
-        .containsEntry(AnnotationKeys.NODE_TAKES, "1");
-    assertThat(held()).extracting(NodeLock::podUid).containsExactlyInAnyOrder("uid-a", "uid-b");
   }
 
   @Test
