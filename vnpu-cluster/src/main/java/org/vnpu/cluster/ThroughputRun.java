@@ -82,7 +82,9 @@ final class ThroughputRun {
   }
 
   RowFigures run(ThroughputRow row, int count, long seed) throws IOException, InterruptedException {
-    return run(row, "bench-" + row.id(), count, seed);
+    String namespace = "bench-" + row.id();
+    return withPods(
+        row, namespace, count, seed, (pods, boundAt) -> measure(row, namespace, pods, boundAt));
   }
 
   /**
@@ -90,20 +92,36 @@ final class ThroughputRun {
    * nothing; a pod left unbound fails the benchmark, as it would the row.
    */
   void warmUp(ThroughputRow row, int count, long seed) throws IOException, InterruptedException {
-    RowFigures figures = run(row, "warm-up-" + row.id(), count, seed);
-    if (figures.problem() != null) {
-      throw new IllegalStateException("row " + row.id() + " did not warm up: " + figures.problem());
+    String problem =
+        withPods(
+            row,
+            "warm-up-" + row.id(),
+            count,
+            seed,
+            (pods, boundAt) -> place(row, pods, boundAt, System.nanoTime()));
+    if (problem != null) {
+      throw new IllegalStateException("row " + row.id() + " did not warm up: " + problem);
     }
   }
 
-  private RowFigures run(ThroughputRow row, String namespace, int count, long seed)
+  /** What is done with a row's pods while a watch records when each was bound. */
+  @FunctionalInterface
+  private interface WithPods<T> {
+    T apply(List<Pod> pods, Map<String, Long> boundAt) throws IOException, InterruptedException;
+  }
+
+  /**
+   * Makes the namespace and the row's {@code count} pods (not yet created), watches their bindings
+   * while {@code action} runs, then deletes them and the namespace.
+   */
+  private <T> T withPods(
+      ThroughputRow row, String namespace, int count, long seed, WithPods<T> action)
       throws IOException, InterruptedException {
     client
         .namespaces()
         .resource(
             new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
         .create();
-    List<Pod> pods = row.pods(namespace, count, seed);
     Map<String, Long> boundAt = new ConcurrentHashMap<>();
     SharedIndexInformer<Pod> watch =
         client
@@ -118,37 +136,47 @@ final class ThroughputRun {
                     },
                     pod -> {})); // a deleted pod keeps the time it was bound at
     try {
-      String metricsBefore = metrics();
-      Map<String, Double> cpuBefore = cpu();
-      Path audit = plane.logs().resolve("audit.log");
-      AuditLog.Position auditFrom = AuditLog.Position.of(audit);
-      long started = System.nanoTime();
-      String problem = create(pods);
-      if (problem == null) {
-        problem = await(row, count, boundAt, started);
-      }
-      long last = boundAt.values().stream().mapToLong(Long::longValue).max().orElse(started);
-      double seconds = (problem == null ? last - started : System.nanoTime() - started) / 1e9;
-      String metricsAfter = metrics();
-      VerbLatencies verbs =
-          VerbLatencies.read(metricsAfter).since(VerbLatencies.read(metricsBefore));
-      return new RowFigures(
-          row,
-          count,
-          boundAt.size(),
-          seconds,
-          verbs(verbs),
-          AuditLog.requestsSince(audit, auditFrom, EXTENDER_USER),
-          AuditLog.requestsSince(audit, auditFrom, row.schedulerUser()),
-          since(cpuBefore, cpu()),
-          (long) (lockRefusals(metricsAfter) - lockRefusals(metricsBefore)),
-          row.extended() ? chipsUsed(namespace) : boundAt.size(),
-          row.extended() ? sequential(namespace) : null,
-          problem);
+      return action.apply(row.pods(namespace, count, seed), boundAt);
     } finally {
       watch.close();
       clear(namespace);
     }
+  }
+
+  /** Creates the pods and waits until all are bound; the problem that stopped it, or null. */
+  private String place(ThroughputRow row, List<Pod> pods, Map<String, Long> boundAt, long started)
+      throws InterruptedException {
+    String problem = create(pods);
+    return problem != null ? problem : await(row, pods.size(), boundAt, started);
+  }
+
+  /** Places the pods, timing them and reading what the row cost from where each source stood. */
+  private RowFigures measure(
+      ThroughputRow row, String namespace, List<Pod> pods, Map<String, Long> boundAt)
+      throws IOException, InterruptedException {
+    String metricsBefore = metrics();
+    Map<String, Double> cpuBefore = cpu();
+    Path audit = plane.logs().resolve("audit.log");
+    AuditLog.Position auditFrom = AuditLog.Position.of(audit);
+    long started = System.nanoTime();
+    String problem = place(row, pods, boundAt, started);
+    long last = boundAt.values().stream().mapToLong(Long::longValue).max().orElse(started);
+    double seconds = (problem == null ? last - started : System.nanoTime() - started) / 1e9;
+    String metricsAfter = metrics();
+    VerbLatencies verbs = VerbLatencies.read(metricsAfter).since(VerbLatencies.read(metricsBefore));
+    return new RowFigures(
+        row,
+        pods.size(),
+        boundAt.size(),
+        seconds,
+        verbs(verbs),
+        AuditLog.requestsSince(audit, auditFrom, EXTENDER_USER),
+        AuditLog.requestsSince(audit, auditFrom, row.schedulerUser()),
+        since(cpuBefore, cpu()),
+        (long) (lockRefusals(metricsAfter) - lockRefusals(metricsBefore)),
+        row.extended() ? chipsUsed(namespace) : boundAt.size(),
+        row.extended() ? sequential(namespace) : null,
+        problem);
   }
 
   /** Creates every pod; the first failure, or null. */
@@ -274,7 +302,6 @@ final class ThroughputRun {
     return chips.size();
   }
 
-  /** The extender's verbs by name: its paths' last segment ({@code /volcano/predicate}). */
   /** The chips the namespace's pods take placed one at a time, in name order, on the same nodes. */
   private int sequential(String namespace) {
     List<Pod> pods =
@@ -289,6 +316,7 @@ final class ThroughputRun {
     }
   }
 
+  /** The extender's verbs by name: its paths' last segment ({@code /volcano/predicate}). */
   private static Map<String, RowFigures.Verb> verbs(VerbLatencies latencies) {
     Map<String, RowFigures.Verb> verbs = new TreeMap<>();
     latencies

@@ -479,6 +479,35 @@ class DevicePluginTest {
   }
 
   @Test
+  void aRepeatedCallGetsTheSameAnswerAfterThePodsOwnerRemovedItsAnnotations() {
+    pods.bind(
+        "bert", List.of(new ContainerAllocation("model", false, List.of(soft(0, die0, 8192, 30)))));
+    List<String> ids = kubelet.pickHealthy(RESOURCE, 1, List.of());
+    ContainerAllocateResponse first = kubelet.allocate(RESOURCE, ids);
+
+    client
+        .pods()
+        .inNamespace(ScheduledPods.NAMESPACE)
+        .withName("bert")
+        .edit(
+            pod -> {
+              pod.getMetadata().setAnnotations(null);
+              return pod;
+            });
+    assertThat(
+            client
+                .pods()
+                .inNamespace(ScheduledPods.NAMESPACE)
+                .withName("bert")
+                .get()
+                .getMetadata()
+                .getAnnotations())
+        .isNullOrEmpty();
+
+    assertThat(kubelet.allocate(RESOURCE, ids)).isEqualTo(first);
+  }
+
+  @Test
   void aForgedAllocationIsRefusedTheSchedulingFailsAndTheLockIsReleased() {
     pods.bind(
         "bert", List.of(new ContainerAllocation("model", false, List.of(soft(0, die0, 8192, 30)))));

@@ -4,11 +4,8 @@ import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
-import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -21,21 +18,20 @@ import org.vnpu.kube.DaemonThreads;
 /**
  * Kubernetes Events on pods, so that {@code kubectl describe pod} says what vNPU decided: where the
  * vNPUs went, or why no node fits. The same message for the same pod is not repeated within a
- * minute. Events are written by one background thread, as client-go's recorder writes them ({@code
- * tools/record/event.go}: a queue of {@value #QUEUED} events, dropped when full), so that a
- * decision never waits for the API server to store its event; a failure to record one is logged and
- * never fails the scheduling.
+ * minute ({@link RecentEvents}). Events are written by one background thread, as client-go's
+ * recorder writes them ({@code tools/record/event.go}: a queue of {@value #QUEUED} events, dropped
+ * when full), so that a decision never waits for the API server to store its event; a failure to
+ * record one is logged and never fails the scheduling.
  */
 final class PodEvents implements EventSink {
 
   private static final Logger LOG = LoggerFactory.getLogger(PodEvents.class);
-  private static final Duration QUIET = Duration.ofMinutes(1);
   private static final AtomicLong SEQUENCE = new AtomicLong();
   private static final int QUEUED = 1000;
 
   private final KubernetesClient client;
   private final Clock clock;
-  private final Map<String, Instant> recent = new ConcurrentHashMap<>();
+  private final RecentEvents recent = new RecentEvents();
   private final ExecutorService writer =
       new ThreadPoolExecutor(
           1,
@@ -84,13 +80,9 @@ final class PodEvents implements EventSink {
 
   private void record(PodManifest pod, String type, String reason, String message) {
     Instant now = clock.instant();
-    String key = pod.uid() + "\n" + reason + "\n" + message;
-    Instant last = recent.get(key);
-    if (last != null && now.isBefore(last.plus(QUIET))) {
+    if (!recent.record(pod.uid(), reason, message, now)) {
       return;
     }
-    recent.put(key, now);
-    recent.values().removeIf(at -> now.isAfter(at.plus(QUIET)));
     writer.execute(() -> write(pod, type, reason, message, now));
   }
 

@@ -142,24 +142,39 @@ public final class AllocationGate {
     return new NodeFiles.PodRecord(lock.podUid(), lock.podNamespace(), lock.podName());
   }
 
+  /**
+   * Whether the pod is bound to this node and its allocation is on it (it is allocating): an
+   * Allocate may be judged on it.
+   */
+  boolean allocatingHere(Pod pod) {
+    return pod != null && notAllocatingHere(pod, "").isEmpty();
+  }
+
   /** The annotations of the pod, which must be bound to this node and be allocating. */
   private Map<String, String> allocating(Pod pod, String named, NodeFiles.PodRecord record)
       throws AllocationRefusedException {
+    Optional<String> why = notAllocatingHere(pod, named);
+    if (why.isPresent()) {
+      throw new AllocationRefusedException(why.get(), record);
+    }
+    return pod.getMetadata().getAnnotations();
+  }
+
+  /** Why the pod {@code named} may not be allocated here: its node or its bind phase. */
+  private Optional<String> notAllocatingHere(Pod pod, String named) {
     String boundTo = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
     if (!node.equals(boundTo)) {
-      throw new AllocationRefusedException(
+      return Optional.of(
           "pod "
               + named
               + (boundTo == null ? " is not bound to a node" : " is bound to node " + boundTo)
               + ", not to this node "
-              + node,
-          record);
+              + node);
     }
-    Map<String, String> annotations =
-        pod.getMetadata().getAnnotations() == null ? Map.of() : pod.getMetadata().getAnnotations();
-    String phase = annotations.get(AnnotationKeys.BIND_PHASE);
+    Map<String, String> annotations = pod.getMetadata().getAnnotations();
+    String phase = annotations == null ? null : annotations.get(AnnotationKeys.BIND_PHASE);
     if (!BindPhase.ALLOCATING.wireName().equals(phase)) {
-      throw new AllocationRefusedException(
+      return Optional.of(
           "pod "
               + named
               + " has "
@@ -167,10 +182,9 @@ public final class AllocationGate {
               + "="
               + phase
               + ", expected "
-              + BindPhase.ALLOCATING.wireName(),
-          record);
+              + BindPhase.ALLOCATING.wireName());
     }
-    return annotations;
+    return Optional.empty();
   }
 
   /** The allocation must be signed for the lock's pod on this node. */

@@ -153,7 +153,7 @@ public final class Allocator {
       boolean last = System.nanoTime() - deadline >= 0;
       try {
         Served served = served(key, count);
-        if (served.repeated() != null || allocatingHere(served.pod()) || last) {
+        if (served.repeated() != null || gate.allocatingHere(served.pod()) || last) {
           if (waited) {
             LOG.info(
                 "Allocate for {} vNPU(s) found its reservation after {} ms",
@@ -214,15 +214,6 @@ public final class Allocator {
     return new Served(null, lock, pod);
   }
 
-  /** Whether the pod is bound here and its allocation is on it: the call may be judged. */
-  private boolean allocatingHere(Pod pod) {
-    return boundHere(pod)
-        && pod.getMetadata().getAnnotations() != null
-        && BindPhase.ALLOCATING
-            .wireName()
-            .equals(pod.getMetadata().getAnnotations().get(AnnotationKeys.BIND_PHASE));
-  }
-
   private boolean boundHere(Pod pod) {
     return pod != null && node.equals(pod.getSpec().getNodeName());
   }
@@ -267,9 +258,9 @@ public final class Allocator {
     // kubelet devicemanager/manager.go Allocate(): app containers reuse the devices of the init
     // containers before them, so while the pod still has containers to hand out, the same IDs
     // are the next container's, not a repeat.
-    if (BindPhase.ALLOCATING
-        .wireName()
-        .equals(pod.getMetadata().getAnnotations().get(AnnotationKeys.BIND_PHASE))) {
+    Map<String, String> annotations = pod.getMetadata().getAnnotations();
+    if (annotations != null
+        && BindPhase.ALLOCATING.wireName().equals(annotations.get(AnnotationKeys.BIND_PHASE))) {
       return Optional.empty();
     }
     LOG.info("repeated Allocate for {}/{}: same answer", user.namespace(), user.name());
