@@ -289,10 +289,11 @@ final class NodePlanner {
       int best = -1;
       double bestScore = Double.NEGATIVE_INFINITY;
       VnpuSizer.Sized bestSize = null;
-      boolean[] scored = new boolean[working.length];
+      int[] scored = new int[working.length]; // the chips scored so far: the first scoredCount
+      int scoredCount = 0;
       for (int i = 0; i < working.length; i++) {
         VnpuSizer.Sized sized = taken[i] ? null : pod.sized(container, node, working[i], diagnosis);
-        if (sized == null || repeatsAnEarlierCandidate(i, scored)) {
+        if (sized == null || repeatsAnEarlierCandidate(i, scored, scoredCount)) {
           continue;
         }
         if (firstFit) {
@@ -300,7 +301,7 @@ final class NodePlanner {
           bestSize = sized;
           break;
         }
-        scored[i] = true;
+        scored[scoredCount++] = i;
         double score =
             device.score(new ChipCandidate(node, working, i, sized.demand(), hostAfter), context);
         if (score > bestScore) {
@@ -322,12 +323,13 @@ final class NodePlanner {
   }
 
   /**
-   * Whether a chip already scored for this vNPU is interchangeable with chip {@code i}: it scores
-   * the same under any policy, and the earlier one wins ties, so chip {@code i} need not be scored.
+   * Whether a chip already scored for this vNPU (the first {@code scoredCount} of {@code scored})
+   * is interchangeable with chip {@code i}: it scores the same under any policy, and the earlier
+   * one wins ties, so chip {@code i} need not be scored.
    */
-  private boolean repeatsAnEarlierCandidate(int i, boolean[] scored) {
-    for (int j = 0; j < i; j++) {
-      if (scored[j] && working[j].interchangeableWith(working[i])) {
+  private boolean repeatsAnEarlierCandidate(int i, int[] scored, int scoredCount) {
+    for (int s = 0; s < scoredCount; s++) {
+      if (working[scored[s]].interchangeableWith(working[i])) {
         return true;
       }
     }

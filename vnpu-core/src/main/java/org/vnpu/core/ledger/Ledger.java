@@ -26,6 +26,13 @@ import org.vnpu.core.inventory.NodeInventory;
 public final class Ledger {
 
   private final NavigableMap<String, NodeState> nodes = new TreeMap<>();
+
+  /**
+   * {@link #nodes} by name alone: a verb looks up every node it is asked about, and a hash is one
+   * probe where the ordered map compares names a dozen times.
+   */
+  private final Map<String, NodeState> byName = new HashMap<>();
+
   private final Map<String, AllocationPlan> placements = new HashMap<>();
 
   /** {@link #placements} by node, then by pod UID: what a node's change re-charges. */
@@ -42,7 +49,7 @@ public final class Ledger {
    * stay.
    */
   public void putNode(NodeInventory inventory, HostResources hostCapacity) {
-    NodeState old = nodes.get(inventory.node());
+    NodeState old = byName.get(inventory.node());
     if (old != null
         && old.inventory().equals(inventory)
         && old.hostCapacity().equals(hostCapacity)) {
@@ -61,6 +68,7 @@ public final class Ledger {
   /** Forgets a node and the allocations on it. */
   public void removeNode(String node) {
     nodes.remove(node);
+    byName.remove(node);
     table = null;
     supply = null;
     Map<String, AllocationPlan> gone = placementsByNode.remove(node);
@@ -74,7 +82,7 @@ public final class Ledger {
    * everything else as it is.
    */
   public void hostCapacity(String node, HostResources capacity) {
-    NodeState state = nodes.get(node);
+    NodeState state = byName.get(node);
     if (state == null || state.hostCapacity().equals(capacity)) {
       return; // an unchanged state keeps what decisions derived from it
     }
@@ -109,7 +117,7 @@ public final class Ledger {
    * the pod already has an allocation, a chip is missing, or anything does not fit.
    */
   public boolean apply(AllocationPlan plan) {
-    NodeState node = nodes.get(plan.node());
+    NodeState node = byName.get(plan.node());
     if (node == null || placements.containsKey(plan.podUid())) {
       return false;
     }
@@ -136,7 +144,7 @@ public final class Ledger {
     if (onNode.isEmpty()) {
       placementsByNode.remove(plan.node());
     }
-    NodeState node = nodes.get(plan.node());
+    NodeState node = byName.get(plan.node());
     if (node != null) {
       store(without(node, plan));
     }
@@ -165,7 +173,7 @@ public final class Ledger {
   }
 
   public Optional<NodeState> node(String name) {
-    return Optional.ofNullable(nodes.get(name));
+    return Optional.ofNullable(byName.get(name));
   }
 
   /** The nodes in name order; a live view, not to be read while the ledger changes. */
@@ -194,7 +202,7 @@ public final class Ledger {
 
   /** Replaces the state of {@code node}, if there is one, with what {@code change} makes of it. */
   private void change(String node, UnaryOperator<NodeState> change) {
-    NodeState state = nodes.get(node);
+    NodeState state = byName.get(node);
     if (state != null) {
       store(change.apply(state));
     }
@@ -203,6 +211,7 @@ public final class Ledger {
   /** Keeps {@code state} as its node's state, in the table too. */
   private void store(NodeState state) {
     nodes.put(state.name(), state);
+    byName.put(state.name(), state);
     if (table != null && !table.replace(state)) {
       table = null; // a new node: the table is built again, in name order, when next asked
     }
