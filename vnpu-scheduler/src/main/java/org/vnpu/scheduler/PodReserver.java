@@ -85,11 +85,8 @@ final class PodReserver {
       throw new SchedulingException(ended(pod));
     }
     try {
-      cluster.lock(node, claim.lock(), state.clock().instant());
+      take(node, claim);
     } catch (NodeLocks.RefusedException e) {
-      if (e.heldByAnother()) {
-        counters.lockRefused();
-      }
       throw undo(pod, node, nonce, false, e.getMessage());
     }
     try {
@@ -195,16 +192,25 @@ final class PodReserver {
   /** Takes the node's lock entry of a claim; when it cannot, the claim is undone. */
   private void lock(PodManifest pod, String node, Claim claim) throws SchedulingException {
     try {
-      cluster.lock(node, claim.lock(), state.clock().instant());
+      take(node, claim);
     } catch (NodeLocks.RefusedException e) {
       synchronized (state) {
-        if (e.heldByAnother()) {
-          counters.lockRefused();
-        }
         view.forget(pod.uid());
         view.ledger().unlock(node, pod.uid());
       }
       throw new SchedulingException(e.getMessage());
+    }
+  }
+
+  /** Writes the claim's lock entry on {@code node}; a refusal for another pod's entry counts. */
+  private void take(String node, Claim claim) throws NodeLocks.RefusedException {
+    try {
+      cluster.lock(node, claim.lock(), state.clock().instant());
+    } catch (NodeLocks.RefusedException e) {
+      if (e.heldByAnother()) {
+        counters.lockRefused();
+      }
+      throw e;
     }
   }
 
