@@ -103,6 +103,18 @@ final class ThroughputCommand implements Callable<Integer> {
   int volcanoShareOfNodes;
 
   @Option(
+      names = "--kube-scheduler-qps",
+      defaultValue = "0",
+      paramLabel = "QPS",
+      description =
+          "The client limit of the kube-scheduler that schedules rows a, in requests a second"
+              + " (its --kube-api-qps, and as large a burst). 0 leaves kube-scheduler's default,"
+              + " 50 a second with a burst of 100: row a makes one Binding per pod, so it binds"
+              + " at most about 50 pods/s however fast the machine, while the vNPU extender binds"
+              + " rows b with a client of its own (default: ${DEFAULT-VALUE}).")
+  int kubeSchedulerQps;
+
+  @Option(
       names = "--directory",
       defaultValue = "target/vnpu-throughput",
       description =
@@ -129,7 +141,8 @@ final class ThroughputCommand implements Callable<Integer> {
               rows,
               seed,
               stall,
-              volcanoShareOfNodes);
+              volcanoShareOfNodes,
+              kubeSchedulerQps);
     } catch (IllegalArgumentException e) {
       throw new InputException(e.getMessage());
     }

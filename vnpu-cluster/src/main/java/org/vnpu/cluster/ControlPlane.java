@@ -51,7 +51,23 @@ public final class ControlPlane implements AutoCloseable {
   /** Starts the control plane in {@code directory} (made when missing), on loopback only. */
   public static ControlPlane start(UpstreamBinaries binaries, Path directory)
       throws IOException, InterruptedException {
-    return start(binaries, directory, null);
+    return start(binaries, directory, null, 0);
+  }
+
+  /**
+   * Starts the control plane in {@code directory} (made when missing), its kube-scheduler's client
+   * limited to {@code schedulerQps} requests a second, with as large a burst (0: kube-scheduler's
+   * own defaults, 50 a second with a burst of 100).
+   */
+  public static ControlPlane start(UpstreamBinaries binaries, Path directory, int schedulerQps)
+      throws IOException, InterruptedException {
+    return start(binaries, directory, null, schedulerQps);
+  }
+
+  /** Starts the control plane in {@code directory}, nodes reaching it at {@code nodeFacing}. */
+  public static ControlPlane start(UpstreamBinaries binaries, Path directory, String nodeFacing)
+      throws IOException, InterruptedException {
+    return start(binaries, directory, nodeFacing, 0);
   }
 
   /**
@@ -60,8 +76,10 @@ public final class ControlPlane implements AutoCloseable {
    * @param nodeFacing an address of this host that real nodes reach it at, or null for loopback
    *     only: the API server then listens on every address and advertises this one, which is the
    *     endpoint of the {@code kubernetes} Service that pods reach it through
+   * @param schedulerQps kube-scheduler's client limit, requests a second and burst; 0 for its own
    */
-  public static ControlPlane start(UpstreamBinaries binaries, Path directory, String nodeFacing)
+  private static ControlPlane start(
+      UpstreamBinaries binaries, Path directory, String nodeFacing, int schedulerQps)
       throws IOException, InterruptedException {
     Files.createDirectories(directory);
     ClusterPki pki =
@@ -73,7 +91,7 @@ public final class ControlPlane implements AutoCloseable {
     boolean started = false;
     try {
       plane.startEtcdAndApiServer(binaries, apiPort, nodeFacing);
-      plane.startControllers(binaries);
+      plane.startControllers(binaries, schedulerQps);
       started = true;
     } finally {
       if (!started) {
@@ -134,7 +152,7 @@ public final class ControlPlane implements AutoCloseable {
         .awaitReady(Probes.ok(server + "/readyz", adminTls()), READY);
   }
 
-  private void startControllers(UpstreamBinaries binaries)
+  private void startControllers(UpstreamBinaries binaries, int schedulerQps)
       throws IOException, InterruptedException {
     Path controllers =
         writeKubeconfig("kube-controller-manager", ClusterPki.CONTROLLER_MANAGER, List.of());
@@ -163,8 +181,8 @@ public final class ControlPlane implements AutoCloseable {
     Path scheduler = writeKubeconfig("kube-scheduler", ClusterPki.SCHEDULER, List.of());
     int schedulerPort = Probes.freePort();
     Path[] schedulerServing = pki.serving("kube-scheduler");
-    start(
-            "kube-scheduler",
+    List<String> schedulerArguments =
+        new ArrayList<>(
             List.of(
                 binaries.binary("kube-scheduler").toString(),
                 "--kubeconfig=" + scheduler,
@@ -174,7 +192,13 @@ public final class ControlPlane implements AutoCloseable {
                 "--tls-private-key-file=" + schedulerServing[1],
                 "--leader-elect=false",
                 "--feature-gates=" + FEATURE_GATES,
-                "--v=1"))
+                "--v=1"));
+    if (schedulerQps > 0) {
+      // cmd/kube-scheduler/app/options/deprecated.go: used when no --config is given
+      schedulerArguments.add("--kube-api-qps=" + schedulerQps);
+      schedulerArguments.add("--kube-api-burst=" + schedulerQps);
+    }
+    start("kube-scheduler", schedulerArguments)
         .awaitReady(
             Probes.ok("https://127.0.0.1:" + schedulerPort + "/healthz", pki.trust()), READY);
   }

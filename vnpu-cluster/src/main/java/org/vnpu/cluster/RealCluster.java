@@ -63,7 +63,8 @@ public final class RealCluster implements ScenarioCluster, AutoCloseable {
       List<NodeSpec> draNodes,
       Map<String, Object> values,
       int schedulerReplicas,
-      int volcanoShareOfNodes) {
+      int volcanoShareOfNodes,
+      int kubeSchedulerQps) {
 
     /** Two scheduler replicas, as the chart deploys, and Volcano's own share of nodes to find. */
     public Options(
@@ -81,7 +82,8 @@ public final class RealCluster implements ScenarioCluster, AutoCloseable {
           draNodes,
           values,
           2,
-          VolcanoComponents.VOLCANOS_SHARE_OF_NODES);
+          VolcanoComponents.VOLCANOS_SHARE_OF_NODES,
+          0);
     }
 
     public Options {
@@ -90,6 +92,7 @@ public final class RealCluster implements ScenarioCluster, AutoCloseable {
             "schedulerReplicas is " + schedulerReplicas + "; at least one scheduler must run");
       }
       VolcanoComponents.checkShareOfNodes("volcanoShareOfNodes", volcanoShareOfNodes);
+      checkKubeSchedulerQps("kubeSchedulerQps", kubeSchedulerQps);
       vnpu = List.copyOf(vnpu);
       nodes = List.copyOf(nodes);
       draNodes = List.copyOf(draNodes);
@@ -98,6 +101,21 @@ public final class RealCluster implements ScenarioCluster, AutoCloseable {
         throw new IllegalArgumentException(
             "DRA nodes need kube-scheduler and no device-plugin nodes beside them: the chart"
                 + " with dra.enabled deploys DRA instead of the device plugin");
+      }
+    }
+
+    /**
+     * Checks {@code value} as the control plane kube-scheduler's client limit: 0 for its defaults,
+     * or requests a second.
+     */
+    public static void checkKubeSchedulerQps(String field, int value) {
+      if (value < 0) {
+        throw new IllegalArgumentException(
+            field
+                + " is "
+                + value
+                + "; as kube-scheduler's --kube-api-qps it must be requests a second, or 0 for"
+                + " its default (50)");
       }
     }
 
@@ -130,7 +148,8 @@ public final class RealCluster implements ScenarioCluster, AutoCloseable {
   public static RealCluster start(Options options) throws IOException, InterruptedException {
     SourceTree tree = SourceTree.find(Path.of(""));
     UpstreamBinaries binaries = UpstreamBinaries.build(tree);
-    ControlPlane plane = ControlPlane.start(binaries, options.directory());
+    ControlPlane plane =
+        ControlPlane.start(binaries, options.directory(), options.kubeSchedulerQps());
     RealCluster cluster = null;
     boolean started = false;
     try {

@@ -49,7 +49,8 @@ public final class ThroughputBenchmark {
       Set<String> rows,
       long seed,
       Duration stall,
-      int volcanoShareOfNodes) {
+      int volcanoShareOfNodes,
+      int kubeSchedulerQps) {
     public Options {
       vnpu = List.copyOf(vnpu);
       rows = Set.copyOf(rows);
@@ -60,6 +61,7 @@ public final class ThroughputBenchmark {
       }
       positive("chipsPerNode", chipsPerNode);
       VolcanoComponents.checkShareOfNodes("volcanoShareOfNodes", volcanoShareOfNodes);
+      RealCluster.Options.checkKubeSchedulerQps("kubeSchedulerQps", kubeSchedulerQps);
       if (ChipCatalog.builtIn().find(chipType).isEmpty()) {
         throw new IllegalArgumentException(
             "chip type " + chipType + " is not in the catalog: " + ChipCatalog.builtIn().names());
@@ -104,7 +106,8 @@ public final class ThroughputBenchmark {
                 List.of(),
                 Map.of(),
                 1,
-                options.volcanoShareOfNodes()))) {
+                options.volcanoShareOfNodes(),
+                options.kubeSchedulerQps()))) {
       // Ctrl-C stops every process the cluster started, as the end of the run does.
       Runtime.getRuntime().addShutdownHook(new Thread(cluster::close, "vnpu-throughput-stop"));
       progress.accept(
@@ -133,6 +136,7 @@ public final class ThroughputBenchmark {
             options.pods(),
             options.warmUp(),
             options.volcanoShareOfNodes(),
+            options.kubeSchedulerQps(),
             options.chipsPerNode() + " x " + model.name(),
             cluster.binaries().versions(),
             rows,

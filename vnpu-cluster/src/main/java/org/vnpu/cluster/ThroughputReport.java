@@ -14,6 +14,7 @@ import java.util.stream.Collectors;
  * @param pods pods per row
  * @param warmUp pods each row placed first, unmeasured
  * @param volcanoShareOfNodes Volcano's {@code --percentage-nodes-to-find}; 0: Volcano's own
+ * @param kubeSchedulerQps the client limit of the kube-scheduler of rows a; 0: its default (50)
  * @param node what each node holds
  * @param versions the upstream components' versions
  * @param rows each row's figures, in the order they ran
@@ -24,6 +25,7 @@ public record ThroughputReport(
     int pods,
     int warmUp,
     int volcanoShareOfNodes,
+    int kubeSchedulerQps,
     String node,
     String versions,
     List<RowFigures> rows,
@@ -64,13 +66,16 @@ public record ThroughputReport(
     lines.add(
         String.format(
             Locale.ROOT,
-            "%d nodes of %s, %d pods per row%s%s; %s.",
+            "%d nodes of %s, %d pods per row%s%s%s; %s.",
             nodes,
             node,
             pods,
             warmUp > 0 ? ", each row after " + warmUp + " placed unmeasured" : "",
             volcanoShareOfNodes > 0
                 ? ", Volcano finding " + volcanoShareOfNodes + " % of the nodes per task"
+                : "",
+            kubeSchedulerQps > 0
+                ? ", kube-scheduler's client (rows a) at " + kubeSchedulerQps + " requests/s"
                 : "",
             versions));
     lines.add(

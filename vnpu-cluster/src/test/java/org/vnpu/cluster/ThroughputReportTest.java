@@ -54,6 +54,7 @@ class ThroughputReportTest {
                 100,
                 20,
                 10,
+                1000,
                 "16 x 910B3",
                 "v",
                 List.of(anchor, extended),
@@ -62,7 +63,8 @@ class ThroughputReportTest {
     assertThat(tables)
         .startsWith(
             "10 nodes of 16 x 910B3, 100 pods per row, each row after 20 placed unmeasured,"
-                + " Volcano finding 10 % of the nodes per task;")
+                + " Volcano finding 10 % of the nodes per task, kube-scheduler's client (rows a) at"
+                + " 1000 requests/s;")
         .contains(
             "The nodes' stand-ins: 3 writes failed; the longest a Lease went unrenewed, 12 s"
                 + " (nodes are marked unreachable after 50 s); the longest a bound pod's lock entry"
@@ -80,6 +82,7 @@ class ThroughputReportTest {
         new ThroughputReport(
             10,
             100,
+            0,
             0,
             0,
             "16 x 910B3",
@@ -109,6 +112,32 @@ class ThroughputReportTest {
     assertThat(options(10, 0, Set.of(), "910B3", 10).volcanoShareOfNodes()).isEqualTo(10);
   }
 
+  @Test
+  void theAnchorsClientLimitIsRequestsASecondOrZeroForKubeSchedulersOwn() {
+    assertThatThrownBy(() -> withQps(-1))
+        .hasMessage(
+            "kubeSchedulerQps is -1; as kube-scheduler's --kube-api-qps it must be requests a"
+                + " second, or 0 for its default (50)");
+    assertThat(withQps(0).kubeSchedulerQps()).isZero();
+    assertThat(withQps(1000).kubeSchedulerQps()).isEqualTo(1000);
+  }
+
+  private static ThroughputBenchmark.Options withQps(int qps) {
+    return new ThroughputBenchmark.Options(
+        Path.of("dir"),
+        List.of("vnpu"),
+        10,
+        100,
+        0,
+        16,
+        "910B3",
+        Set.of(),
+        42,
+        Duration.ofMinutes(2),
+        0,
+        qps);
+  }
+
   private static ThroughputBenchmark.Options options(
       int nodes, int warmUp, Set<String> rows, String chip, int shareOfNodes) {
     return new ThroughputBenchmark.Options(
@@ -122,6 +151,7 @@ class ThroughputReportTest {
         rows,
         42,
         Duration.ofMinutes(2),
-        shareOfNodes);
+        shareOfNodes,
+        0);
   }
 }
