@@ -2,7 +2,9 @@ package org.vnpu.scheduler;
 
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
+import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -123,12 +125,32 @@ final class PodEvents implements EventSink {
                   .build())
           .create();
     } catch (RuntimeException e) {
-      LOG.warn(
-          "cannot record event {} on pod {}/{}: {}",
-          reason,
-          pod.namespace(),
-          pod.name(),
-          e.toString());
+      String format = "cannot record event {} on pod {}/{}: {}";
+      if (e instanceof KubernetesClientException refused && unremarkable(refused)) {
+        LOG.debug(format, reason, pod.namespace(), pod.name(), e.getMessage());
+      } else {
+        LOG.warn(format, reason, pod.namespace(), pod.name(), e.toString());
+      }
     }
+  }
+
+  /**
+   * Whether the API server refused an event for a reason nobody need act on, which client-go's
+   * recorder logs at debug level only ({@code tools/record/event.go}, v0.34.1): the event exists
+   * already, or its namespace is being deleted (the event of a pod whose namespace went while the
+   * event waited in the queue, as a burst's do when it is deleted at once).
+   */
+  static boolean unremarkable(KubernetesClientException refused) {
+    Status status = refused.getStatus();
+    if (status == null) {
+      return false;
+    }
+    if (refused.getCode() == 409 && "AlreadyExists".equals(status.getReason())) {
+      return true;
+    }
+    return status.getDetails() != null
+        && status.getDetails().getCauses() != null
+        && status.getDetails().getCauses().stream()
+            .anyMatch(cause -> "NamespaceTerminating".equals(cause.getReason()));
   }
 }
