@@ -73,6 +73,36 @@ public final class ThroughputBenchmark {
               "row " + row + " is not one of " + new java.util.TreeSet<>(known));
         }
       }
+      checkAnchorsFit("pods", pods, nodes, chipsPerNode, selected(rows));
+      checkAnchorsFit("warmUp", warmUp, nodes, chipsPerNode, selected(rows));
+    }
+
+    /**
+     * Each pod of an anchor row takes a whole chip: more pods than the nodes have chips would leave
+     * the rest unbound, and the row would end broken only after its stall.
+     */
+    private static void checkAnchorsFit(
+        String field, int pods, int nodes, int chipsPerNode, List<ThroughputRow> selected) {
+      long chips = (long) nodes * chipsPerNode;
+      List<String> anchors =
+          selected.stream().filter(row -> !row.extended()).map(ThroughputRow::id).toList();
+      if (!anchors.isEmpty() && pods > chips) {
+        throw new IllegalArgumentException(
+            field
+                + " is "
+                + pods
+                + "; rows "
+                + anchors
+                + " give each pod a whole chip, and "
+                + nodes
+                + " nodes of "
+                + chipsPerNode
+                + " chips have "
+                + chips
+                + ": ask for at most "
+                + chips
+                + " pods, more nodes, or leave those rows out");
+      }
     }
 
     private static void positive(String field, int value) {
@@ -83,6 +113,10 @@ public final class ThroughputBenchmark {
 
     /** The rows to run, in their order. */
     List<ThroughputRow> selected() {
+      return selected(rows);
+    }
+
+    private static List<ThroughputRow> selected(Set<String> rows) {
       return ThroughputRow.all().stream()
           .filter(row -> rows.isEmpty() || rows.contains(row.id()))
           .toList();

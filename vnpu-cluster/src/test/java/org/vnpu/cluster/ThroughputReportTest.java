@@ -113,6 +113,20 @@ class ThroughputReportTest {
   }
 
   @Test
+  void anAnchorRowWithMorePodsThanTheNodesHaveChipsIsRefusedBeforeTheClusterStarts() {
+    // 100 pods of a whole chip each on 5 nodes of 16 chips: 20 would wait for the stall.
+    assertThatThrownBy(() -> options(5, 0, Set.of("a", "b1"), "910B3", 0))
+        .hasMessage(
+            "pods is 100; rows [a] give each pod a whole chip, and 5 nodes of 16 chips"
+                + " have 80: ask for at most 80 pods, more nodes, or leave those rows out");
+    assertThatThrownBy(() -> options(10, 200, Set.of(), "910B3", 0))
+        .hasMessageStartingWith("warmUp is 200; rows [a, c] give each pod a whole chip");
+    assertThat(options(5, 0, Set.of("b1", "d4"), "910B3", 0).pods())
+        .as("vNPU pods share chips")
+        .isEqualTo(100);
+  }
+
+  @Test
   void theAnchorsClientLimitIsRequestsASecondOrZeroForKubeSchedulersOwn() {
     assertThatThrownBy(() -> withQps(-1))
         .hasMessage(
