@@ -7,21 +7,15 @@ import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
+import java.util.Arrays;
 import java.util.List;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.vnpu.api.codec.PayloadCodec;
-import org.vnpu.api.signing.AllocationSigner;
-import org.vnpu.api.signing.AllocationVerifier;
-import org.vnpu.core.chip.ChipCatalog;
-import org.vnpu.deviceplugin.ScheduledPods;
 import org.vnpu.kube.ExtenderCertificates;
 
 /**
@@ -56,20 +50,7 @@ class ExtenderHttp2Test {
   void start() throws IOException {
     certificates =
         ExtenderCertificates.bootstrap(client, "vnpu", "vnpu-extender-tls", List.of("127.0.0.1"));
-    PayloadCodec codec = new PayloadCodec();
-    service =
-        SchedulerService.start(
-            Listeners.plain(new InetSocketAddress("127.0.0.1", 0))
-                .withMutualTls(new InetSocketAddress("127.0.0.1", 0), certificates.serverContext()),
-            new Scheduler(
-                client,
-                ChipCatalog.builtIn(),
-                new AllocationSigner(ScheduledPods.KEY, codec),
-                new AllocationVerifier(ScheduledPods.VERIFYING, codec),
-                SchedulerSettings.defaults(),
-                Clock.systemUTC()),
-            client,
-            Leadership.alone());
+    service = MutualTlsExtender.start(client, certificates);
   }
 
   @AfterEach
@@ -156,7 +137,7 @@ class ExtenderHttp2Test {
     block.put((byte) 0x82).put((byte) 0x87);
     literal(block, 4, "/healthz");
     literal(block, 1, "127.0.0.1");
-    return java.util.Arrays.copyOf(block.array(), block.position());
+    return Arrays.copyOf(block.array(), block.position());
   }
 
   /** A literal header field without indexing, its name the static table's {@code index}. */

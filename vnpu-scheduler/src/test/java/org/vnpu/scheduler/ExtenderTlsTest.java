@@ -13,7 +13,6 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -25,7 +24,6 @@ import java.security.KeyStore;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
 import java.security.spec.PKCS8EncodedKeySpec;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -38,11 +36,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.vnpu.api.ResourceNames;
-import org.vnpu.api.codec.PayloadCodec;
-import org.vnpu.api.signing.AllocationSigner;
-import org.vnpu.api.signing.AllocationVerifier;
-import org.vnpu.core.chip.ChipCatalog;
-import org.vnpu.deviceplugin.ScheduledPods;
 import org.vnpu.kube.ExtenderCertificates;
 
 /**
@@ -65,20 +58,7 @@ class ExtenderTlsTest {
   @BeforeEach
   void start() throws IOException {
     certificates = ExtenderCertificates.bootstrap(client, "vnpu", "vnpu-extender-tls", LOOPBACK);
-    PayloadCodec codec = new PayloadCodec();
-    service =
-        SchedulerService.start(
-            Listeners.plain(new InetSocketAddress("127.0.0.1", 0))
-                .withMutualTls(new InetSocketAddress("127.0.0.1", 0), certificates.serverContext()),
-            new Scheduler(
-                client,
-                ChipCatalog.builtIn(),
-                new AllocationSigner(ScheduledPods.KEY, codec),
-                new AllocationVerifier(ScheduledPods.VERIFYING, codec),
-                SchedulerSettings.defaults(),
-                Clock.systemUTC()),
-            client,
-            Leadership.alone());
+    service = MutualTlsExtender.start(client, certificates);
   }
 
   @AfterEach
