@@ -109,12 +109,14 @@ public final class ExtenderServer implements AutoCloseable, ExtenderPort.Routes 
 
   /**
    * HTTP/2 that keeps kube-scheduler's connection under load. Go's client returns the flow-control
-   * credit of an answer as it reads it, often after the stream closed, and Jetty counts each such
-   * WINDOW_UPDATE against a rate limit, by default {@value #JETTY_DEFAULT_EVENTS} a second, past
-   * which it closes the connection with every call in flight (ENHANCE_YOUR_CALM): at 1,000 nodes it
-   * failed 153 bindings in one row of {@code vnpu throughput}. kube-scheduler makes up to three
-   * calls per pod, so {@value #EVENTS_PER_SECOND} a second covers 300 pods a second, four times the
-   * most measured here; only a client with the release's certificate reaches this port.
+   * credit of an answer in steps of 4 KiB as it reads it ({@code http2inflow.add}), often after the
+   * stream closed, and Jetty counts each such WINDOW_UPDATE against a rate limit, by default
+   * {@value #JETTY_DEFAULT_EVENTS} a second, past which it closes the connection with every call in
+   * flight (ENHANCE_YOUR_CALM): at 1,000 nodes, where a pod's filter and prioritize answers over
+   * some 420 nodes come to about 20 KB, it failed 153 bindings of one row of {@code vnpu
+   * throughput} at 34 pods a second. {@value #EVENTS_PER_SECOND} a second covers some 200 pods a
+   * second of such answers, five times that; only a client with the release's certificate reaches
+   * this port.
    */
   private static HTTP2ServerConnectionFactory http2() {
     HTTP2ServerConnectionFactory http2 = new HTTP2ServerConnectionFactory();
