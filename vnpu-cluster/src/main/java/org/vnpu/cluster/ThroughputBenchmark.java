@@ -73,8 +73,9 @@ public final class ThroughputBenchmark {
               "row " + row + " is not one of " + new java.util.TreeSet<>(known));
         }
       }
-      checkAnchorsFit("pods", pods, nodes, chipsPerNode, selected(rows));
-      checkAnchorsFit("warmUp", warmUp, nodes, chipsPerNode, selected(rows));
+      List<ThroughputRow> chosen = selected(rows);
+      checkAnchorsFit("pods", pods, nodes, chipsPerNode, chosen);
+      checkAnchorsFit("warmUp", warmUp, nodes, chipsPerNode, chosen);
     }
 
     /**

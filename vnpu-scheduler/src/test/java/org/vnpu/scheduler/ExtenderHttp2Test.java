@@ -64,10 +64,9 @@ class ExtenderHttp2Test {
     try (SSLSocket socket = h2()) {
       OutputStream out = socket.getOutputStream();
       DataInputStream in = new DataInputStream(socket.getInputStream());
-      out.write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-      frame(out, SETTINGS, 0, 0, new byte[0]);
-      // What b1 at 1,000 nodes asks in about two seconds: a filter, a prioritize and a bind for
-      // each of some 35 pods a second, each answer's credit returned after its stream closed.
+      preface(out);
+      // What b1 at 1,000 nodes sends in about a second: some 40 pods, about five late credits
+      // each (their filter and prioritize answers, returned 4 KiB at a time).
       int streams = 200;
       ByteBuffer credit = ByteBuffer.allocate(streams * 13);
       for (int i = 0; i < streams; i++) {
@@ -83,6 +82,34 @@ class ExtenderHttp2Test {
           .as("the error code of a GOAWAY, -1 for the PING's answer")
           .isEqualTo(-1);
     }
+  }
+
+  @Test
+  void aFloodOfCreditForAClosedStreamStillClosesTheConnection() throws IOException {
+    try (SSLSocket socket = h2()) {
+      OutputStream out = socket.getOutputStream();
+      DataInputStream in = new DataInputStream(socket.getInputStream());
+      preface(out);
+      frame(out, HEADERS, END_HEADERS | END_STREAM, 1, healthz());
+      assertThat(readUntilEndOf(1, in, out)).isEqualTo(-1);
+      // Three times what the limit allows in a second, as a client that floods would send.
+      int credits = 3000;
+      ByteBuffer flood = ByteBuffer.allocate(credits * 13);
+      for (int i = 0; i < credits; i++) {
+        flood.put(header(4, WINDOW_UPDATE, 0, 1)).putInt(1);
+      }
+      out.write(flood.array());
+      out.flush();
+
+      assertThat(readUntilEndOf(0, in, out))
+          .as("GOAWAY with ENHANCE_YOUR_CALM (11), however trusted the client's certificate")
+          .isEqualTo(11);
+    }
+  }
+
+  private static void preface(OutputStream out) throws IOException {
+    out.write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+    frame(out, SETTINGS, 0, 0, new byte[0]);
   }
 
   /** A TLS connection to the extender's port with kube-scheduler's certificate, speaking h2. */
